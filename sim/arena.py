@@ -1,0 +1,51 @@
+"""``arena``: the one command-line front door to the project.
+
+Each subcommand lives in the package that owns it and is imported only when asked for: the
+course harnesses (``arena fish xboard``) and the Penguins player must start in a few
+milliseconds, so nothing heavy (numpy, trio, networkx) may load on their path.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: subcommand -> (module, one-line description). The module has ``main(argv) -> int``.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "match": ("client.match", "play one dungeon match on loopback: server and both teams"),
+    "serve": ("server.cli", "host dungeon matches over TCP"),
+    "team": ("client.cli", "connect one team of six agents to a dungeon server"),
+    "dungeon": ("sim.dungeon_cli", "generate a dungeon from a seed and describe or draw it"),
+    "sim": ("sim.cli", "run thousands of headless matches and compare strategies"),
+    "replay": ("sim.replay.cli", "verify, show, render or fork a match log"),
+    "fish": ("sim.games.fish.cli", "Fish: the course's test harnesses (xboard, xstate, ...)"),
+    "penguins": ("sim.games.penguins.player", "Penguins: the player program and terminal play"),
+    "labyrinth": ("sim.games.labyrinth.cli", "Labyrinth: show a maze, play against a bot"),
+}
+
+
+def usage() -> str:
+    width = max(len(name) for name in SUBCOMMANDS)
+    lines = ["usage: arena COMMAND [ARGS...]", "", "commands:"]
+    lines += [f"  {name:<{width}}  {text}" for name, (_, text) in SUBCOMMANDS.items()]
+    lines += ["", "Run 'arena COMMAND --help' for the options of one command."]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in {"-h", "--help", "help"}:
+        print(usage())
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command not in SUBCOMMANDS:
+        print(f"arena: unknown command {command!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    module = importlib.import_module(SUBCOMMANDS[command][0])
+    result: int = module.main(rest)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

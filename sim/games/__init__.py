@@ -1,0 +1,33 @@
+"""The games the simulator runs, by name.
+
+Imported lazily so that a command touching one game never pays for the others (the dungeon
+needs numpy, scipy and pysat; the Fish harnesses must start in milliseconds).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from sim.game import Game
+
+__all__ = ["GAMES", "load_game"]
+
+#: game name -> "module:attribute" of a zero-argument factory returning a sim.game.Game.
+GAMES: dict[str, str] = {
+    "dungeon": "sim.games.dungeon:DungeonGame",
+    "fish": "sim.games.fish.game:FishGame",
+    "penguins": "sim.games.penguins.game:PenguinsGame",
+    "labyrinth": "sim.games.labyrinth.game:LabyrinthGame",
+}
+
+
+def load_game(name: str) -> Game:
+    """A fresh game object with its default configuration."""
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}")
+    module_name, _, attribute = GAMES[name].partition(":")
+    factory = getattr(importlib.import_module(module_name), attribute)
+    game: Game = factory()
+    return game
