@@ -1,0 +1,419 @@
+"""Match logs: one hash-chained JSON Lines file per match, written as it happens.
+
+A log answers "what happened in match 17?" and "is this log real?". The writer renders each event
+with structlog's JSON renderer (no global structlog state is touched), one event a line, flushed
+per line, so a server killed mid-match leaves every line up to the kill on disk. Each line carries
+``seq`` (its 1-based line number), ``t`` (monotonic seconds since the header) and ``hash``: the
+sha256 of the previous line's hash followed by this line's canonical JSON (sorted keys, compact
+separators, without ``hash``). A changed, removed or reordered line breaks the chain at that
+line; a log without its ``close`` line is incomplete. See ``docs/log-format.md``.
+
+This module is pure apart from writing to the stream it is given. It cannot import the engine
+(``protocol`` sits below ``dungeon``), so it reads engine inputs and outputs by their shape.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Protocol, TextIO
+
+import msgspec
+import structlog
+
+__all__ = [
+    "CLOSE",
+    "HEADER",
+    "INPUT",
+    "OPTIMUM",
+    "RESERVED_EVENTS",
+    "RESERVED_KEYS",
+    "SCHEMA_VERSION",
+    "SEND",
+    "BadLine",
+    "LogFormatError",
+    "LogLine",
+    "LogWriteError",
+    "MatchLog",
+    "MatchLogWriter",
+    "UnsupportedSchemaError",
+    "canonical_json",
+    "chain_hash",
+    "parse_log",
+    "read_log",
+    "software_version",
+    "to_plain",
+]
+
+#: Bumped whenever a line's meaning changes; readers and the viewer refuse other versions.
+SCHEMA_VERSION: Final = 1
+
+HEADER: Final = "header"
+INPUT: Final = "input"
+SEND: Final = "send"
+OPTIMUM: Final = "optimum"
+CLOSE: Final = "close"
+#: The log's own event kinds: every other ``event`` value is an engine event, written as is.
+RESERVED_EVENTS: Final = frozenset({HEADER, INPUT, SEND, OPTIMUM, CLOSE})
+#: Keys the writer adds to every line; an engine event may not use them.
+RESERVED_KEYS: Final = frozenset({"seq", "t", "hash"})
+#: The ``prev`` of the first line's hash.
+GENESIS: Final = ""
+SOURCES: Final = frozenset({"server", "sim"})
+
+#: Seconds are rounded to the microsecond: finer is noise, and shorter lines are cheaper.
+_T_DIGITS: Final = 6
+
+
+class LogWriteError(Exception):
+    """Our own misuse of the writer (an event out of order, or one it cannot represent)."""
+
+
+class LogFormatError(Exception):
+    """A file that is not a match log at all (empty, or its first line is not a header)."""
+
+
+class UnsupportedSchemaError(LogFormatError):
+    """A match log written with another schema version than this software reads."""
+
+    def __init__(self, path: str, found: object) -> None:
+        super().__init__(
+            f"{path}: log schema version {found!r}, but this software reads version "
+            f"{SCHEMA_VERSION} only; replay it with the dungeon-arena release that wrote it"
+        )
+        self.found = found
+
+
+# --- What the writer reads from the engine, by shape (protocol cannot import dungeon). ---
+
+
+class _AgentLike(Protocol):
+    @property
+    def team(self) -> int: ...
+    @property
+    def agent(self) -> int: ...
+
+
+class _OutboundLike(Protocol):
+    @property
+    def to(self) -> _AgentLike: ...
+    @property
+    def message(self) -> Any: ...
+
+
+class _OutputLike(Protocol):
+    @property
+    def messages(self) -> list[Any]: ...
+    @property
+    def events(self) -> list[dict[str, Any]]: ...
+
+
+def software_version() -> str:
+    """The installed dungeon-arena version, for the header's ``version``."""
+    try:
+        return importlib.metadata.version("dungeon-arena")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def to_plain(value: Any) -> Any:
+    """``value`` as plain JSON data: tuples become lists, sets sorted lists, numpy scalars numbers.
+
+    Raises TypeError naming the type of anything else, rather than logging its ``repr``.
+    """
+    if value is None or isinstance(value, bool | int | float | str):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return int(value)  # an IntEnum or an int subclass logs as its number
+        return value
+    if isinstance(value, Mapping):
+        return {str(key): to_plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [to_plain(item) for item in value]
+    if isinstance(value, set | frozenset):
+        return sorted(to_plain(item) for item in value)
+    if isinstance(value, msgspec.Struct):
+        return to_plain(msgspec.to_builtins(value))
+    item = getattr(value, "item", None)  # numpy scalars
+    if callable(item) and getattr(value, "shape", None) == ():
+        return to_plain(item())
+    tolist = getattr(value, "tolist", None)  # numpy arrays
+    if callable(tolist):
+        return to_plain(tolist())
+    raise TypeError(f"cannot write a {type(value).__name__} to a match log: {value!r}")
+
+
+def canonical_json(event: Mapping[str, Any]) -> str:
+    """The form a line's hash covers: sorted keys, compact separators, ``hash`` left out."""
+    return json.dumps(
+        {key: value for key, value in event.items() if key != "hash"},
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+    )
+
+
+def chain_hash(previous: str, event: Mapping[str, Any]) -> str:
+    """The hash of a line: sha256 of the previous line's hash followed by its canonical JSON."""
+    return hashlib.sha256((previous + canonical_json(event)).encode("utf-8")).hexdigest()
+
+
+def _message_data(message: Any) -> dict[str, Any]:
+    data = to_plain(message)
+    if not isinstance(data, dict) or "type" not in data:
+        raise LogWriteError(f"a message must be a tagged struct with a 'type', not {message!r}")
+    return data
+
+
+class MatchLogWriter:
+    """Writes one match's log to ``stream``; the caller owns (opens and closes) the stream.
+
+    Call ``header`` first, then ``input`` before applying each input to the engine, ``output``
+    with what the engine returned, ``optimum`` whenever a trap optimum check finishes, and
+    ``close`` last. Not thread-safe: one owner (the match's actor or driver) writes.
+    """
+
+    def __init__(self, stream: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
+        self._stream = stream
+        self._clock = clock
+        self._start: float | None = None
+        self._seq = 0
+        self._previous = GENESIS
+        self._closed = False
+        # structlog's renderer, used directly: the lines are structlog's JSON, and nothing global
+        # is configured. Keys stay in insertion order so a line reads seq, t, event, ..., hash.
+        self._render = structlog.processors.JSONRenderer(ensure_ascii=False, allow_nan=False)
+
+    @property
+    def lines_written(self) -> int:
+        return self._seq
+
+    @property
+    def last_hash(self) -> str:
+        """The chain's head: publishing it elsewhere pins the whole log (see log-format.md)."""
+        return self._previous
+
+    def header(
+        self, *, seed: int, config: dict[str, Any], version: str, match: str | None, source: str
+    ) -> None:
+        """The first line: what a replay needs to re-run the match."""
+        if self._start is not None:
+            raise LogWriteError("the header is written once, first")
+        if source not in SOURCES:
+            raise LogWriteError(f"source must be one of {sorted(SOURCES)}, not {source!r}")
+        self._write(
+            HEADER,
+            schema=SCHEMA_VERSION,
+            seed=int(seed),
+            config=to_plain(config),
+            version=version,
+            match=match,
+            source=source,
+        )
+
+    def input(self, event: object) -> None:
+        """An engine input (``Request``, ``Disconnect`` or ``TimeUp``), before it is applied."""
+        kind = type(event).__name__
+        if kind == "Request":
+            agent: _AgentLike = event.agent  # type: ignore[attr-defined]
+            message = _message_data(event.message)  # type: ignore[attr-defined]
+            self._write(INPUT, kind="request", team=agent.team, agent=agent.agent, message=message)
+        elif kind == "Disconnect":
+            agent = event.agent  # type: ignore[attr-defined]
+            self._write(INPUT, kind="disconnect", team=agent.team, agent=agent.agent)
+        elif kind == "TimeUp":
+            self._write(INPUT, kind="time_up")
+        else:
+            raise LogWriteError(f"not an engine input: {event!r}")
+
+    def output(self, output: _OutputLike) -> None:
+        """What applying one input produced: its engine events, then every message sent."""
+        for fact in output.events:
+            data = to_plain(fact)
+            name = data.pop("event", None)
+            if not isinstance(name, str) or name in RESERVED_EVENTS:
+                raise LogWriteError(f"an engine event needs its own 'event' name: {fact!r}")
+            clash = RESERVED_KEYS & data.keys()
+            if clash:
+                raise LogWriteError(f"engine event {name!r} uses reserved keys {sorted(clash)}")
+            self._write(name, **data)
+        for outbound in output.messages:
+            sent: _OutboundLike = outbound
+            self._write(SEND, to=[sent.to.team, sent.to.agent], message=_message_data(sent.message))
+
+    def optimum(self, crossing: int, value: int | None) -> None:
+        """The least number of active traps for ``crossing``'s problem; None when unknown."""
+        self._write(OPTIMUM, crossing=int(crossing), value=None if value is None else int(value))
+
+    def close(self, *, reason: str) -> None:
+        """The last line: a log without it is incomplete."""
+        self._write(CLOSE, reason=reason)
+        self._closed = True
+
+    def _write(self, event: str, **fields: Any) -> None:
+        if self._start is None and event != HEADER:
+            raise LogWriteError(f"write the header before {event!r}")
+        if self._closed:
+            raise LogWriteError(f"the log is closed; cannot write {event!r}")
+        now = self._clock()
+        if self._start is None:
+            self._start = now
+        self._seq += 1
+        line: dict[str, Any] = {
+            "seq": self._seq,
+            "t": round(now - self._start, _T_DIGITS),
+            "event": event,
+            **fields,
+        }
+        line["hash"] = chain_hash(self._previous, line)
+        rendered = self._render(None, event, line)
+        text = rendered.decode("utf-8") if isinstance(rendered, bytes) else rendered
+        self._stream.write(text + "\n")
+        self._stream.flush()
+        self._previous = line["hash"]
+
+
+# --- Reading ---
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One verified line of a log: ``data`` is the whole event without its hash."""
+
+    line: int
+    event: str
+    data: dict[str, Any]
+
+    @property
+    def seq(self) -> int:
+        seq: int = self.data["seq"]
+        return seq
+
+    @property
+    def t(self) -> float:
+        t: float = self.data["t"]
+        return t
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """The first line that breaks the log: its 1-based number and why."""
+
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.reason}"
+
+
+@dataclass(slots=True)
+class MatchLog:
+    """A log as read: every line up to the first bad one, split by kind."""
+
+    path: str
+    header: dict[str, Any]
+    #: every good line, header and close included, in order
+    events: list[LogLine] = field(default_factory=list)
+    #: the ``input`` lines, in the order they were applied
+    inputs: list[LogLine] = field(default_factory=list)
+    #: what the engine produced: engine events and ``send`` lines, in order
+    outputs: list[LogLine] = field(default_factory=list)
+    #: the ``optimum`` lines
+    optima: list[LogLine] = field(default_factory=list)
+    close: LogLine | None = None
+    #: the first line that is changed, removed, reordered or not JSON; None if the chain holds
+    bad: BadLine | None = None
+    #: the last line was cut short mid-write (no newline, not JSON): a crash, not tampering
+    cut_short: bool = False
+
+    @property
+    def complete(self) -> bool:
+        """True when the chain holds to the ``close`` line."""
+        return self.close is not None and self.bad is None
+
+    @property
+    def seed(self) -> int:
+        seed: int = self.header["seed"]
+        return seed
+
+    @property
+    def config(self) -> dict[str, Any]:
+        config: dict[str, Any] = self.header["config"]
+        return config
+
+
+def _parse_line(text: str) -> dict[str, Any] | None:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def parse_log(text_lines: Iterable[str], path: str = "<log>") -> MatchLog:
+    """Check the chain of ``text_lines`` (each with or without its newline) and split them."""
+    lines = list(text_lines)
+    if not lines or not lines[0].strip():
+        raise LogFormatError(f"{path}: empty file, not a match log")
+    first = _parse_line(lines[0])
+    if first is None or first.get("event") != HEADER:
+        raise LogFormatError(f"{path}: line 1 is not a match log header")
+    if first.get("schema") != SCHEMA_VERSION:
+        raise UnsupportedSchemaError(path, first.get("schema"))
+    header = {key: value for key, value in first.items() if key != "hash"}
+    log = MatchLog(path=path, header=header)
+    previous = GENESIS
+    for number, raw in enumerate(lines, start=1):
+        text = raw.rstrip("\n")
+        last = number == len(lines)
+        if log.close is not None:
+            log.bad = BadLine(number, "a line after the close line (appended)")
+            break
+        data = _parse_line(text)
+        if data is None:
+            if last and not raw.endswith("\n"):
+                log.cut_short = True  # the writer died mid-line: the log is merely incomplete
+            else:
+                log.bad = BadLine(number, "not a JSON object (changed or corrupted)")
+            break
+        found = data.get("hash")
+        if not isinstance(found, str) or found != chain_hash(previous, data):
+            log.bad = BadLine(
+                number, "hash does not chain to the line before: changed, removed or reordered"
+            )
+            break
+        if data.get("seq") != number:
+            log.bad = BadLine(number, f"seq is {data.get('seq')!r} on line {number}")
+            break
+        event = data.get("event")
+        if not isinstance(event, str) or not isinstance(data.get("t"), int | float):
+            log.bad = BadLine(number, "missing 'event' or 't'")
+            break
+        if event == HEADER and number != 1:
+            log.bad = BadLine(number, "a second header")
+            break
+        previous = found
+        body = {key: value for key, value in data.items() if key != "hash"}
+        entry = LogLine(line=number, event=event, data=body)
+        log.events.append(entry)
+        if event == INPUT:
+            log.inputs.append(entry)
+        elif event == OPTIMUM:
+            log.optima.append(entry)
+        elif event == CLOSE:
+            log.close = entry
+        elif event != HEADER:
+            log.outputs.append(entry)
+    return log
+
+
+def read_log(path: str | Path) -> MatchLog:
+    """Read and check the log at ``path``. Raises OSError, LogFormatError; a bad line is reported
+    in ``MatchLog.bad`` (with everything before it kept), an unfinished log by ``complete``."""
+    with open(path, encoding="utf-8", newline="\n") as stream:
+        return parse_log(stream, str(path))
