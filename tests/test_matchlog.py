@@ -1,0 +1,295 @@
+"""The match log file: what the writer puts on each line, and what the reader detects.
+
+The writer reads engine inputs and outputs by their shape (``protocol`` sits below ``dungeon``),
+so these tests use small stand-ins of the engine's types; tests/test_replay.py runs real matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import msgspec
+import pytest
+
+from protocol.matchlog import (
+    SCHEMA_VERSION,
+    LogFormatError,
+    LogWriteError,
+    MatchLogWriter,
+    UnsupportedSchemaError,
+    parse_log,
+    read_log,
+)
+
+
+class AgentId(NamedTuple):
+    team: int
+    agent: int
+
+
+class Move(msgspec.Struct, frozen=True, tag_field="type", tag="move"):
+    to: int
+
+
+class Moved(msgspec.Struct, frozen=True, tag_field="type", tag="moved"):
+    success: bool
+    location: int
+    killed: list[int]
+    reason: str
+
+
+@dataclass(frozen=True)
+class Request:
+    agent: AgentId
+    message: Any
+
+
+@dataclass(frozen=True)
+class Disconnect:
+    agent: AgentId
+
+
+@dataclass(frozen=True)
+class TimeUp:
+    pass
+
+
+@dataclass(frozen=True)
+class Outbound:
+    to: AgentId
+    message: Any
+
+
+@dataclass(frozen=True)
+class Output:
+    messages: list[Outbound] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+class FakeClock:
+    """A clock that advances a quarter second per reading."""
+
+    def __init__(self, start: float = 100.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        self.now += 0.25
+        return self.now
+
+
+def write_sample(stream: io.StringIO, *, close: bool = True) -> MatchLogWriter:
+    """A small log: header, a move with its crossing and answer, an optimum, a disconnect, close."""
+    writer = MatchLogWriter(stream, clock=FakeClock())
+    writer.header(seed=42, config={"nodes": 1000}, version="9.9", match="m17", source="server")
+    writer.input(Request(AgentId(0, 3), Move(to=17)))
+    writer.output(
+        Output(
+            messages=[Outbound(AgentId(0, 3), Moved(True, 17, [-1], "crossed"))],
+            events=[{"event": "crossing", "agent": AgentId(0, 3), "to": 17, "active": {2, 1}}],
+        )
+    )
+    writer.optimum(1, 0)
+    writer.input(Disconnect(AgentId(1, 0)))
+    writer.input(TimeUp())
+    if close:
+        writer.close(reason="game_over")
+    return writer
+
+
+def sample_lines(*, close: bool = True) -> list[str]:
+    stream = io.StringIO()
+    write_sample(stream, close=close)
+    return stream.getvalue().splitlines(keepends=True)
+
+
+def test_each_line_is_one_flushed_json_event_with_seq_t_and_hash() -> None:
+    """Every line parses alone and carries seq = its line number, t from the header, a hash."""
+    lines = [json.loads(line) for line in sample_lines()]
+    assert [line["seq"] for line in lines] == list(range(1, len(lines) + 1))
+    assert [line["t"] for line in lines] == [0.25 * i for i in range(len(lines))]
+    assert [line["event"] for line in lines] == [
+        "header", "input", "crossing", "send", "optimum", "input", "input", "close",
+    ]  # fmt: skip
+    assert all(len(line["hash"]) == 64 for line in lines)
+
+
+def test_header_records_what_a_replay_needs() -> None:
+    """The header holds the schema version, seed, config, software version, name and source."""
+    header = json.loads(sample_lines()[0])
+    assert header["schema"] == SCHEMA_VERSION
+    assert (header["seed"], header["config"], header["version"]) == (42, {"nodes": 1000}, "9.9")
+    assert (header["match"], header["source"]) == ("m17", "server")
+
+
+def test_inputs_and_outputs_are_written_as_plain_wire_data() -> None:
+    """Requests keep their wire message; tuples become lists and sets sorted lists."""
+    lines = [json.loads(line) for line in sample_lines()]
+    assert lines[1] | {"hash": ""} == {
+        "seq": 2, "t": 0.25, "event": "input", "kind": "request", "team": 0, "agent": 3,
+        "message": {"type": "move", "to": 17}, "hash": "",
+    }  # fmt: skip
+    assert lines[2]["agent"] == [0, 3] and lines[2]["active"] == [1, 2]
+    assert lines[3]["to"] == [0, 3]
+    assert lines[3]["message"] == {
+        "type": "moved", "success": True, "location": 17, "killed": [-1], "reason": "crossed",
+    }  # fmt: skip
+    assert (lines[5]["kind"], lines[5]["team"], lines[5]["agent"]) == ("disconnect", 1, 0)
+    assert lines[6]["kind"] == "time_up"
+
+
+def test_hash_chains_each_line_to_the_previous_one() -> None:
+    """hash = sha256(previous hash + canonical JSON of the line without its hash)."""
+    previous = ""
+    for text in sample_lines():
+        line = json.loads(text)
+        found = line.pop("hash")
+        canonical = json.dumps(line, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        assert found == hashlib.sha256((previous + canonical).encode()).hexdigest()
+        previous = found
+
+
+def test_lines_are_flushed_as_written() -> None:
+    """A reader sees each event as soon as the writer returns (the server may be killed next)."""
+
+    class CountingStream(io.StringIO):
+        flushes = 0
+
+        def flush(self) -> None:
+            self.flushes += 1
+            super().flush()
+
+    stream = CountingStream()
+    writer = write_sample(stream)
+    assert stream.flushes == writer.lines_written == 8
+
+
+def test_a_complete_log_reads_back_split_by_kind(tmp_path: Path) -> None:
+    """read_log returns the header, inputs, outputs, optima and the close line of a good log."""
+    path = tmp_path / "match.jsonl"
+    path.write_text("".join(sample_lines()))
+    log = read_log(path)
+    assert log.complete and log.bad is None
+    assert log.seed == 42 and log.config == {"nodes": 1000}
+    assert [line.line for line in log.inputs] == [2, 6, 7]
+    assert [line.event for line in log.outputs] == ["crossing", "send"]
+    assert [line.data["value"] for line in log.optima] == [0]
+    assert log.close is not None and log.close.data["reason"] == "game_over"
+
+
+def swap(lines: list[str], i: int, j: int) -> list[str]:
+    lines = list(lines)
+    lines[i], lines[j] = lines[j], lines[i]
+    return lines
+
+
+def edit(lines: list[str], i: int, old: str, new: str) -> list[str]:
+    assert old in lines[i]
+    return [*lines[:i], lines[i].replace(old, new), *lines[i + 1 :]]
+
+
+TAMPERING = [
+    # (what was done, the lines, the first bad line number, words of the reason)
+    ("a value changed", edit(sample_lines(), 3, '"location": 17', '"location": 18'), 4, "hash"),
+    ("a header field changed", edit(sample_lines(), 0, '"seed": 42', '"seed": 43'), 1, "hash"),
+    ("a line removed", sample_lines()[:2] + sample_lines()[3:], 3, "hash"),
+    ("two lines swapped", swap(sample_lines(), 4, 5), 5, "hash"),
+    ("a line duplicated", [*sample_lines()[:3], *sample_lines()[2:]], 4, "hash"),
+    ("a line that is not JSON", edit(sample_lines(), 5, "{", "{{"), 6, "not a JSON object"),
+    ("an empty line", [*sample_lines()[:2], "\n", *sample_lines()[2:]], 3, "not a JSON"),
+    ("a line appended", [*sample_lines(), sample_lines()[1]], 9, "after the close"),
+]
+
+
+@pytest.mark.parametrize(
+    ("lines", "line", "reason"),
+    [case[1:] for case in TAMPERING],
+    ids=[case[0] for case in TAMPERING],
+)
+def test_the_first_bad_line_is_named(lines: list[str], line: int, reason: str) -> None:
+    """A changed, removed, reordered or garbled line is reported at the first line it breaks."""
+    log = parse_log(lines)
+    assert log.bad is not None and log.bad.line == line and reason in log.bad.reason
+    assert not log.complete
+    assert [event.line for event in log.events] == list(range(1, line))
+
+
+def test_a_log_cut_short_reads_as_incomplete_not_tampered() -> None:
+    """Lines missing from the end, or a last line cut mid-write, leave an incomplete log."""
+    whole = sample_lines(close=False)
+    log = parse_log(whole)
+    assert (log.complete, log.bad, len(log.events)) == (False, None, 7)
+    cut = [*whole[:-1], whole[-1][:30]]  # the writer died mid-line: no newline, not JSON
+    log = parse_log(cut)
+    assert (log.complete, log.bad, log.cut_short, len(log.events)) == (False, None, True, 6)
+
+
+@pytest.mark.parametrize(
+    ("lines", "error"),
+    [
+        ([], "empty file"),
+        (['{"event": "input"}\n'], "not a match log header"),
+        (["nonsense\n"], "not a match log header"),
+    ],
+)
+def test_a_file_that_is_not_a_log_is_refused(lines: list[str], error: str) -> None:
+    """A file without a header line is not a match log: the error names the file."""
+    with pytest.raises(LogFormatError, match=error) as caught:
+        parse_log(lines, "x.jsonl")
+    assert "x.jsonl" in str(caught.value)
+
+
+def test_another_schema_version_is_refused_with_both_versions_named() -> None:
+    """A log of another schema is refused rather than misread."""
+    lines = edit(sample_lines(), 0, f'"schema": {SCHEMA_VERSION}', '"schema": 99')
+    with pytest.raises(UnsupportedSchemaError, match=f"99.*version {SCHEMA_VERSION}"):
+        parse_log(lines, "old.jsonl")
+
+
+@pytest.mark.parametrize(
+    ("misuse", "error"),
+    [
+        (lambda w: w.input(TimeUp()), "header before"),
+        (lambda w: w.header(seed=1, config={}, version="v", match=None, source="x"), "source"),
+        (
+            lambda w: (
+                w.header(seed=1, config={}, version="v", match=None, source="sim"),
+                w.output(Output(events=[{"event": "send"}])),
+            ),
+            "its own 'event' name",
+        ),
+        (
+            lambda w: (
+                w.header(seed=1, config={}, version="v", match=None, source="sim"),
+                w.output(Output(events=[{"event": "kill", "seq": 3}])),
+            ),
+            "reserved keys",
+        ),
+        (
+            lambda w: (
+                w.header(seed=1, config={}, version="v", match=None, source="sim"),
+                w.output(Output(events=[{"event": "kill", "who": object()}])),
+            ),
+            "cannot write a object",
+        ),
+        (
+            lambda w: (
+                w.header(seed=1, config={}, version="v", match=None, source="sim"),
+                w.close(reason="done"),
+                w.optimum(1, 2),
+            ),
+            "closed",
+        ),
+        (lambda w: w.input("move 3"), "not an engine input"),
+    ],
+    ids=["no header", "bad source", "reserved kind", "reserved key", "opaque value", "closed", "?"],
+)
+def test_writer_misuse_is_our_error(misuse: Any, error: str) -> None:
+    """Writing out of order or an event the log cannot represent raises LogWriteError."""
+    writer = MatchLogWriter(io.StringIO())
+    with pytest.raises((LogWriteError, TypeError), match=error):
+        misuse(writer)
