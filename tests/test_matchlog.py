@@ -133,7 +133,8 @@ def test_inputs_and_outputs_are_written_as_plain_wire_data() -> None:
         "seq": 2, "t": 0.25, "event": "input", "kind": "request", "team": 0, "agent": 3,
         "message": {"type": "move", "to": 17}, "hash": "",
     }  # fmt: skip
-    assert lines[2]["agent"] == [0, 3] and lines[2]["active"] == [1, 2]
+    assert lines[2]["agent"] == [0, 3]
+    assert lines[2]["active"] == [1, 2]
     assert lines[3]["to"] == [0, 3]
     assert lines[3]["message"] == {
         "type": "moved", "success": True, "location": 17, "killed": [-1], "reason": "crossed",
@@ -173,12 +174,15 @@ def test_a_complete_log_reads_back_split_by_kind(tmp_path: Path) -> None:
     path = tmp_path / "match.jsonl"
     path.write_text("".join(sample_lines()))
     log = read_log(path)
-    assert log.complete and log.bad is None
-    assert log.seed == 42 and log.config == {"nodes": 1000}
+    assert log.complete
+    assert log.bad is None
+    assert log.seed == 42
+    assert log.config == {"nodes": 1000}
     assert [line.line for line in log.inputs] == [2, 6, 7]
     assert [line.event for line in log.outputs] == ["crossing", "send"]
     assert [line.data["value"] for line in log.optima] == [0]
-    assert log.close is not None and log.close.data["reason"] == "game_over"
+    assert log.close is not None
+    assert log.close.data["reason"] == "game_over"
 
 
 def swap(lines: list[str], i: int, j: int) -> list[str]:
@@ -213,7 +217,9 @@ TAMPERING = [
 def test_the_first_bad_line_is_named(lines: list[str], line: int, reason: str) -> None:
     """A changed, removed, reordered or garbled line is reported at the first line it breaks."""
     log = parse_log(lines)
-    assert log.bad is not None and log.bad.line == line and reason in log.bad.reason
+    assert log.bad is not None
+    assert log.bad.line == line
+    assert reason in log.bad.reason
     assert not log.complete
     assert [event.line for event in log.events] == list(range(1, line))
 
