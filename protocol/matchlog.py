@@ -44,6 +44,8 @@ __all__ = [
     "UnsupportedSchemaError",
     "canonical_json",
     "chain_hash",
+    "input_record",
+    "output_records",
     "parse_log",
     "read_log",
     "software_version",
@@ -170,6 +172,42 @@ def _message_data(message: Any) -> dict[str, Any]:
     return data
 
 
+def input_record(event: object) -> dict[str, Any]:
+    """The fields of the ``input`` line for an engine input (``Request``, ``Disconnect``,
+    ``TimeUp``), without ``event``."""
+    kind = type(event).__name__
+    if kind == "Request":
+        agent: _AgentLike = event.agent  # type: ignore[attr-defined]
+        message = _message_data(event.message)  # type: ignore[attr-defined]
+        return {"kind": "request", "team": agent.team, "agent": agent.agent, "message": message}
+    if kind == "Disconnect":
+        agent = event.agent  # type: ignore[attr-defined]
+        return {"kind": "disconnect", "team": agent.team, "agent": agent.agent}
+    if kind == "TimeUp":
+        return {"kind": "time_up"}
+    raise LogWriteError(f"not an engine input: {event!r}")
+
+
+def output_records(output: _OutputLike) -> list[dict[str, Any]]:
+    """The lines (``event`` and fields, as plain data) that an engine ``Output`` is logged as:
+    its engine events, then one ``send`` per message. ``replay verify`` compares these."""
+    records: list[dict[str, Any]] = []
+    for fact in output.events:
+        data = to_plain(fact)
+        name = data.pop("event", None)
+        if not isinstance(name, str) or name in RESERVED_EVENTS:
+            raise LogWriteError(f"an engine event needs its own 'event' name: {fact!r}")
+        clash = RESERVED_KEYS & data.keys()
+        if clash:
+            raise LogWriteError(f"engine event {name!r} uses reserved keys {sorted(clash)}")
+        records.append({"event": name, **data})
+    for outbound in output.messages:
+        sent: _OutboundLike = outbound
+        to = [sent.to.team, sent.to.agent]
+        records.append({"event": SEND, "to": to, "message": _message_data(sent.message)})
+    return records
+
+
 class MatchLogWriter:
     """Writes one match's log to ``stream``; the caller owns (opens and closes) the stream.
 
@@ -218,33 +256,12 @@ class MatchLogWriter:
 
     def input(self, event: object) -> None:
         """An engine input (``Request``, ``Disconnect`` or ``TimeUp``), before it is applied."""
-        kind = type(event).__name__
-        if kind == "Request":
-            agent: _AgentLike = event.agent  # type: ignore[attr-defined]
-            message = _message_data(event.message)  # type: ignore[attr-defined]
-            self._write(INPUT, kind="request", team=agent.team, agent=agent.agent, message=message)
-        elif kind == "Disconnect":
-            agent = event.agent  # type: ignore[attr-defined]
-            self._write(INPUT, kind="disconnect", team=agent.team, agent=agent.agent)
-        elif kind == "TimeUp":
-            self._write(INPUT, kind="time_up")
-        else:
-            raise LogWriteError(f"not an engine input: {event!r}")
+        self._write(INPUT, **input_record(event))
 
     def output(self, output: _OutputLike) -> None:
         """What applying one input produced: its engine events, then every message sent."""
-        for fact in output.events:
-            data = to_plain(fact)
-            name = data.pop("event", None)
-            if not isinstance(name, str) or name in RESERVED_EVENTS:
-                raise LogWriteError(f"an engine event needs its own 'event' name: {fact!r}")
-            clash = RESERVED_KEYS & data.keys()
-            if clash:
-                raise LogWriteError(f"engine event {name!r} uses reserved keys {sorted(clash)}")
-            self._write(name, **data)
-        for outbound in output.messages:
-            sent: _OutboundLike = outbound
-            self._write(SEND, to=[sent.to.team, sent.to.agent], message=_message_data(sent.message))
+        for record in output_records(output):
+            self._write(**record)
 
     def optimum(self, crossing: int, value: int | None) -> None:
         """The least number of active traps for ``crossing``'s problem; None when unknown."""
