@@ -1,0 +1,67 @@
+"""The interface every team strategy implements, and the registry of strategies by name.
+
+A strategy is a pure object: it reads the messages the team's six sockets receive and answers
+with requests. No trio, no clock, no global randomness: its only chance is the
+``random.Random(seed)`` it builds at construction, and its solver budgets are counted in
+conflicts, so a headless simulation and a network client drive it the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from protocol.messages import Sat, ServerMessage
+
+__all__ = ["STRATEGIES", "TeamStrategy", "make_strategy"]
+
+
+class TeamStrategy(Protocol):
+    """Plays one team of six agents (agent 0 is the heir)."""
+
+    def observe(self, agent: int, message: ServerMessage) -> None:
+        """Take in one message that ``agent``'s socket received (every message, in order)."""
+
+    def choose_move(self, agent: int) -> int | None:
+        """The node a free (uncommitted) ``agent`` should move to next; None to wait."""
+
+    def solve(self, agent: int, problem: Sat) -> list[bool]:
+        """The switch assignment ``agent`` submits for ``problem``: one bool per switch."""
+
+
+def _rusher(team: int, seed: int) -> TeamStrategy:
+    from client.strategies.rusher import Rusher
+
+    return Rusher(team, seed)
+
+
+def _random(team: int, seed: int) -> TeamStrategy:
+    from client.strategies.random_walk import RandomWalk
+
+    return RandomWalk(team, seed)
+
+
+def _reference(team: int, seed: int) -> TeamStrategy:
+    from client.strategies.reference import Reference
+
+    return Reference(team, seed)
+
+
+#: strategy name -> factory(team, seed).
+STRATEGIES: dict[str, Callable[[int, int], TeamStrategy]] = {
+    "reference": _reference,
+    "rusher": _rusher,
+    "random": _random,
+}
+
+
+def make_strategy(name: str, team: int, seed: int) -> TeamStrategy:
+    """A fresh strategy ``name`` playing ``team``; raises ValueError naming the known ones."""
+    try:
+        factory = STRATEGIES[name]
+    except KeyError:
+        known = ", ".join(sorted(STRATEGIES))
+        raise ValueError(f"unknown strategy {name!r}; known: {known}") from None
+    if team not in (0, 1):
+        raise ValueError(f"team must be 0 or 1, not {team!r}")
+    return factory(team, seed)

@@ -1,0 +1,182 @@
+"""What a team knows: the graph from ``dungeon``, its own agents, and what it has seen of others.
+
+Built only from the messages the team's six sockets receive, so the same object works over the
+network and in a headless simulation. No clocks: "time" is the number of crossings the team has
+seen resolve (its own ``moved`` messages), which is enough to age old sightings.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+from protocol.messages import Dungeon, Enemy, GameOver, Moved, ServerMessage
+
+__all__ = ["HEIR", "NPC", "Knowledge"]
+
+HEIR = 0
+NPC = -1
+AGENTS = range(6)
+
+
+class Knowledge:
+    """One team's picture of the match, updated by :meth:`observe`."""
+
+    def __init__(self, team: int) -> None:
+        self.team = team
+        self.enemy = 1 - team
+        self.adjacency: list[list[int]] = []
+        self.coords: list[tuple[float, float]] = []
+        self.start = (0, 0)
+        self.shrine = (0, 0)
+        self.forbidden: frozenset[int] = frozenset()
+        self.location: dict[int, int] = {}
+        self.deaths = [0] * 6
+        self.tick = 0
+        self.enemy_heir: int | None = None
+        self.enemy_heir_moved_at = 0
+        self.over = False
+        self.winner: int | None = None
+        # entity -> (node, tick last seen); entity 1..5 for enemy henchmen.
+        self.enemy_last_seen: dict[int, tuple[int, int]] = {}
+        # watcher -> {(node, entity)} it sees right now (enemy henchmen and NPCs).
+        self._views: dict[int, set[tuple[int, int]]] = {a: set() for a in AGENTS}
+        self.npcs: set[int] = set()
+        self._distances: dict[int, list[int]] = {}
+
+    # -- facts ---------------------------------------------------------------------------------
+
+    @property
+    def ready(self) -> bool:
+        """True once the ``dungeon`` message has arrived."""
+        return bool(self.adjacency)
+
+    @property
+    def own_start(self) -> int:
+        return self.start[self.team]
+
+    @property
+    def own_shrine(self) -> int:
+        return self.shrine[self.team]
+
+    @property
+    def enemy_start(self) -> int:
+        return self.start[self.enemy]
+
+    @property
+    def enemy_shrine(self) -> int:
+        return self.shrine[self.enemy]
+
+    def visible_enemies(self) -> dict[int, int]:
+        """Enemy henchmen some team mate sees right now: entity -> node."""
+        return {
+            entity: node for view in self._views.values() for node, entity in view if entity != NPC
+        }
+
+    def threats(self, max_age: int) -> dict[int, float]:
+        """Nodes where an enemy henchman is, or was seen at most ``max_age`` ticks ago: weight."""
+        weights: dict[int, float] = {}
+        visible = self.visible_enemies()
+        for entity, (node, when) in self.enemy_last_seen.items():
+            if entity in visible:
+                weight = 1.0
+                node = visible[entity]
+            else:
+                age = self.tick - when
+                if age > max_age:
+                    continue
+                weight = 0.5 * (1.0 - age / (max_age + 1))
+            weights[node] = max(weights.get(node, 0.0), weight)
+        return weights
+
+    def moves_from(self, node: int) -> list[int]:
+        """The nodes an agent of this team on ``node`` may move to."""
+        return [n for n in self.adjacency[node] if n not in self.forbidden]
+
+    def distances_to(self, target: int) -> list[int]:
+        """Hop counts to ``target`` over nodes this team may enter (-1: unreachable); cached."""
+        cached = self._distances.get(target)
+        if cached is not None:
+            return cached
+        dist = [-1] * len(self.adjacency)
+        dist[target] = 0
+        queue = deque([target])
+        while queue:
+            node = queue.popleft()
+            for nxt in self.adjacency[node]:
+                if dist[nxt] < 0 and nxt not in self.forbidden:
+                    dist[nxt] = dist[node] + 1
+                    queue.append(nxt)
+        if len(self._distances) > 256:
+            self._distances.clear()
+        self._distances[target] = dist
+        return dist
+
+    def steps_toward(self, node: int, target: int) -> list[int]:
+        """The moves from ``node`` that shorten the way to ``target`` (empty if none)."""
+        dist = self.distances_to(target)
+        here = dist[node]
+        return [n for n in self.moves_from(node) if dist[n] >= 0 and (here < 0 or dist[n] < here)]
+
+    # -- updates -------------------------------------------------------------------------------
+
+    def observe(self, agent: int, message: ServerMessage) -> None:
+        """Fold one message received by ``agent``'s socket into what the team knows."""
+        if isinstance(message, Moved):
+            self._on_moved(agent, message)
+        elif isinstance(message, Enemy):
+            self._on_enemy(agent, message)
+        elif isinstance(message, Dungeon):
+            self._on_dungeon(agent, message)
+        elif isinstance(message, GameOver):
+            self.over = True
+            self.winner = message.winner
+
+    def _on_dungeon(self, agent: int, message: Dungeon) -> None:
+        if not self.adjacency:
+            self.coords = [(float(x), float(y)) for x, y in message.nodes]
+            self.adjacency = [[] for _ in message.nodes]
+            for u, v in message.edges:
+                self.adjacency[u].append(v)
+                self.adjacency[v].append(u)
+            for neighbours in self.adjacency:
+                neighbours.sort()
+            self.start = (message.start[0], message.start[1])
+            self.shrine = (message.shrine[0], message.shrine[1])
+            self.forbidden = frozenset({self.enemy_start, self.enemy_shrine})
+        self.location[agent] = self.own_start
+
+    def _on_moved(self, agent: int, message: Moved) -> None:
+        self.tick += 1
+        self.location[agent] = message.location
+        if not message.success:
+            if message.reason in ("trap", "attacked"):
+                self.deaths[agent] += 1
+            return
+        if NPC in message.killed:
+            self.npcs.discard(message.location)
+
+    def _on_enemy(self, agent: int, message: Enemy) -> None:
+        node, entity = message.location, message.agent
+        if entity == HEIR:
+            if message.seen:
+                self.enemy_heir = node
+                self.enemy_heir_moved_at = self.tick
+            elif self.enemy_heir == node:
+                self.enemy_heir = None
+            return
+        view = self._views[agent]
+        if message.seen:
+            view.add((node, entity))
+            if entity == NPC:
+                self.npcs.add(node)
+            else:
+                self.enemy_last_seen[entity] = (node, self.tick)
+            return
+        view.discard((node, entity))
+        if entity == NPC:
+            # NPCs never move: an NPC that drops out of a view the watcher still has is dead.
+            here = self.location.get(agent)
+            if here is not None and (here == node or node in self.adjacency[here]):
+                self.npcs.discard(node)
+        else:
+            self.enemy_last_seen[entity] = (node, self.tick)

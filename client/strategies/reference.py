@@ -1,0 +1,243 @@
+"""``reference``: the team we would enter in a tournament.
+
+Rules that shape it (spec §2): an arriving agent kills every enemy on the node and is never
+harmed, so the only way to die besides traps is to stand still while an enemy steps onto you;
+the enemy heir is always visible; nobody may enter the other team's start or shrine.
+
+- The heir takes the route with the best expected survival: each hop costs ``-ln`` of the chance
+  to survive a crossing plus ``-ln`` of the chance that no enemy steps onto that node while it
+  stands there (enemies seen within one hop of it, older sightings weigh less).
+- Two escorts (agents 1, 2) walk a step ahead of the heir along its route and strike any enemy
+  henchman that comes within one hop of the heir or of its next node: a screen.
+- Three hunters (agents 3-5) predict the enemy heir's shortest way home, go to a node beside it
+  that they can reach first, wait off the path (standing on it would get them killed), and step
+  onto the enemy heir as soon as it is adjacent. With no sensible intercept they chase.
+- Traps: exact SAT, then RC2 MaxSAT for the fewest active traps, WalkSAT as a last resort.
+NPCs cannot harm anyone under these rules, so the team ignores them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections import deque
+
+from client.strategies.knowledge import HEIR, Knowledge
+from client.strategies.solver import TrapSolver
+from protocol.messages import Sat, ServerMessage
+
+__all__ = ["Reference"]
+
+ESCORTS = (1, 2)
+HUNTERS = (3, 4, 5)
+#: chance to survive one crossing with an optimal solver at 20/85 (about 30% of problems leave
+#: one trap active, which kills with probability 1/8).
+CROSSING_SURVIVAL = 0.96
+#: sightings older than this many team crossings no longer count as threats.
+THREAT_MEMORY = 6
+#: chance that a threat next to a node steps onto it while our heir stands there.
+STRIKE_CHANCE = 0.5
+
+
+class Reference:
+    """Heir routed by expected survival, two escorts screening it, three hunters."""
+
+    def __init__(self, team: int, seed: int) -> None:
+        self.knowledge = Knowledge(team)
+        self._rng = random.Random(seed)
+        self._solver = TrapSolver(self._rng.getrandbits(64))
+        self._enemy_home: list[int] | None = None
+
+    def observe(self, agent: int, message: ServerMessage) -> None:
+        self.knowledge.observe(agent, message)
+
+    def solve(self, agent: int, problem: Sat) -> list[bool]:
+        return self._solver.solve(problem.traps, problem.switches)
+
+    def choose_move(self, agent: int) -> int | None:
+        known = self.knowledge
+        if not known.ready or known.over or agent not in known.location:
+            return None
+        if agent == HEIR:
+            return self._heir_move()
+        if agent in ESCORTS:
+            return self._escort_move(agent)
+        return self._hunter_move(agent)
+
+    # -- danger --------------------------------------------------------------------------------
+
+    def _threat_nodes(self) -> dict[int, float]:
+        known = self.knowledge
+        threats = known.threats(THREAT_MEMORY)
+        if known.enemy_heir is not None:
+            threats[known.enemy_heir] = max(threats.get(known.enemy_heir, 0.0), 0.5)
+        return threats
+
+    def _risk(self, threats: dict[int, float]) -> dict[int, float]:
+        """Node -> chance that an enemy steps onto it during one stay (own start is safe)."""
+        known = self.knowledge
+        safe = 1.0
+        risk: dict[int, float] = {}
+        for node, weight in threats.items():
+            for neighbour in known.adjacency[node]:
+                if neighbour == known.own_start or neighbour == known.own_shrine:
+                    continue
+                safe = risk.get(neighbour, 1.0) * (1.0 - STRIKE_CHANCE * weight)
+                risk[neighbour] = safe
+        return {node: 1.0 - survive for node, survive in risk.items()}
+
+    # -- heir ----------------------------------------------------------------------------------
+
+    def _survival_costs(self, risk: dict[int, float]) -> list[float]:
+        """Cost to reach the own shrine from every node: minus log of the chance to get there."""
+        known = self.knowledge
+        base = -math.log(CROSSING_SURVIVAL)
+        cost = [math.inf] * len(known.adjacency)
+        shrine = known.own_shrine
+        cost[shrine] = 0.0
+        heap = [(0.0, shrine)]
+        while heap:
+            here_cost, node = heapq.heappop(heap)
+            if here_cost > cost[node]:
+                continue
+            # Moving into `node` costs a crossing and the risk of standing on it.
+            step = base - math.log(max(1e-6, 1.0 - risk.get(node, 0.0)))
+            for prev in known.adjacency[node]:
+                if prev in known.forbidden:
+                    continue
+                total = here_cost + step
+                if total < cost[prev]:
+                    cost[prev] = total
+                    heapq.heappush(heap, (total, prev))
+        return cost
+
+    def _heir_route_next(self) -> int | None:
+        known = self.knowledge
+        here = known.location[HEIR]
+        if here == known.own_shrine:
+            return None
+        risk = self._risk(self._threat_nodes())
+        cost = self._survival_costs(risk)
+        base = -math.log(CROSSING_SURVIVAL)
+        best: list[int] = []
+        best_value = math.inf
+        for nxt in known.moves_from(here):
+            if nxt == known.own_shrine:
+                return nxt
+            value = cost[nxt] + base - math.log(max(1e-6, 1.0 - risk.get(nxt, 0.0)))
+            if value < best_value - 1e-12:
+                best, best_value = [nxt], value
+            elif abs(value - best_value) <= 1e-12:
+                best.append(nxt)
+        return self._rng.choice(best) if best else None
+
+    def _heir_move(self) -> int | None:
+        return self._heir_route_next()
+
+    # -- escorts -------------------------------------------------------------------------------
+
+    def _strike(self, agent: int, guarded: set[int]) -> int | None:
+        """An adjacent enemy henchman within one hop of a guarded node, to step onto."""
+        known = self.knowledge
+        here = known.location[agent]
+        moves = set(known.moves_from(here))
+        targets = sorted(
+            node
+            for node in known.visible_enemies().values()
+            if node in moves and (node in guarded or guarded & set(known.adjacency[node]))
+        )
+        return targets[0] if targets else None
+
+    def _escort_move(self, agent: int) -> int | None:
+        known = self.knowledge
+        heir = known.location[HEIR]
+        ahead = self._heir_route_ahead(heir, 2)
+        guarded = {heir, *ahead}
+        strike = self._strike(agent, guarded)
+        if strike is not None:
+            return strike
+        here = known.location[agent]
+        # Walk one or two steps ahead of the heir, on its route: whatever stands there dies.
+        target = ahead[-1] if ahead else heir
+        if here == target or (here in ahead and heir != known.own_start):
+            return None
+        steps = known.steps_toward(here, target)
+        return self._rng.choice(steps) if steps else None
+
+    def _heir_route_ahead(self, heir: int, count: int) -> list[int]:
+        known = self.knowledge
+        dist = known.distances_to(known.own_shrine)
+        route: list[int] = []
+        node = heir
+        for _ in range(count):
+            options = [n for n in known.moves_from(node) if 0 <= dist[n] < dist[node]]
+            if not options:
+                break
+            node = min(options)
+            route.append(node)
+        return route
+
+    # -- hunters -------------------------------------------------------------------------------
+
+    def _enemy_home_distances(self) -> list[int]:
+        """Hop counts to the enemy shrine over the nodes the enemy may enter."""
+        if self._enemy_home is None:
+            known = self.knowledge
+            blocked = {known.own_start, known.own_shrine}
+            dist = [-1] * len(known.adjacency)
+            dist[known.enemy_shrine] = 0
+            queue = deque([known.enemy_shrine])
+            while queue:
+                node = queue.popleft()
+                for nxt in known.adjacency[node]:
+                    if dist[nxt] < 0 and nxt not in blocked:
+                        dist[nxt] = dist[node] + 1
+                        queue.append(nxt)
+            self._enemy_home = dist
+        return self._enemy_home
+
+    def _predicted_enemy_path(self, start: int, limit: int) -> list[int]:
+        known = self.knowledge
+        dist = self._enemy_home_distances()
+        path = [start]
+        node = start
+        while len(path) <= limit and dist[node] > 0:
+            options = [n for n in known.adjacency[node] if 0 <= dist[n] < dist[node]]
+            if not options:
+                break
+            node = min(options)
+            path.append(node)
+        return path
+
+    def _hunter_move(self, agent: int) -> int | None:
+        known = self.knowledge
+        here = known.location[agent]
+        enemy_heir = known.enemy_heir
+        moves = known.moves_from(here)
+        if enemy_heir is not None and enemy_heir in moves:
+            return enemy_heir
+        strike = self._strike(agent, {known.location[HEIR]})
+        if strike is not None:
+            return strike
+        if enemy_heir is None:
+            steps = known.steps_toward(here, known.enemy_start)
+            return self._rng.choice(steps) if steps else None
+        path = self._predicted_enemy_path(enemy_heir, 60)
+        ahead = set(path[1:])
+        target = enemy_heir
+        for index, node in enumerate(path[1:], start=1):
+            if node in known.forbidden:
+                break
+            my_dist = known.distances_to(node)[here]
+            if 0 <= my_dist <= index:
+                target = node
+                break
+        if here in known.adjacency[target] and here not in ahead:
+            return None  # in ambush beside the predicted path
+        steps = [n for n in known.steps_toward(here, target) if n not in ahead or n == target]
+        if not steps:
+            steps = known.steps_toward(here, target)
+        if target in ahead and steps and all(s == target for s in steps):
+            return None  # the next step would stand on the path: wait beside it
+        return self._rng.choice(steps) if steps else None

@@ -1,0 +1,130 @@
+"""Trap solving for a team: switch assignments that leave as few traps active as we can find.
+
+A trap problem is a 3-SAT formula (traps = clauses, switches = variables, DIMACS literals). The
+solver tries, in order: an exact SAT call; when the formula is unsatisfiable, RC2 MaxSAT for the
+assignment with the fewest active traps; when RC2 runs out of its budget, the best assignment a
+seeded WalkSAT finds. Every budget is counted in solver conflicts or flips, never in seconds, so a
+headless match replays the same way on any machine.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pysat.examples.rc2 import RC2
+from pysat.formula import WCNF
+from pysat.solvers import Solver
+
+__all__ = ["SolverBudget", "TrapSolver", "active_count", "walksat"]
+
+Traps = Sequence[Sequence[int]]
+
+
+@dataclass(frozen=True)
+class SolverBudget:
+    """How much work one problem may cost: SAT and MaxSAT conflicts, then WalkSAT flips."""
+
+    sat_conflicts: int = 20_000
+    maxsat_conflicts: int = 50_000
+    walksat_flips: int = 20_000
+
+
+class BudgetExhausted(Exception):
+    """The MaxSAT search used up its conflict budget before proving an optimum."""
+
+
+class _BudgetedRC2(RC2):  # type: ignore[misc]
+    """RC2 whose SAT calls share one conflict budget (deterministic, unlike a time limit)."""
+
+    def __init__(self, formula: WCNF, conflicts: int) -> None:
+        super().__init__(formula, solver="g3")
+        self._remaining = conflicts
+
+    def _call_oracle(self, assumptions: Any = (), expect_interrupt: bool = False) -> Any:
+        if self._remaining <= 0:
+            raise BudgetExhausted
+        before = self.oracle.accum_stats().get("conflicts", 0)
+        self.oracle.conf_budget(self._remaining)
+        result = self.oracle.solve_limited(assumptions=list(assumptions))
+        self._remaining -= self.oracle.accum_stats().get("conflicts", 0) - before
+        if result is None:
+            raise BudgetExhausted
+        return result
+
+
+def active_count(traps: Traps, assignment: Sequence[bool]) -> int:
+    """How many traps ``assignment`` leaves active (clauses with no true literal)."""
+    return sum(
+        1 for trap in traps if not any(assignment[abs(lit) - 1] == (lit > 0) for lit in trap)
+    )
+
+
+def _model_to_assignment(model: Sequence[int], switches: int) -> list[bool]:
+    values = [False] * switches
+    for lit in model:
+        if 0 < abs(lit) <= switches:
+            values[abs(lit) - 1] = lit > 0
+    return values
+
+
+def walksat(
+    traps: Traps, switches: int, rng: random.Random, *, flips: int, noise: float = 0.5
+) -> list[bool]:
+    """The best assignment a WalkSAT run of ``flips`` flips meets (seeded by ``rng``)."""
+    assignment = [rng.random() < 0.5 for _ in range(switches)]
+    best, best_active = list(assignment), active_count(traps, assignment)
+    for _ in range(flips):
+        unsat = [t for t in traps if not any(assignment[abs(x) - 1] == (x > 0) for x in t)]
+        if len(unsat) < best_active:
+            best, best_active = list(assignment), len(unsat)
+        if not unsat:
+            break
+        trap = unsat[rng.randrange(len(unsat))]
+        if rng.random() < noise:
+            var = abs(trap[rng.randrange(len(trap))]) - 1
+        else:
+            scores = []
+            for lit in trap:
+                assignment[abs(lit) - 1] = not assignment[abs(lit) - 1]
+                scores.append((active_count(traps, assignment), abs(lit) - 1))
+                assignment[abs(lit) - 1] = not assignment[abs(lit) - 1]
+            var = min(scores)[1]
+        assignment[var] = not assignment[var]
+    return best
+
+
+class TrapSolver:
+    """Solves trap problems for one team; deterministic given its seed and budget."""
+
+    def __init__(self, seed: int, budget: SolverBudget = SolverBudget()) -> None:
+        self._rng = random.Random(seed)
+        self._budget = budget
+
+    def solve(self, traps: Traps, switches: int) -> list[bool]:
+        """An assignment (one bool per switch) leaving the fewest active traps found."""
+        clauses = [list(trap) for trap in traps]
+        with Solver(name="g3", bootstrap_with=clauses) as sat:
+            sat.conf_budget(self._budget.sat_conflicts)
+            found = sat.solve_limited()
+            if found:
+                return _model_to_assignment(sat.get_model() or [], switches)
+        if found is False:
+            try:
+                return self._maxsat(clauses, switches)
+            except BudgetExhausted:
+                pass
+        return walksat(clauses, switches, self._rng, flips=self._budget.walksat_flips)
+
+    def _maxsat(self, clauses: list[list[int]], switches: int) -> list[bool]:
+        formula = WCNF()
+        for clause in clauses:
+            formula.append(clause, weight=1)
+        rc2 = _BudgetedRC2(formula, self._budget.maxsat_conflicts)
+        try:
+            model = rc2.compute()
+        finally:
+            rc2.delete()
+        return _model_to_assignment(model or [], switches)

@@ -1,0 +1,210 @@
+"""Team strategies as pure objects: trap solving, what a team knows, and the moves they choose.
+
+Graphs here are tiny hand-drawn dungeons; every strategy sees only the messages a socket gets.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from client.strategies.base import STRATEGIES, make_strategy
+from client.strategies.knowledge import Knowledge
+from client.strategies.rusher import Rusher
+from client.strategies.solver import SolverBudget, TrapSolver, active_count, walksat
+from protocol.messages import Dungeon, Enemy, GameOver, Moved, Sat
+
+# A 3x3 grid, ids row by row from the top-left; team 0 runs top (1) to bottom (7),
+# team 1 runs left (3) to right (5).
+#   0 - 1 - 2
+#   |   |   |
+#   3 - 4 - 5
+#   |   |   |
+#   6 - 7 - 8
+GRID_NODES = [(x / 2, 1 - y / 2) for y in range(3) for x in range(3)]
+GRID_EDGES = [(0, 1), (1, 2), (3, 4), (4, 5), (6, 7), (7, 8), (0, 3), (3, 6), (1, 4), (4, 7),
+              (2, 5), (5, 8)]  # fmt: skip
+START, SHRINE = (1, 3), (7, 5)
+
+
+def dungeon_for(team: int, agent: int) -> Dungeon:
+    return Dungeon(team, agent, GRID_NODES, GRID_EDGES, START, SHRINE)
+
+
+def started(strategy: object, team: int) -> None:
+    """Feed a strategy the six `dungeon` messages and the enemy heir's first sighting."""
+    for agent in range(6):
+        strategy.observe(agent, dungeon_for(team, agent))  # type: ignore[attr-defined]
+        strategy.observe(agent, Enemy(START[1 - team], 0, True))  # type: ignore[attr-defined]
+
+
+def random_traps(rng: random.Random, switches: int, count: int) -> list[list[int]]:
+    return [
+        [v if rng.random() < 0.5 else -v for v in rng.sample(range(1, switches + 1), 3)]
+        for _ in range(count)
+    ]
+
+
+def brute_force_optimum(traps: list[list[int]], switches: int) -> int:
+    return min(
+        active_count(traps, list(values))
+        for values in itertools.product([False, True], repeat=switches)
+    )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_solver_reaches_the_optimum(seed: int) -> None:
+    """The solver leaves exactly as few traps active as the best assignment does."""
+    rng = random.Random(seed)
+    traps = random_traps(rng, 10, 60)  # ratio 6: mostly unsatisfiable, so RC2 is exercised
+    assignment = TrapSolver(seed).solve(traps, 10)
+    assert len(assignment) == 10
+    assert active_count(traps, assignment) == brute_force_optimum(traps, 10)
+
+
+def test_solver_is_deterministic_for_a_seed() -> None:
+    """Two solvers with one seed give the same assignments to the same problems."""
+    rng = random.Random(3)
+    problems = [random_traps(rng, 20, 85) for _ in range(20)]
+    first = [TrapSolver(9).solve(p, 20) for p in problems]
+    second = [TrapSolver(9).solve(p, 20) for p in problems]
+    assert first == second
+
+
+def test_exhausted_maxsat_budget_falls_back_to_walksat() -> None:
+    """With no MaxSAT budget the solver still answers one bool per switch, near the optimum."""
+    rng = random.Random(4)
+    traps = random_traps(rng, 10, 70)
+    solver = TrapSolver(1, SolverBudget(maxsat_conflicts=0, walksat_flips=2000))
+    assignment = solver.solve(traps, 10)
+    assert len(assignment) == 10
+    assert active_count(traps, assignment) <= brute_force_optimum(traps, 10) + 1
+
+
+def test_walksat_solves_an_easy_formula() -> None:
+    """WalkSAT finds a full solution of a formula far below the threshold."""
+    rng = random.Random(5)
+    traps = random_traps(rng, 20, 30)
+    assert active_count(traps, walksat(traps, 20, random.Random(1), flips=5000)) == 0
+
+
+def test_knowledge_reads_the_dungeon() -> None:
+    """`dungeon` gives the graph, the starts, and every agent at its team's start."""
+    known = Knowledge(1)
+    for agent in range(6):
+        known.observe(agent, dungeon_for(1, agent))
+    assert known.adjacency[4] == [1, 3, 5, 7]
+    assert known.location == dict.fromkeys(range(6), 3)
+    assert known.forbidden == {1, 7}
+    assert known.moves_from(0) == [3]
+
+
+def test_knowledge_tracks_sightings() -> None:
+    """Enemy henchmen are where they were last seen; a dead NPC is forgotten, a far one kept."""
+    known = Knowledge(0)
+    for agent in range(6):
+        known.observe(agent, dungeon_for(0, agent))
+    known.observe(1, Moved(True, 4, [], "crossed"))
+    known.observe(1, Enemy(5, 2, True))
+    known.observe(1, Enemy(3, -1, True))
+    assert known.visible_enemies() == {2: 5}
+    assert known.npcs == {3}
+    known.observe(1, Enemy(5, 2, False))
+    assert known.visible_enemies() == {}
+    assert known.enemy_last_seen[2][0] == 5
+    known.observe(1, Enemy(3, -1, False))  # the watcher still stands next to 3: the NPC died
+    assert known.npcs == set()
+    known.observe(2, Moved(True, 0, [], "crossed"))
+    known.observe(2, Enemy(3, -1, True))
+    known.observe(2, Moved(True, 1, [], "crossed"))
+    known.observe(2, Enemy(3, -1, False))  # the watcher walked away: the NPC is still there
+    assert known.npcs == {3}
+
+
+def test_knowledge_follows_the_enemy_heir_and_game_over() -> None:
+    """The enemy heir's latest `seen: true` is its place; `game_over` records the winner."""
+    known = Knowledge(0)
+    known.observe(0, dungeon_for(0, 0))
+    known.observe(0, Enemy(3, 0, True))
+    known.observe(0, Enemy(3, 0, False))
+    known.observe(0, Enemy(4, 0, True))
+    assert known.enemy_heir == 4
+    known.observe(0, GameOver(1))
+    assert (known.over, known.winner) == (True, 1)
+
+
+def test_rusher_heads_for_shrine_and_enemy_heir() -> None:
+    """The rusher's heir steps toward its shrine, its henchmen toward the enemy heir."""
+    rusher = Rusher(0, seed=1)
+    started(rusher, 0)
+    assert rusher.choose_move(0) == 4  # 1 -> 4 -> 7
+    assert rusher.choose_move(1) in {0, 4}  # toward the enemy heir at 3
+    rusher.observe(1, Moved(True, 0, [], "crossed"))
+    assert rusher.choose_move(1) is None  # the enemy heir stands on its start: no entry
+    rusher.observe(1, Enemy(3, 0, False))
+    rusher.observe(1, Enemy(4, 0, True))
+    assert rusher.choose_move(1) == 1  # 0 -> 1 -> 4, never through the enemy start 3
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_strategies_never_choose_a_forbidden_or_distant_node(name: str) -> None:
+    """Over many choices, every strategy only names adjacent nodes the team may enter."""
+    strategy = make_strategy(name, 1, seed=2)
+    started(strategy, 1)
+    rng = random.Random(0)
+    for _ in range(200):
+        agent = rng.randrange(6)
+        here = strategy.knowledge.location[agent]  # type: ignore[attr-defined]
+        choice = strategy.choose_move(agent)
+        if choice is None:
+            continue
+        assert choice in strategy.knowledge.adjacency[here]  # type: ignore[attr-defined]
+        assert choice not in {START[0], SHRINE[0]}
+        strategy.observe(agent, Moved(True, choice, [], "crossed"))
+
+
+@pytest.mark.parametrize("name", sorted(STRATEGIES))
+def test_strategies_answer_one_bool_per_switch(name: str) -> None:
+    """`solve` returns exactly `switches` booleans."""
+    strategy = make_strategy(name, 0, seed=3)
+    started(strategy, 0)
+    traps = random_traps(random.Random(1), 20, 85)
+    answer = strategy.solve(0, Sat(4, 20, traps))
+    assert len(answer) == 20
+    assert all(isinstance(value, bool) for value in answer)
+
+
+def test_make_strategy_names_the_known_ones() -> None:
+    """An unknown strategy name is refused with the list of known names."""
+    with pytest.raises(ValueError, match="known: random, reference, rusher"):
+        make_strategy("nope", 0, 1)
+
+
+def test_reference_hunter_steps_onto_an_adjacent_enemy_heir() -> None:
+    """A hunter next to the enemy heir steps onto it."""
+    strategy = make_strategy("reference", 0, seed=1)
+    started(strategy, 0)
+    strategy.observe(0, Enemy(3, 0, False))
+    strategy.observe(0, Enemy(4, 0, True))
+    assert strategy.choose_move(3) == 4
+
+
+# Two parallel routes for team 0's heir from 0 to its shrine 3, via 1 or via 2; 4 and 7 are
+# lookouts beside 1 and 2; team 1 lives at 5 (start) and 6 (shrine).
+FORK_NODES = [(0.5, 1.0), (0.4, 0.5), (0.6, 0.5), (0.5, 0.0), (0.2, 0.5), (0.0, 0.5), (1.0, 0.5),
+              (0.8, 0.5)]  # fmt: skip
+FORK_EDGES = [(0, 1), (0, 2), (1, 3), (2, 3), (1, 4), (4, 5), (2, 7), (7, 6)]
+
+
+@pytest.mark.parametrize(("lookout", "expected"), [(4, 2), (7, 1)])
+def test_reference_heir_avoids_a_node_beside_an_enemy(lookout: int, expected: int) -> None:
+    """Of two equally short routes, the heir takes the one with no enemy beside it."""
+    strategy = make_strategy("reference", 0, seed=1)
+    for agent in range(6):
+        strategy.observe(agent, Dungeon(0, agent, FORK_NODES, FORK_EDGES, (0, 5), (3, 6)))
+        strategy.observe(agent, Enemy(5, 0, True))
+    strategy.observe(1, Moved(True, 1 if lookout == 4 else 2, [], "crossed"))
+    strategy.observe(1, Enemy(lookout, 2, True))
+    assert strategy.choose_move(0) == expected
