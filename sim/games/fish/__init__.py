@@ -1,0 +1,1 @@
+"""Fish ("Hey, That's My Fish!"): hexagonal floes, the course's harnesses and strategies."""

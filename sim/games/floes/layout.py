@@ -1,0 +1,87 @@
+"""Board shapes: a geometry (the direction table) and every tile's straight lines, precomputed.
+
+A tile is an ``int`` index ``row * cols + col``, so comparing indices compares (row, col)
+lexicographically: the order both courses break ties in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["Geometry", "Layout", "layout"]
+
+#: One step from (row, col) in direction ``d`` (an index into Geometry.directions); the result may
+#: be off the board: the layout checks bounds, so a step function is pure arithmetic.
+Step = Callable[[int, int, int], tuple[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """The shape of the tiles: direction names, in the order searches try them, and one step.
+
+    Fish's hexagons in offset rows and Penguins' squares are two instances; nothing else in the
+    core knows which one it runs on.
+    """
+
+    name: str
+    directions: tuple[str, ...]
+    step: Step
+
+
+class Layout:
+    """A ``rows`` x ``cols`` board of one geometry, with every straight line precomputed.
+
+    ``rays[t][d]`` lists the tiles met going from tile ``t`` in direction ``d``, nearest first,
+    up to the board's edge. Moving is then walking a ray until the first blocked tile, with no
+    arithmetic and no bounds checks in the hot loop.
+    """
+
+    __slots__ = ("cols", "geometry", "neighbours", "rays", "rows", "size")
+
+    def __init__(self, rows: int, cols: int, geometry: Geometry) -> None:
+        if rows < 0 or cols < 0:
+            raise ValueError(f"a board has a non-negative size, got {rows} x {cols}")
+        self.rows = rows
+        self.cols = cols
+        self.size = rows * cols
+        self.geometry = geometry
+        rays: list[tuple[tuple[int, ...], ...]] = []
+        for tile in range(self.size):
+            row, col = divmod(tile, cols)
+            lines = []
+            for direction in range(len(geometry.directions)):
+                line = []
+                r, c = geometry.step(row, col, direction)
+                while 0 <= r < rows and 0 <= c < cols:
+                    line.append(r * cols + c)
+                    r, c = geometry.step(r, c, direction)
+                lines.append(tuple(line))
+            rays.append(tuple(lines))
+        self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(rays)
+        #: ``neighbours[t]``: the on-board tiles one step from ``t``, in direction order.
+        self.neighbours: tuple[tuple[int, ...], ...] = tuple(
+            tuple(line[0] for line in lines if line) for lines in self.rays
+        )
+
+    def index(self, row: int, col: int) -> int:
+        """The tile at (row, col); raises ValueError off the board."""
+        if not (0 <= row < self.rows and 0 <= col < self.cols):
+            raise ValueError(f"({row}, {col}) is off the {self.rows} x {self.cols} board")
+        return row * self.cols + col
+
+    def position(self, tile: int) -> tuple[int, int]:
+        """The (row, col) of a tile."""
+        return divmod(tile, self.cols)
+
+    def neighbour(self, tile: int, direction: int) -> int | None:
+        """The tile one step away in ``direction``, or None off the board."""
+        line = self.rays[tile][direction]
+        return line[0] if line else None
+
+
+@lru_cache(maxsize=64)
+def layout(rows: int, cols: int, geometry: Geometry) -> Layout:
+    """The shared, immutable layout of a board shape (built once per shape and geometry)."""
+    return Layout(rows, cols, geometry)
