@@ -1,0 +1,67 @@
+"""What each agent has been told it sees (spec dungeon.md section 3), kept so that every
+``seen: true`` is later matched by exactly one ``seen: false``.
+
+An agent's *sightings* are the (location, entity) pairs it was last told are in sight: the enemy
+heir wherever it is (always visible, reported only this way), every other enemy agent on the
+agent's node or a neighbour, and every NPC there (entity -1). After anything moves, the engine
+asks for the difference between what each agent should now see and what it was told: the pairs
+that went away are reported unseen, then the new ones seen. Because a change of place is a new
+pair, an entity that moves is reported unseen at its old node before seen at its new one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence, Set
+
+__all__ = ["NPC", "Sighting", "Sightings"]
+
+#: The entity number of an NPC in `enemy` messages and `moved.killed`.
+NPC = -1
+#: (location, entity, seen)
+Sighting = tuple[int, int, bool]
+
+
+class Sightings:
+    """The sightings of every watcher (agent index 0-11), and their updates."""
+
+    def __init__(self, views: Sequence[Set[int]], watchers: int = 12) -> None:
+        self._views = views
+        self._told: list[frozenset[tuple[int, int]]] = [frozenset()] * watchers
+
+    def told(self, watcher: int) -> frozenset[tuple[int, int]]:
+        """The (location, entity) pairs the watcher was told it sees and not yet told it lost."""
+        return self._told[watcher]
+
+    def clone(self) -> Sightings:
+        twin = Sightings(self._views, len(self._told))
+        twin._told = list(self._told)
+        return twin
+
+    def update(
+        self,
+        watcher: int,
+        here: int,
+        enemy_locations: Sequence[int],
+        npcs: Set[int],
+    ) -> list[Sighting]:
+        """Bring one watcher (standing on ``here``) up to date: its unseen, then its seen."""
+        view = self._views[here]
+        # The enemy heir (entity 0) is always in sight, wherever it is.
+        now = {(enemy_locations[0], 0)}
+        for entity in range(1, len(enemy_locations)):
+            location = enemy_locations[entity]
+            if location in view:
+                now.add((location, entity))
+        if len(view) <= len(npcs):
+            now.update((node, NPC) for node in view if node in npcs)
+        else:
+            now.update((node, NPC) for node in npcs if node in view)
+        told = self._told[watcher]
+        if now == told:
+            return []
+        self._told[watcher] = frozenset(now)
+        lost = sorted(told - now)
+        found = sorted(now - told)
+        return [(loc, entity, False) for loc, entity in lost] + [
+            (loc, entity, True) for loc, entity in found
+        ]
