@@ -1,5 +1,17 @@
 """The dungeon wire protocol: message types (:mod:`protocol.messages`) and the sans-I/O codec."""
 
+from protocol.codec import (
+    FATAL_CAUSES,
+    MAX_LINE,
+    NEED_DATA,
+    Codec,
+    ErrorCause,
+    LocalProtocolError,
+    NeedData,
+    ProtocolError,
+    RemoteProtocolError,
+    encode,
+)
 from protocol.messages import (
     CLIENT_MESSAGE_TYPES,
     MESSAGE_TYPES,
@@ -20,18 +32,28 @@ from protocol.messages import (
 
 __all__ = [
     "CLIENT_MESSAGE_TYPES",
+    "FATAL_CAUSES",
+    "MAX_LINE",
     "MESSAGE_TYPES",
+    "NEED_DATA",
     "SERVER_MESSAGE_TYPES",
     "ClientMessage",
+    "Codec",
     "Dungeon",
     "Enemy",
     "Error",
+    "ErrorCause",
     "GameOver",
+    "LocalProtocolError",
     "Message",
     "Move",
     "Moved",
+    "NeedData",
+    "ProtocolError",
+    "RemoteProtocolError",
     "Sat",
     "ServerMessage",
     "Solution",
     "Start",
+    "encode",
 ]
