@@ -6,28 +6,39 @@ lexicographically: the order both courses break ties in.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache
+
+# Not `from typing import TYPE_CHECKING`, and no dataclasses: each costs ~10-20 ms to import, and
+# the Penguins player (30 ms a call) and the course harnesses load this module. mypy honours it.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = ["Geometry", "Layout", "layout"]
 
-#: One step from (row, col) in direction ``d`` (an index into Geometry.directions); the result may
-#: be off the board: the layout checks bounds, so a step function is pure arithmetic.
-Step = Callable[[int, int, int], tuple[int, int]]
+if TYPE_CHECKING:
+    #: One step from (row, col) in direction ``d`` (an index into Geometry.directions); the result
+    #: may be off the board: the layout checks bounds, so a step function is pure arithmetic.
+    Step = Callable[[int, int, int], tuple[int, int]]
 
 
-@dataclass(frozen=True, slots=True)
 class Geometry:
     """The shape of the tiles: direction names, in the order searches try them, and one step.
 
     Fish's hexagons in offset rows and Penguins' squares are two instances; nothing else in the
-    core knows which one it runs on.
+    core knows which one it runs on. Treat as immutable (a plain class, not a dataclass, for
+    import speed); compared and hashed by identity, as each geometry is one module constant.
     """
 
-    name: str
-    directions: tuple[str, ...]
-    step: Step
+    __slots__ = ("directions", "name", "step")
+
+    def __init__(self, name: str, directions: tuple[str, ...], step: Step) -> None:
+        self.name = name
+        self.directions = directions
+        self.step = step
+
+    def __repr__(self) -> str:
+        return f"Geometry({self.name!r}, {self.directions!r})"
 
 
 class Layout:

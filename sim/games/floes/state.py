@@ -7,10 +7,12 @@ Checked moves (:meth:`Floes.place`, :meth:`Floes.move`) validate, play, and pass
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-
 from sim.games.floes.layout import Geometry, Layout, layout
+
+# No typing or dataclasses at run time (see layout.py): the Penguins player imports this module.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 __all__ = ["MOVEMENT", "OVER", "PLACEMENT", "Floes", "IllegalAction", "Rules", "Undo"]
 
@@ -27,25 +29,48 @@ class IllegalAction(ValueError):
     """A placement or move the rules forbid; the state is left unchanged."""
 
 
-@dataclass(frozen=True, slots=True)
 class Rules:
-    """Where the two games' rules differ, as data.
+    """Where the two games' rules differ, as data (treat as immutable: a plain class, not a
+    dataclass, for import speed; each game's rules are one module constant).
 
     Fish: ``Rules(HEX, score_on_leave=True, eliminate_unplaceable=True)``.
     Penguins: ``Rules(SQUARE, score_on_leave=False, placement_fish=1, collect_on_place=True)``.
     """
 
-    geometry: Geometry
-    #: True: a move scores the fish of the tile it leaves (Fish). False: of the tile it lands on,
-    #: which then keeps no fish (Penguins).
-    score_on_leave: bool
-    #: Only free floes with exactly this many fish take a penguin; None: any free floe.
-    placement_fish: int | None = None
-    #: Placing a penguin collects the floe's fish (Penguins).
-    collect_on_place: bool = False
-    #: A seat that must place but finds no floe is removed with its penguins (Fish's referee);
-    #: otherwise it is skipped like a seat that cannot move.
-    eliminate_unplaceable: bool = False
+    __slots__ = (
+        "collect_on_place",
+        "eliminate_unplaceable",
+        "geometry",
+        "placement_fish",
+        "score_on_leave",
+    )
+
+    def __init__(
+        self,
+        geometry: Geometry,
+        score_on_leave: bool,
+        placement_fish: int | None = None,
+        collect_on_place: bool = False,
+        eliminate_unplaceable: bool = False,
+    ) -> None:
+        self.geometry = geometry
+        #: True: a move scores the fish of the tile it leaves (Fish). False: of the tile it lands
+        #: on, which then keeps no fish (Penguins).
+        self.score_on_leave = score_on_leave
+        #: Only free floes with exactly this many fish take a penguin; None: any free floe.
+        self.placement_fish = placement_fish
+        #: Placing a penguin collects the floe's fish (Penguins).
+        self.collect_on_place = collect_on_place
+        #: A seat that must place but finds no floe is removed with its penguins (Fish's
+        #: referee); otherwise it is skipped like a seat that cannot move.
+        self.eliminate_unplaceable = eliminate_unplaceable
+
+    def __repr__(self) -> str:
+        return (
+            f"Rules({self.geometry!r}, score_on_leave={self.score_on_leave}, "
+            f"placement_fish={self.placement_fish}, collect_on_place={self.collect_on_place}, "
+            f"eliminate_unplaceable={self.eliminate_unplaceable})"
+        )
 
 
 class Floes:
