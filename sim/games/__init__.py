@@ -7,7 +7,7 @@ needs numpy, scipy and pysat; the Fish harnesses must start in milliseconds).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from sim.game import Game
@@ -23,11 +23,12 @@ GAMES: dict[str, str] = {
 }
 
 
-def load_game(name: str) -> Game:
-    """A fresh game object with its default configuration."""
+def load_game(name: str, **options: Any) -> Game:
+    """A fresh game object; ``options`` (rules settings such as ``nodes=200``) go to its factory,
+    which raises TypeError or ValueError naming an option it does not accept."""
     if name not in GAMES:
         raise ValueError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}")
     module_name, _, attribute = GAMES[name].partition(":")
     factory = getattr(importlib.import_module(module_name), attribute)
-    game: Game = factory()
+    game: Game = factory(**options)
     return game

@@ -1,0 +1,121 @@
+"""Showing a run's report: the terminal tables, the JSON file and the plot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+__all__ = ["print_report", "write_json", "write_plot"]
+
+
+def write_json(report: dict[str, Any], path: Path) -> None:
+    """The results file: key order fixed, so equal runs give equal bytes (apart from "timing")."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    temporary.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    temporary.replace(path)
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return "inf" if value is None else f"{value:.{digits}f}"
+
+
+def print_report(report: dict[str, Any], console: Console | None = None) -> None:
+    console = console or Console()
+    table = Table(title=f"{report['game']}: {report['games']} games, seed {report['seed']}")
+    for column in ("a", "b", "games", "W-D-L", "score", "95% CI", "Elo", "Elo 95% CI", "length"):
+        table.add_column(column, justify="left" if column in "ab" else "right")
+    for p in report["pairings"]:
+        table.add_row(
+            p["a"],
+            p["b"],
+            str(p["games"]),
+            f"{p['wins']}-{p['draws']}-{p['losses']}",
+            f"{p['win_rate']:.3f}",
+            f"{p['ci95'][0]:.3f}..{p['ci95'][1]:.3f}",
+            _number(p["elo"]),
+            f"{_number(p['elo_ci95'][0])}..{_number(p['elo_ci95'][1])}",
+            _number(p["length"]),
+        )
+    console.print(table)
+    keys = sorted({key for team in report["teams"] for key in team["stats"]})
+    if keys:
+        figures = Table(title="per-team figures (mean per game)")
+        figures.add_column("strategy")
+        figures.add_column("games", justify="right")
+        for key in keys:
+            figures.add_column(key, justify="right")
+        for team in report["teams"]:
+            cells = [_number(team["stats"].get(key), 2) for key in keys]
+            figures.add_row(team["strategy"], str(team["games"]), *cells)
+        console.print(figures)
+    if "ratings" in report:
+        ranking = Table(title="openskill ratings (Plackett-Luce)")
+        for column in ("strategy", "mu", "sigma", "ordinal"):
+            ranking.add_column(column, justify="left" if column == "strategy" else "right")
+        for row in report["ratings"]:
+            ranking.add_row(
+                row["strategy"], f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['ordinal']:.2f}"
+            )
+        console.print(ranking)
+    if "sprt" in report:
+        s = report["sprt"]
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[s["decision"]]
+        console.print(
+            f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
+            f"LLR {s['llr']:.2f} in [{s['lower']:.2f}, {s['upper']:.2f}] after {s['groups']} "
+            f"seed groups: {verdict}"
+        )
+    for failure in report["failed"][:10]:
+        console.print(
+            f"[red]failed[/red] seed {failure['seed']} {failure['seats']}: {failure['error']}"
+        )
+    if len(report["failed"]) > 10:
+        console.print(f"... and {len(report['failed']) - 10} more failed matches")
+
+
+def write_plot(report: dict[str, Any], path: Path) -> None:
+    """Win rate with its interval per pairing, and rating bars (openskill, or Elo per pairing)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pairings = report["pairings"]
+    labels = [f"{p['a']}\nvs {p['b']}" for p in pairings]
+    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    rates = [p["win_rate"] for p in pairings]
+    below = [p["win_rate"] - p["ci95"][0] for p in pairings]
+    above = [p["ci95"][1] - p["win_rate"] for p in pairings]
+    left.errorbar(range(len(pairings)), rates, yerr=[below, above], fmt="o", capsize=6)
+    left.axhline(0.5, color="grey", linestyle="--", linewidth=1)
+    left.set_xticks(range(len(pairings)), labels)
+    left.set_ylim(0, 1)
+    left.set_ylabel("score of a (95% Wilson interval)")
+    left.set_title("win rate per pairing")
+    if "ratings" in report:
+        rows = report["ratings"]
+        right.bar(
+            [r["strategy"] for r in rows],
+            [r["mu"] for r in rows],
+            yerr=[r["sigma"] for r in rows],
+            capsize=6,
+        )
+        right.set_ylabel("openskill mu (+- sigma)")
+        right.set_title("ratings")
+    else:
+        elos = [p["elo"] if p["elo"] is not None else 0.0 for p in pairings]
+        right.bar(range(len(pairings)), elos)
+        right.set_xticks(range(len(pairings)), labels)
+        right.axhline(0, color="grey", linewidth=1)
+        right.set_ylabel("Elo of a over b")
+        right.set_title("Elo difference per pairing")
+    figure.suptitle(f"{report['game']}: {report['games']} games, seed {report['seed']}")
+    figure.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)

@@ -1,0 +1,357 @@
+"""The batch runner: which matches a run plays, playing one, and folding results in seed order.
+
+Schedule (documented in /work/helpers/readme-sim.md):
+
+* Seeds: match seed ``i`` of a run is a hash of ``(--seed, i)``, so the seed list depends only on
+  ``--seed`` and its length, and a longer run starts with the seeds of a shorter one.
+* Lineups: in a two-seat game, every pair of entered strategies (round robin). In a game with
+  ``n > 2`` seats, the strategies cycled over the seats when there are at most ``n`` of them,
+  else every combination of ``n`` strategies.
+* Seatings: each seed is played once per distinct cyclic rotation of the lineup: twice, seats
+  swapped, for a two-seat game; four times for four different strategies at a four-seat table.
+  ``--matches`` counts games per lineup and is rounded up to whole seeds.
+* Job order: seed-major (seed, then lineup, then seating); job ``index`` encodes the triple and
+  does not depend on ``--matches``, so a journal stays valid when a run is extended.
+
+Results are folded strictly in job order whatever order the workers finish in; the SPRT is
+checked after each complete seed group, and a decision cuts the run at that group. Hence the
+output is the same for any number of workers and any backend.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from sim import stats
+from sim.backends import Backend, Task
+from sim.game import Game, GameInfo
+from sim.games import load_game
+from sim.journal import Journal
+
+__all__ = ["RunSpec", "Schedule", "load_game_cached", "match_seeds", "play_job", "run"]
+
+SEED_BITS = 48
+
+
+def match_seeds(seed: int, count: int) -> list[int]:
+    """The first ``count`` match seeds of a run started with ``--seed seed``."""
+    return [
+        int.from_bytes(hashlib.blake2b(f"{seed}:{i}".encode(), digest_size=8).digest(), "big")
+        >> (64 - SEED_BITS)
+        for i in range(count)
+    ]
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """Everything that decides a run's results (not how fast or where it runs)."""
+
+    game: str
+    strategies: tuple[str, ...]
+    matches: int
+    seed: int = 0
+    #: Rules options given to the game's factory (``--config KEY=VALUE``).
+    options: Mapping[str, Any] = field(default_factory=dict)
+    #: SPRT parameters (elo0, elo1, alpha, beta) or None.
+    sprt: Mapping[str, float] | None = None
+    #: Per-match wall-time limit in seconds (local backend only), None for none.
+    timeout: float | None = None
+    #: Directory for one match log per match, for games that write them.
+    logs: str | None = None
+
+    def journal_header(self) -> dict[str, Any]:
+        """The fields a resumed run must share with the journal it continues."""
+        return {
+            "game": self.game,
+            "strategies": list(self.strategies),
+            "seed": self.seed,
+            "options": dict(sorted(self.options.items())),
+        }
+
+
+class Schedule:
+    """The lineups, seatings and seeds of a run, and the job index of each match."""
+
+    def __init__(self, info: GameInfo, strategies: Sequence[str], matches: int, seed: int):
+        seats = info.num_players
+        if seats < 2:
+            raise ValueError(f"{info.name} has {seats} seat: the runner compares strategies")
+        if len(strategies) < 2:
+            raise ValueError("enter at least two strategies to compare")
+        if len(set(strategies)) != len(strategies):
+            raise ValueError("each strategy may be entered once")
+        if matches < 1:
+            raise ValueError(f"--matches must be at least 1, got {matches}")
+        if len(strategies) > seats:
+            self.lineups = [tuple(c) for c in combinations(strategies, seats)]
+        else:
+            self.lineups = [tuple(strategies[i % len(strategies)] for i in range(seats))]
+        self.seatings = [_rotations(lineup) for lineup in self.lineups]
+        self.rotations = max(len(s) for s in self.seatings)
+        self.seed_count = math.ceil(matches / self.rotations)
+        self.seeds = match_seeds(seed, self.seed_count)
+
+    def jobs(self) -> Iterator[tuple[int, int, tuple[str, ...]]]:
+        """(index, seed index, seats) of every match, in job order."""
+        for seed_index in range(self.seed_count):
+            for lineup, seatings in enumerate(self.seatings):
+                for rotation, seats in enumerate(seatings):
+                    yield self.index(seed_index, lineup, rotation), seed_index, seats
+
+    def index(self, seed_index: int, lineup: int, rotation: int) -> int:
+        return (seed_index * len(self.lineups) + lineup) * self.rotations + rotation
+
+    def group_end(self, index: int) -> bool:
+        """True when ``index`` is the last job of its seed group (for the SPRT)."""
+        lineup, rotation = divmod(index % (len(self.lineups) * self.rotations), self.rotations)
+        return rotation == len(self.seatings[lineup]) - 1
+
+
+def _rotations(lineup: tuple[str, ...]) -> list[tuple[str, ...]]:
+    distinct: list[tuple[str, ...]] = []
+    for shift in range(len(lineup)):
+        seating = lineup[-shift:] + lineup[:-shift] if shift else lineup
+        if seating not in distinct:
+            distinct.append(seating)
+    return distinct
+
+
+# -- playing one match (runs in a worker process, or a Dask worker thread) --------------------
+
+_GAMES: dict[tuple[str, tuple[tuple[str, Any], ...]], Game] = {}
+
+
+def load_game_cached(name: str, options: Mapping[str, Any]) -> Game:
+    key = (name, tuple(sorted(options.items())))
+    if key not in _GAMES:
+        _GAMES[key] = load_game(name, **options)
+    return _GAMES[key]
+
+
+class MatchTimeout(Exception):
+    """A match ran past the run's per-match wall-time limit."""
+
+
+def play_job(
+    game_name: str,
+    options: Mapping[str, Any],
+    index: int,
+    seed: int,
+    seats: tuple[str, ...],
+    timeout: float | None = None,
+    logs: str | None = None,
+) -> dict[str, Any]:
+    """Play one match and return its journal record; an exception becomes an ``error`` field."""
+    record: dict[str, Any] = {"index": index, "seed": seed, "seats": list(seats)}
+    started = time.perf_counter()
+    try:
+        game = load_game_cached(game_name, options)
+        if logs is not None:
+            path = Path(logs) / f"{game_name}-{seed}-{'-'.join(seats)}.jsonl"
+            play: Callable[[], Any] = lambda: game.play_logged(seed, seats, path)  # type: ignore[attr-defined]  # noqa: E731
+        else:
+            play = lambda: game.play(seed, seats)  # noqa: E731
+        result = _with_timeout(play, timeout)
+    except Exception as exc:
+        record["error"] = _describe(exc)
+    else:
+        record.update(
+            returns=list(result.returns),
+            length=result.length,
+            winner=result.winner,
+            stats=[dict(figures) for figures in result.stats],
+        )
+    record["seconds"] = round(time.perf_counter() - started, 4)
+    return record
+
+
+def _with_timeout(play: Callable[[], Any], timeout: float | None) -> Any:
+    """Run ``play`` under SIGALRM when allowed (a main thread, as in pool workers)."""
+    if timeout is None or threading.current_thread() is not threading.main_thread():
+        return play()
+
+    def on_alarm(signum: int, frame: FrameType | None) -> None:
+        raise MatchTimeout(f"match ran past {timeout:g} s")
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return play()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _describe(exc: BaseException) -> str:
+    """Exception type, message and the innermost frame: enough to find the bug, and stable."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What :func:`run` hands back: the report (JSON-ready) and how the run ended."""
+
+    report: dict[str, Any]
+    #: Matches played by this invocation (not read back from a journal).
+    played: int
+    #: Matches taken from the journal of an earlier, interrupted run.
+    resumed: int
+
+
+def run(
+    spec: RunSpec,
+    backend: Backend,
+    journal: Journal | None = None,
+    on_match: Callable[[int, int], None] | None = None,
+) -> Outcome:
+    """Play the run's matches (skipping those in ``journal``) and summarise them.
+
+    ``on_match(done, total)`` is called after each match is folded in (the progress bar). A
+    KeyboardInterrupt leaves every finished match in the journal.
+    """
+    started = time.perf_counter()
+    game = load_game_cached(spec.game, spec.options)
+    schedule = Schedule(game.info, spec.strategies, spec.matches, spec.seed)
+    sprt = _make_sprt(spec, schedule)
+    jobs = list(schedule.jobs())
+    done: dict[int, dict[str, Any]] = dict(journal.done) if journal is not None else {}
+    resumed = sum(1 for index, _, _ in jobs if index in done)
+    tasks: list[Task] = [
+        (
+            index,
+            play_job,
+            (
+                spec.game,
+                dict(spec.options),
+                index,
+                schedule.seeds[seed_index],
+                seats,
+                spec.timeout,
+                spec.logs,
+            ),
+        )
+        for index, seed_index, seats in jobs
+        if index not in done
+    ]
+    kept: list[dict[str, Any]] = []
+    position = 0
+    played = 0
+
+    def fold() -> bool:
+        """Fold finished jobs in job order; True once the SPRT has decided."""
+        nonlocal position
+        while position < len(jobs) and jobs[position][0] in done:
+            index = jobs[position][0]
+            kept.append(done[index])
+            position += 1
+            if sprt is not None and schedule.group_end(index):
+                group = [r for r in kept[-len(schedule.seatings[0]) :] if "error" not in r]
+                if group:
+                    a, b = spec.strategies
+                    scores = [stats.pairwise_score(_as_game(r, 0), a, b) for r in group]
+                    if sprt.add(sum(scores) / len(scores)) is not None:
+                        return True
+        return False
+
+    if on_match is not None:
+        on_match(resumed, len(jobs))
+    decided = fold()
+    if not decided:
+        results = backend.run(tasks)
+        try:
+            for index, record in results:
+                played += 1
+                if journal is not None:
+                    journal.append(record)
+                done[index] = record
+                if on_match is not None:
+                    on_match(resumed + played, len(jobs))
+                if fold():
+                    break
+        finally:
+            close = getattr(results, "close", None)
+            if close is not None:
+                close()
+    report = summarize(spec, schedule, kept, sprt)
+    report["timing"] = {
+        "seconds": round(time.perf_counter() - started, 3),
+        "played": played,
+        "resumed": resumed,
+        "backend": backend.describe(),
+        "match_seconds": round(sum(r.get("seconds", 0.0) for r in kept), 3),
+    }
+    return Outcome(report, played, resumed)
+
+
+def _make_sprt(spec: RunSpec, schedule: Schedule) -> stats.Sprt | None:
+    if spec.sprt is None:
+        return None
+    if len(spec.strategies) != 2:
+        raise ValueError("--sprt compares exactly two strategies")
+    return stats.Sprt(**spec.sprt, games_per_group=len(schedule.seatings[0]))
+
+
+def _as_game(record: Mapping[str, Any], group: int) -> stats.Game:
+    return stats.Game(
+        group=group,
+        seats=tuple(record["seats"]),
+        returns=tuple(record["returns"]),
+        length=record["length"],
+        stats=tuple(record.get("stats") or ()),
+    )
+
+
+def summarize(
+    spec: RunSpec, schedule: Schedule, records: Sequence[Mapping[str, Any]], sprt: stats.Sprt | None
+) -> dict[str, Any]:
+    """The JSON report of a run from its records in job order. No timings: see ``run``."""
+    group_of = {index: seed_index for index, seed_index, _ in schedule.jobs()}
+    games = [_as_game(r, group_of[r["index"]]) for r in records if "error" not in r]
+    pairings = [
+        stats.pairing_summary(a, b, [g for g in games if a in g.seats and b in g.seats])
+        for a, b in combinations(spec.strategies, 2)
+    ]
+    report: dict[str, Any] = {
+        "game": spec.game,
+        "seed": spec.seed,
+        "matches": spec.matches,
+        "strategies": list(spec.strategies),
+        "options": dict(sorted(spec.options.items())),
+        "seeds": len({g.group for g in games}),
+        "games": len(games),
+        "failed": [
+            {"seed": r["seed"], "seats": r["seats"], "error": r["error"]}
+            for r in records
+            if "error" in r
+        ],
+        "pairings": pairings,
+        "teams": [
+            {
+                "strategy": name,
+                "games": sum(1 for g in games if name in g.seats),
+                "stats": stats.mean_stats(games, name),
+            }
+            for name in spec.strategies
+        ],
+    }
+    if len(spec.strategies) > 2:
+        report["ratings"] = stats.ratings(games, spec.strategies)
+    if sprt is not None:
+        report["sprt"] = sprt.to_json()
+    return report
