@@ -1,0 +1,363 @@
+"""The Penguins board file: a strict parser that names the line and field of every fault, and a
+writer that keeps every byte of the file that did not change.
+
+Format (spec penguins.md, "Board file")::
+
+    m n                      line 1: rows and columns
+    10 20 00 31 ...          lines 2..m+1: n fields "FP", F = fish 0-3, P = player 0-9
+    alice 1 4                then one line per player: id, number 1-9, score
+
+``00`` is a hole; a penguin's field reads ``0P`` (it collected the fish of its floe). Any line
+may end in spaces (tabs and carriage returns are tolerated too), a file may use CRLF, start with
+a UTF-8 byte order mark and end without a newline; the writer keeps all of that. Fields are
+separated by single spaces, as the format says: two spaces in a row are reported, not guessed.
+
+Why so strict: a game master compares the file before and after each call to catch cheating,
+and the players of a class read each other's files. A file we accept must mean exactly one
+thing to every conforming program.
+
+Standard library only, and nothing slow to import: the player program parses one file per call.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BoardFile", "BoardFileError", "PlayerLine", "parse", "read"]
+
+MAX_PLAYERS = 9
+MAX_FISH = 3
+_TRAILING = " \t\r"
+_BOM = "\ufeff"
+
+
+class BoardFileError(ValueError):
+    """A board file that breaks the format; ``line`` and ``field`` are 1-based (``field`` is
+    None when the whole line is at fault, e.g. a missing row)."""
+
+    def __init__(self, line: int, field: int | None, problem: str) -> None:
+        self.line = line
+        self.field = field
+        self.problem = problem
+        where = f"line {line}" if field is None else f"line {line}, field {field}"
+        super().__init__(f"{where}: {problem}")
+
+
+class PlayerLine:
+    """One ``id number score`` line. ``line`` is its 0-based index in the file, or None for a
+    line added since the file was read."""
+
+    __slots__ = ("ident", "line", "number", "score")
+
+    def __init__(self, ident: str, number: int, score: int, line: int | None = None) -> None:
+        self.ident = ident
+        self.number = number
+        self.score = score
+        self.line = line
+
+    def __repr__(self) -> str:
+        return f"PlayerLine({self.ident!r}, {self.number}, {self.score}, line={self.line})"
+
+
+class BoardFile:
+    """A parsed board file. Mutate ``fish``, ``owner`` and the players' ``score`` (or call
+    :meth:`add_player`), then :meth:`render`: only the fields and lines that changed are
+    rewritten, everything else comes back byte for byte.
+
+    ``fish`` and ``owner`` are flat, row-major lists of length ``rows * cols``: fish 0-3 and the
+    player number standing there (0 for none). A hole is fish 0 and owner 0.
+    """
+
+    __slots__ = (
+        "_final_newline",
+        "_lines",
+        "_original_fish",
+        "_original_owner",
+        "_original_scores",
+        "cols",
+        "fish",
+        "owner",
+        "players",
+        "rows",
+    )
+
+    def __init__(
+        self,
+        rows: int,
+        cols: int,
+        fish: list[int],
+        owner: list[int],
+        players: list[PlayerLine],
+        lines: list[str] | None = None,
+        final_newline: bool = True,
+    ) -> None:
+        self.rows = rows
+        self.cols = cols
+        self.fish = fish
+        self.owner = owner
+        self.players = players
+        if lines is None:
+            # A board made in memory: render it in the canonical format.
+            lines = [f"{rows} {cols}"]
+            lines += [
+                " ".join(f"{fish[c]}{owner[c]}" for c in range(r * cols, (r + 1) * cols))
+                for r in range(rows)
+            ]
+            for player in players:
+                player.line = len(lines)
+                lines.append(f"{player.ident} {player.number} {player.score}")
+        self._lines = lines
+        self._final_newline = final_newline
+        self._original_fish = list(fish)
+        self._original_owner = list(owner)
+        self._original_scores = {p.line: p.score for p in players if p.line is not None}
+
+    # -- queries -------------------------------------------------------------------------------
+
+    def player(self, ident: str) -> PlayerLine | None:
+        """The line of the player with this id, if any."""
+        for player in self.players:
+            if player.ident == ident:
+                return player
+        return None
+
+    def next_free_number(self) -> int | None:
+        """The number a newcomer takes: one more than the highest in use (the seed's
+        "consecutive player's number"), else the lowest free one; None when all 9 are taken."""
+        used = {p.number for p in self.players}
+        if not used:
+            return 1
+        if max(used) < MAX_PLAYERS:
+            return max(used) + 1
+        free = [n for n in range(1, MAX_PLAYERS + 1) if n not in used]
+        return free[0] if free else None
+
+    # -- changes -------------------------------------------------------------------------------
+
+    def add_player(self, ident: str, number: int, score: int = 0) -> PlayerLine:
+        """Add a player line; it is written after the last non-blank line of the file."""
+        if not ident or any(ch.isspace() for ch in ident):
+            raise ValueError(f"player id must be non-empty text without spaces, got {ident!r}")
+        if not 1 <= number <= MAX_PLAYERS or any(p.number == number for p in self.players):
+            raise ValueError(f"player number {number} is taken or outside 1-{MAX_PLAYERS}")
+        player = PlayerLine(ident, number, score)
+        self.players.append(player)
+        return player
+
+    def render(self) -> str:
+        """The file's text: original lines where nothing changed, in-place edits where a field or
+        a score changed, new player lines after the last non-blank line."""
+        lines = list(self._lines)
+        cols = self.cols
+        for r in range(self.rows):
+            start = r * cols
+            changed = [
+                c
+                for c in range(start, start + cols)
+                if self.fish[c] != self._original_fish[c]
+                or self.owner[c] != self._original_owner[c]
+            ]
+            if not changed:
+                continue
+            raw = lines[r + 1]
+            chars = list(raw)
+            for c in changed:
+                at = 3 * (c - start)
+                chars[at] = str(self.fish[c])
+                chars[at + 1] = str(self.owner[c])
+            lines[r + 1] = "".join(chars)
+        for player in self.players:
+            if player.line is None or player.score == self._original_scores.get(player.line):
+                continue
+            raw = lines[player.line]
+            content = raw.rstrip(_TRAILING)
+            ident_text, number_text, _ = content.split(" ")
+            lines[player.line] = f"{ident_text} {number_text} {player.score}" + raw[len(content) :]
+        added = [p for p in self.players if p.line is None]
+        if added:
+            crlf = lines[0].endswith("\r")
+            at = len(lines)
+            while at > 0 and not lines[at - 1].strip(_TRAILING):
+                at -= 1
+            new = [f"{p.ident} {p.number} {p.score}" + ("\r" if crlf else "") for p in added]
+            lines[at:at] = new
+        return "\n".join(lines) + ("\n" if self._final_newline else "")
+
+
+def read(path: str) -> BoardFile:
+    """Parse the board file at ``path`` (OSError if it cannot be read)."""
+    with open(path, "rb") as stream:
+        data = stream.read()
+    return parse(data.decode("utf-8", "surrogateescape"))
+
+
+def encode(text: str) -> bytes:
+    """The bytes of a rendered file (undecodable input bytes come back unchanged)."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def parse(text: str) -> BoardFile:
+    """Parse a board file's text; BoardFileError names the first fault's line and field."""
+    lines = text.split("\n")
+    final_newline = lines[-1] == ""
+    if final_newline:
+        lines.pop()
+    if not lines:
+        raise BoardFileError(1, None, "the file is empty; expected the header 'm n'")
+    rows, cols = _parse_header(lines[0])
+    fish: list[int] = []
+    owner: list[int] = []
+    for r in range(rows):
+        index = r + 1
+        if index >= len(lines):
+            raise BoardFileError(
+                index + 1, None, f"row {r + 1} of {rows} is missing (the file ends here)"
+            )
+        _parse_row(lines[index], index + 1, r + 1, rows, cols, fish, owner)
+    players = _parse_players(lines, rows + 1)
+    numbers = {p.number for p in players}
+    for c, number in enumerate(owner):
+        if number and number not in numbers:
+            raise BoardFileError(
+                c // cols + 2,
+                c % cols + 1,
+                f"a penguin of player {number} stands here but no player line has number {number}",
+            )
+    return BoardFile(rows, cols, fish, owner, players, lines, final_newline)
+
+
+def _fields(raw: str, line: int) -> list[str]:
+    content = raw.rstrip(_TRAILING)
+    if line == 1 and content.startswith(_BOM):
+        content = content[1:]
+    fields = content.split(" ")
+    for index, field in enumerate(fields):
+        if not field and content:
+            raise BoardFileError(
+                line, index + 1, "empty field: fields are separated by single spaces"
+            )
+    return fields if content else []
+
+
+def _parse_header(raw: str) -> tuple[int, int]:
+    fields = _fields(raw, 1)
+    names = ("m (rows)", "n (columns)")
+    if len(fields) < 2:
+        raise BoardFileError(
+            1, len(fields) + 1, f"bad header: missing {names[len(fields)]}; expected 'm n'"
+        )
+    if len(fields) > 2:
+        raise BoardFileError(1, 3, "bad header: extra field; expected exactly 'm n'")
+    values = []
+    for index, (field, name) in enumerate(zip(fields, names, strict=True)):
+        if not field.isdigit() or not field.isascii() or int(field) < 1:
+            raise BoardFileError(
+                1, index + 1, f"bad header: {name} must be a positive integer, got {field!r}"
+            )
+        values.append(int(field))
+    return values[0], values[1]
+
+
+def _parse_row(
+    raw: str, line: int, row: int, rows: int, cols: int, fish: list[int], owner: list[int]
+) -> None:
+    fields = _fields(raw, line)
+    if _looks_like_player_line(fields):
+        raise BoardFileError(
+            line,
+            None,
+            f"row {row} of {rows} is missing: this looks like a player line ({fields[0]!r} ...)",
+        )
+    if len(fields) < cols:
+        raise BoardFileError(
+            line, len(fields) + 1, f"short row {row}: {len(fields)} fields, expected {cols}"
+        )
+    if len(fields) > cols:
+        raise BoardFileError(
+            line, cols + 1, f"long row {row}: {len(fields)} fields, expected {cols}"
+        )
+    for column, field in enumerate(fields, start=1):
+        if not _is_field(field):
+            raise BoardFileError(
+                line, column, f"field {field!r} must be two digits: fish 0-3, then player 0-9"
+            )
+        count, number = ord(field[0]) - 48, ord(field[1]) - 48
+        if count > MAX_FISH:
+            raise BoardFileError(
+                line, column, f"fish digit {count} out of range 0-{MAX_FISH} in {field!r}"
+            )
+        if count and number:
+            raise BoardFileError(
+                line,
+                column,
+                f"penguin of player {number} on a floe with {count} fish: a penguin collects "
+                f"the fish of its floe, so its field reads '0{number}'",
+            )
+        fish.append(count)
+        owner.append(number)
+
+
+def _looks_like_player_line(fields: list[str]) -> bool:
+    return (
+        len(fields) == 3
+        and not _is_field(fields[0])
+        and len(fields[1]) == 1
+        and "1" <= fields[1] <= "9"
+        and fields[2].isascii()
+        and fields[2].isdigit()
+    )
+
+
+def _is_field(field: str) -> bool:
+    return len(field) == 2 and "0" <= field[0] <= "9" and "0" <= field[1] <= "9"
+
+
+def _parse_players(lines: list[str], first: int) -> list[PlayerLine]:
+    players: list[PlayerLine] = []
+    line_of_number: dict[int, int] = {}
+    line_of_ident: dict[str, int] = {}
+    blank_at: int | None = None
+    for index in range(first, len(lines)):
+        line = index + 1
+        fields = _fields(lines[index], line)
+        if not fields:
+            if blank_at is None:
+                blank_at = line
+            continue
+        if blank_at is not None:
+            raise BoardFileError(
+                blank_at, None, "blank line between player lines (only the end may be blank)"
+            )
+        if len(fields) < 3:
+            missing = ("id", "number", "score")[len(fields)]
+            raise BoardFileError(
+                line,
+                len(fields) + 1,
+                f"player line lacks its {missing}; expected 'id number score'",
+            )
+        if len(fields) > 3:
+            raise BoardFileError(
+                line, 4, "player line has extra fields; expected 'id number score'"
+            )
+        ident, number_text, score_text = fields
+        if not (number_text.isascii() and number_text.isdigit()) or not (
+            1 <= int(number_text) <= MAX_PLAYERS
+        ):
+            raise BoardFileError(
+                line, 2, f"player number must be 1-{MAX_PLAYERS}, got {number_text!r}"
+            )
+        if not (score_text.isascii() and score_text.isdigit()):
+            raise BoardFileError(
+                line, 3, f"score must be a non-negative integer, got {score_text!r}"
+            )
+        number = int(number_text)
+        if number in line_of_number:
+            raise BoardFileError(
+                line, 2, f"duplicate player number {number} (also on line {line_of_number[number]})"
+            )
+        if ident in line_of_ident:
+            raise BoardFileError(
+                line, 1, f"duplicate player id {ident!r} (also on line {line_of_ident[ident]})"
+            )
+        line_of_number[number] = line
+        line_of_ident[ident] = line
+        players.append(PlayerLine(ident, number, int(score_text), index))
+    return players
