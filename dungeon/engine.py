@@ -154,6 +154,11 @@ class Match:
         return self._crossings
 
     @property
+    def generator_state(self) -> dict[str, Any]:
+        """A copy of the match generator's state (for replays and tests; never sent to clients)."""
+        return copy.deepcopy(dict(self._rng.bit_generator.state))
+
+    @property
     def is_over(self) -> bool:
         return self._end_reason is not None
 
