@@ -1,0 +1,204 @@
+"""``arena labyrinth``: show a maze from a seed, or play one against a bot in the terminal.
+
+arena labyrinth show --seed 3 [--png maze.png] [--width 15 --height 11]
+arena labyrinth play [--opponent astar] [--seed 3] [--second]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import sys
+from typing import TextIO
+
+from sim.games.labyrinth.game import STRATEGIES, LabyrinthState
+from sim.games.labyrinth.generation import generate
+from sim.games.labyrinth.render import render_png, render_text
+from sim.games.labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType
+
+__all__ = ["describe", "main", "parse_command"]
+
+HELP = """commands (then Enter):
+  u d l r      step up, down, left, right (the maze wraps around)
+  .            stay (DO_NOTHING): +1 energy; every step gives +1 energy too
+  rl N / rr N  rotate row N left / right (costs 5 energy; carries players and treasure)
+  cu N / cd N  rotate column N up / down (costs 5 energy)
+  T V          a raw move: type 0-8 and value, as the protocol's PLAY_MOVE
+  ?            this help        q  give up and quit
+Only a step onto the treasure wins."""
+
+STEPS = {
+    "u": MoveType.MOVE_UP,
+    "up": MoveType.MOVE_UP,
+    "d": MoveType.MOVE_DOWN,
+    "down": MoveType.MOVE_DOWN,
+    "l": MoveType.MOVE_LEFT,
+    "left": MoveType.MOVE_LEFT,
+    "r": MoveType.MOVE_RIGHT,
+    "right": MoveType.MOVE_RIGHT,
+    ".": MoveType.DO_NOTHING,
+    "s": MoveType.DO_NOTHING,
+    "stay": MoveType.DO_NOTHING,
+}
+ROTATION_COMMANDS = {
+    "rl": (MoveType.ROTATE_LINE_LEFT, "row"),
+    "rr": (MoveType.ROTATE_LINE_RIGHT, "row"),
+    "cu": (MoveType.ROTATE_COLUMN_UP, "column"),
+    "cd": (MoveType.ROTATE_COLUMN_DOWN, "column"),
+}
+WORDS = {
+    MoveType.ROTATE_LINE_LEFT: "rotates row {} left",
+    MoveType.ROTATE_LINE_RIGHT: "rotates row {} right",
+    MoveType.ROTATE_COLUMN_UP: "rotates column {} up",
+    MoveType.ROTATE_COLUMN_DOWN: "rotates column {} down",
+    MoveType.MOVE_UP: "steps up",
+    MoveType.MOVE_DOWN: "steps down",
+    MoveType.MOVE_LEFT: "steps left",
+    MoveType.MOVE_RIGHT: "steps right",
+    MoveType.DO_NOTHING: "stays",
+}
+
+
+def describe(move: Move) -> str:
+    """A move in words, e.g. "rotates column 3 up"."""
+    kind, value = move
+    if kind not in WORDS:
+        return f"plays unknown move type {kind}"
+    return WORDS[MoveType(kind)].format(value)
+
+
+def parse_command(text: str, labyrinth: Labyrinth) -> Move | str:
+    """The move a typed command stands for, or a message saying what is wrong with it."""
+    words = text.strip().lower().split()
+    if not words:
+        return "type a command (? for help)"
+    head = words[0]
+    if head in STEPS and len(words) == 1:
+        return Move(STEPS[head])
+    if head in ROTATION_COMMANDS:
+        kind, axis = ROTATION_COMMANDS[head]
+        count = labyrinth.height if axis == "row" else labyrinth.width
+        if len(words) != 2 or not words[1].isdigit() or not int(words[1]) < count:
+            return f"'{head}' needs a {axis} index from 0 to {count - 1}, e.g. '{head} 3'"
+        return Move(kind, int(words[1]))
+    if len(words) == 2 and all(word.lstrip("-").isdigit() for word in words):
+        raw_type, raw_value = int(words[0]), int(words[1])
+        if not 0 <= raw_type <= 8:
+            return f"move type {raw_type} is not one of 0-8 (? for help)"
+        return Move(raw_type, raw_value)
+    return f"unknown command {text.strip()!r} (? for help)"
+
+
+def _size_config(args: argparse.Namespace) -> LabyrinthConfig:
+    config = LabyrinthConfig()
+    if args.width is not None:
+        config = dataclasses.replace(config, width_range=(args.width, args.width))
+    if args.height is not None:
+        config = dataclasses.replace(config, height_range=(args.height, args.height))
+    return config
+
+
+def _odd_size(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 5 or value % 2 == 0:
+        raise argparse.ArgumentTypeError(f"{value} must be odd and at least 5")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="arena labyrinth", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    show = commands.add_parser("show", help="print (or draw) the maze of a seed")
+    play = commands.add_parser("play", help="play against a bot in this terminal")
+    for sub in (show, play):
+        sub.add_argument("--width", type=_odd_size, help="maze width L (odd, >= 5)")
+        sub.add_argument("--height", type=_odd_size, help="maze height H (odd, >= 5)")
+    show.add_argument("--seed", type=int, default=0, help="maze seed (default 0)")
+    show.add_argument("--png", metavar="FILE", help="also draw the maze into this PNG file")
+    play.add_argument("--seed", type=int, help="maze seed (default: a random one, printed)")
+    play.add_argument(
+        "--opponent",
+        default="astar",
+        choices=sorted(STRATEGIES),
+        help="the bot you play against (default astar)",
+    )
+    play.add_argument(
+        "--second", action="store_true", help="let the bot start (you are player B, at the right)"
+    )
+    return parser
+
+
+def show(args: argparse.Namespace, out: TextIO) -> int:
+    labyrinth = generate(args.seed, _size_config(args))
+    print(f"seed {args.seed}: {labyrinth.width} x {labyrinth.height}", file=out)
+    print(render_text(labyrinth), file=out)
+    if args.png:
+        try:
+            render_png(labyrinth, args.png, title=f"Labyrinth seed {args.seed}")
+        except OSError as error:
+            print(f"arena labyrinth: cannot write {args.png}: {error}", file=sys.stderr)
+            return 2
+        print(f"wrote {args.png}", file=out)
+    return 0
+
+
+def play(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    state = LabyrinthState(generate(seed, _size_config(args)))
+    labyrinth = state.labyrinth
+    human = 1 if args.second else 0
+    names = ["you", args.opponent] if human == 0 else [args.opponent, "you"]
+    bot = STRATEGIES[args.opponent]()
+    rng = random.Random(seed)
+    print(f"seed {seed}: you are {'AB'[human]}; reach T with a step first. ? for help.", file=out)
+    print(render_text(labyrinth, names), file=out)
+    while not labyrinth.over:
+        if labyrinth.to_move != human:
+            move = bot.step(state, rng)
+            labyrinth.play(move)
+            print(f"\n{args.opponent} {describe(move)}", file=out)
+            print(render_text(labyrinth, names), file=out)
+            continue
+        print("your move> ", end="", file=out, flush=True)
+        line = stdin.readline()
+        if not line:
+            print("\ninput ended before the game did; game abandoned", file=out)
+            return 1
+        command = line.strip().lower()
+        if command in {"?", "h", "help"}:
+            print(HELP, file=out)
+            continue
+        if command in {"q", "quit"}:
+            print("you gave up", file=out)
+            return 0
+        parsed = parse_command(line, labyrinth)
+        if isinstance(parsed, str):
+            print(parsed, file=out)
+            continue
+        reason = labyrinth.losing_reason(parsed)
+        if reason is not None:
+            print(f"that {reason}: it would lose the game; choose another move", file=out)
+            continue
+        labyrinth.play(parsed)
+        print(f"\nyou {describe(parsed)}", file=out)
+        print(render_text(labyrinth, names), file=out)
+    if labyrinth.winner is None:
+        print("draw", file=out)
+    else:
+        print("you win!" if labyrinth.winner == human else "you lose", file=out)
+    return 0
+
+
+def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    out = stdout if stdout is not None else sys.stdout
+    if args.command == "show":
+        return show(args, out)
+    return play(args, stdin if stdin is not None else sys.stdin, out)
