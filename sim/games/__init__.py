@@ -7,9 +7,13 @@ needs numpy, scipy and pysat; the Fish harnesses must start in milliseconds).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
+# Not `from typing import ...`: typing costs milliseconds the Fish harnesses and the Penguins
+# player (both import this package) cannot spare.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from sim.game import Game
 
 __all__ = ["GAMES", "load_game"]
