@@ -405,8 +405,13 @@ class Codec:
         return len(self._partial)
 
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
-        """Feed bytes read from the socket, in any chunking; ``b""`` means the peer closed."""
+        """Feed bytes read from the socket, in any chunking; ``b""`` means the peer closed.
+
+        Feeding more bytes after ``b""`` is LocalProtocolError; ``b""`` again is harmless.
+        """
         if self._eof:
+            if not data:
+                return  # the end, told again
             raise LocalProtocolError(
                 "receive_data() after the end of the stream", ErrorCause.DATA_AFTER_EOF
             )
