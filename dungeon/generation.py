@@ -21,7 +21,7 @@ from dungeon.config import DEFAULT_RULES, RulesConfig
 if TYPE_CHECKING:
     import networkx as nx
 
-__all__ = ["MAX_ATTEMPTS", "Dungeon", "corridors", "generate", "special_nodes"]
+__all__ = ["MAX_ATTEMPTS", "Dungeon", "corridors", "draw_npcs", "generate", "special_nodes"]
 
 #: Playability retries before generation gives up on a configuration (the spec's defaults
 #: need 1-2 attempts; only absurd configurations, e.g. a tiny radius, ever get near this).
@@ -148,14 +148,18 @@ def _symmetric_csr(edges: Edges, n: int) -> tuple[npt.NDArray[np.int32], npt.NDA
     return indptr.astype(np.int32), (key % n).astype(np.int32)
 
 
-def _draw_npcs(
+def draw_npcs(
     rng: np.random.Generator,
     points: Points,
     start: tuple[int, int],
     shrine: tuple[int, int],
     config: RulesConfig,
 ) -> frozenset[int]:
-    # One draw per node (starts included, so the draw count never depends on the layout).
+    """The NPC nodes: odds by distance to the nearer shrine ("within" includes the bound).
+
+    One draw per node, starts included (they never get an NPC), so the number of draws never
+    depends on the layout.
+    """
     roll = rng.random(len(points))
     nearest = np.full(len(points), np.inf)
     for node in shrine:
@@ -198,7 +202,7 @@ def generate(rng: np.random.Generator, config: RulesConfig = DEFAULT_RULES) -> D
             edges=edges,
             start=start,
             shrine=shrine,
-            npcs=_draw_npcs(rng, points, start, shrine, config),
+            npcs=draw_npcs(rng, points, start, shrine, config),
             attempts=attempt,
             indptr=indptr,
             indices=indices,
