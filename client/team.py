@@ -1,0 +1,239 @@
+"""The team client: six sockets, one per agent, driven by one pure strategy.
+
+One task reads each socket (bytes -> codec -> messages) into the team's bounded inbox; the team
+task alone owns the strategy and writes requests. Every message goes to ``strategy.observe``;
+free agents are asked ``choose_move`` after each burst of messages; a ``sat`` is answered with
+``strategy.solve``. Each agent is in one phase at a time: free, waiting for its ``sat``, or
+waiting for its ``moved``; an ``error`` frees it again.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import structlog
+import trio
+
+from client.strategies.base import TeamStrategy
+from protocol.codec import NEED_DATA, Codec, RemoteProtocolError
+from protocol.messages import (
+    Dungeon,
+    Error,
+    GameOver,
+    Move,
+    Moved,
+    Sat,
+    ServerMessage,
+    Solution,
+    Start,
+)
+
+__all__ = ["TeamError", "TeamResult", "connect_team", "play_team"]
+
+log = structlog.get_logger()
+
+AGENTS = range(6)
+RECEIVE_SIZE = 65536
+INBOX_SIZE = 256
+
+
+class TeamError(Exception):
+    """The team could not play: the server was unreachable, refused a start, or broke protocol."""
+
+
+@dataclass
+class TeamResult:
+    """How a team's match went, counted from the messages its sockets received."""
+
+    team: int
+    over: bool = False
+    winner: int | None = None
+    crossings: int = 0  # solutions answered by a `moved` (crossed or killed by a trap)
+    trap_deaths: int = 0
+    killed_by_enemy: int = 0
+    kills: int = 0  # enemy agents this team killed
+    npc_kills: int = 0
+    errors: int = 0  # `error` answers after the match began
+    heir_path: list[int] = field(default_factory=list)
+
+    @property
+    def deaths(self) -> int:
+        return self.trap_deaths + self.killed_by_enemy
+
+    @property
+    def outcome(self) -> str:
+        if not self.over:
+            return "unfinished"
+        if self.winner is None:
+            return "draw"
+        return "won" if self.winner == self.team else "lost"
+
+
+class _Phase(enum.Enum):
+    WAITING = "waiting for dungeon"
+    FREE = "free"
+    MOVE_SENT = "move sent"
+    SOLUTION_SENT = "solution sent"
+    GONE = "socket closed"
+
+
+class _Eof:
+    """A reader's last item: its socket ended."""
+
+
+EOF = _Eof()
+
+
+async def connect_team(
+    host: str,
+    port: int,
+    *,
+    team: int,
+    strategy: TeamStrategy,
+    match: str | None = None,
+) -> TeamResult:
+    """Open six TCP connections to ``host:port`` and play one match with ``strategy``."""
+    streams: list[trio.abc.Stream] = []
+    try:
+        for _ in AGENTS:
+            stream = await trio.open_tcp_stream(host, port)
+            streams.append(stream)
+    except OSError as error:
+        for opened in streams:
+            await trio.aclose_forcefully(opened)
+        raise TeamError(f"cannot reach the server at {host}:{port}: {error}") from error
+    return await play_team(streams, team=team, strategy=strategy, match=match)
+
+
+async def play_team(
+    streams: Sequence[trio.abc.Stream],
+    *,
+    team: int,
+    strategy: TeamStrategy,
+    match: str | None = None,
+) -> TeamResult:
+    """Play one match over six connected streams (agent i on ``streams[i]``); closes them."""
+    if len(streams) != len(AGENTS):
+        raise ValueError(f"a team needs {len(AGENTS)} streams, got {len(streams)}")
+    player = _TeamPlayer(streams, team, strategy)
+    try:
+        async with trio.open_nursery() as nursery:
+            for agent in AGENTS:
+                nursery.start_soon(player.read, agent)
+            await player.play(match)
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            for stream in streams:
+                await trio.aclose_forcefully(stream)
+    return player.result
+
+
+class _TeamPlayer:
+    def __init__(self, streams: Sequence[trio.abc.Stream], team: int, strategy: TeamStrategy):
+        self.streams = streams
+        self.team = team
+        self.strategy = strategy
+        self.codec = Codec(ServerMessage)
+        self.phase = [_Phase.WAITING] * len(AGENTS)
+        self.result = TeamResult(team)
+        self.inbox, self._inbox_out = trio.open_memory_channel[
+            tuple[int, ServerMessage | RemoteProtocolError | _Eof]
+        ](INBOX_SIZE)
+        self.log = log.bind(team=team)
+
+    async def read(self, agent: int) -> None:
+        """Forward one socket's messages to the team task, then EOF."""
+        codec = Codec(ServerMessage)
+        stream = self.streams[agent]
+        while True:
+            try:
+                message = codec.next_message()
+            except RemoteProtocolError as error:
+                await self.inbox.send((agent, error))
+                return
+            if message is not NEED_DATA:
+                await self.inbox.send((agent, message))  # type: ignore[arg-type]
+                continue
+            if codec.eof:
+                await self.inbox.send((agent, EOF))
+                return
+            try:
+                data = await stream.receive_some(RECEIVE_SIZE)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                data = b""
+            codec.receive_data(data)
+
+    async def send(self, agent: int, message: Start | Move | Solution) -> None:
+        try:
+            await self.streams[agent].send_all(self.codec.send(message))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.phase[agent] = _Phase.GONE
+
+    async def play(self, match: str | None) -> None:
+        for agent in AGENTS:
+            await self.send(agent, Start(team=self.team, agent=agent, match=match))
+        receive = self._inbox_out
+        while not self.result.over:
+            burst = [await receive.receive()]
+            while len(burst) < INBOX_SIZE:
+                try:
+                    burst.append(receive.receive_nowait())
+                except trio.WouldBlock:
+                    break
+            for agent, item in burst:
+                await self._take(agent, item)
+                if self.result.over:
+                    return
+            if all(phase is _Phase.GONE for phase in self.phase):
+                raise TeamError("the server closed every connection before the match ended")
+            for agent in AGENTS:
+                if self.phase[agent] is _Phase.FREE:
+                    target = self.strategy.choose_move(agent)
+                    if target is not None:
+                        self.phase[agent] = _Phase.MOVE_SENT
+                        await self.send(agent, Move(to=target))
+
+    async def _take(self, agent: int, item: ServerMessage | RemoteProtocolError | _Eof) -> None:
+        if isinstance(item, _Eof):
+            self.phase[agent] = _Phase.GONE
+            return
+        if isinstance(item, RemoteProtocolError):
+            raise TeamError(f"agent {agent}: the server broke the protocol: {item.text}")
+        self.strategy.observe(agent, item)
+        phase = self.phase[agent]
+        if isinstance(item, Dungeon):
+            self.phase[agent] = _Phase.FREE
+        elif isinstance(item, Error):
+            if phase is _Phase.WAITING:
+                raise TeamError(f"agent {agent}: the server refused the start: {item.message}")
+            self.result.errors += 1
+            self.log.debug("request_refused", agent=agent, message=item.message)
+            if phase in (_Phase.MOVE_SENT, _Phase.SOLUTION_SENT):
+                self.phase[agent] = _Phase.FREE
+        elif isinstance(item, Sat):
+            if phase is _Phase.MOVE_SENT:
+                self.phase[agent] = _Phase.SOLUTION_SENT
+                await self.send(agent, Solution(assignment=self.strategy.solve(agent, item)))
+        elif isinstance(item, Moved):
+            self._count(agent, item, phase)
+        elif isinstance(item, GameOver):
+            self.result.over = True
+            self.result.winner = item.winner
+
+    def _count(self, agent: int, moved: Moved, phase: _Phase) -> None:
+        result = self.result
+        result.kills += sum(1 for victim in moved.killed if victim >= 0)
+        result.npc_kills += sum(1 for victim in moved.killed if victim < 0)
+        if moved.reason == "attacked":
+            result.killed_by_enemy += 1
+            return
+        result.crossings += 1
+        if moved.reason == "trap":
+            result.trap_deaths += 1
+        if agent == 0:
+            result.heir_path.append(moved.location)
+        if phase is _Phase.SOLUTION_SENT:
+            self.phase[agent] = _Phase.FREE

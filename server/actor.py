@@ -1,0 +1,282 @@
+"""A match actor: the one task that owns a running match's engine and its log.
+
+Sockets reach it only through its bounded inbox (requests, "my socket closed", optimum results);
+it answers by putting messages in each socket's outbox without ever waiting, so a client that
+stops reading is disconnected (its outbox is full) and the other eleven never wait for it. The
+trap optimum of each problem is checked off the event loop (worker processes, through a thread
+per check, bounded by a limiter) and logged when it arrives; a crossing never waits for it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import structlog
+import trio
+
+from dungeon.config import RulesConfig
+from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
+from protocol.matchlog import MatchLogWriter, software_version
+from protocol.messages import Error, Move, Solution
+from server.connection import Connection
+from server.lobby import Filling
+
+__all__ = ["Checker", "MatchActor"]
+
+log = structlog.get_logger()
+
+#: ``check(traps, switches) -> optimum or None``: a blocking call (OptimumPool.check).
+Checker = Callable[[Sequence[Sequence[int]], int], "int | None"]
+#: Requests (of all twelve sockets) waiting for the actor at most; a full inbox makes readers
+#: wait, which is the back-pressure a flooding client feels.
+INBOX_SIZE = 64
+#: Optimum checks one match may have waiting; beyond, a problem's optimum is logged unknown.
+MAX_PENDING_CHECKS = 256
+#: How long a finished match waits for outstanding optimum checks before logging them unknown.
+CHECK_GRACE = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class _Submitted:
+    conn: Connection
+    message: Move | Solution
+
+
+@dataclass(frozen=True, slots=True)
+class _Closed:
+    conn: Connection
+
+
+@dataclass(frozen=True, slots=True)
+class _Optimum:
+    crossing: int
+    value: int | None
+
+
+_InboxItem = _Submitted | _Closed | _Optimum
+
+
+class MatchActor:
+    """Runs one full match: begin, apply every input in arrival order, end, close the log."""
+
+    def __init__(
+        self,
+        filling: Filling[Connection],
+        *,
+        seed: int,
+        config: RulesConfig,
+        log_dir: Path | None,
+        checker: Checker | None,
+        check_limiter: trio.CapacityLimiter | None,
+        on_over: Callable[[MatchActor], None],
+    ) -> None:
+        self.filling = filling
+        self.number = filling.number
+        self.name = filling.name
+        self.seed = seed
+        self.config = config
+        self.log_dir = log_dir
+        self.log_path: Path | None = None
+        self.end_reason: str | None = None
+        self.winner: int | None = None
+        self._checker = checker
+        self._limiter = check_limiter
+        self._on_over = on_over
+        self._open: dict[AgentId, Connection] = dict(filling.seats)
+        self._inbox, self._inbox_out = trio.open_memory_channel[_InboxItem](INBOX_SIZE)
+        self._stop = trio.CancelScope()
+        self._stop_reason: str | None = None
+        self._pending_checks: set[int] = set()
+        self._writer: MatchLogWriter | None = None
+        self._engine: Match | None = None
+        self._checks: trio.Nursery | None = None
+        self.log = log.bind(match=filling.number)
+
+    # -- called by other tasks (only through the inbox, or cancelling) ------------------------
+
+    async def submit(self, conn: Connection, message: Move | Solution) -> None:
+        """A request from ``conn``'s reader, applied in arrival order."""
+        await self._inbox.send(_Submitted(conn, message))
+
+    async def socket_closed(self, conn: Connection) -> None:
+        """``conn`` has closed (called from its task, shielded)."""
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            with trio.move_on_after(5):
+                await self._inbox.send(_Closed(conn))
+
+    def stop(self, reason: str) -> None:
+        """End the match now as a draw (server shutdown); the actor logs and closes it."""
+        if self._stop_reason is None:
+            self._stop_reason = reason
+        self._stop.cancel()
+
+    # -- the actor -----------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            await self._run()
+        except Exception:
+            self.log.exception("match_crashed")
+            for conn in self._open.values():
+                conn.kill("match_crashed")
+        finally:
+            self._inbox_out.close()
+            self._on_over(self)
+
+    async def _run(self) -> None:
+        engine = Match(self.seed, self.config)
+        self._engine = engine
+        with self._open_log() as stream:
+            writer = MatchLogWriter(stream) if stream is not None else None
+            self._writer = writer
+            if writer is not None:
+                writer.header(
+                    seed=self.seed,
+                    config=self.config.to_dict(),
+                    version=software_version(),
+                    match=self.name,
+                    source="server",
+                )
+            async with trio.open_nursery() as checks:
+                self._checks = checks
+                self._begin(engine)
+                deadline = trio.current_time() + self.config.draw_seconds
+                with self._stop, trio.move_on_at(deadline):
+                    async for item in self._inbox_out:
+                        self._handle(item)
+                        if engine.is_over:
+                            break
+                if not engine.is_over:
+                    self._apply(TimeUp())
+                self.end_reason = self._stop_reason or engine.end_reason
+                self.winner = engine.winner
+                self.log.info(
+                    "match_over", reason=self.end_reason, winner=engine.winner,
+                    crossings=engine.crossings,
+                )  # fmt: skip
+                self._on_over(self)
+                if self._stop_reason is None:
+                    await self._await_checks()
+                for crossing in sorted(self._pending_checks):
+                    self._log_optimum(crossing, None)
+                checks.cancel_scope.cancel()
+            if writer is not None:
+                writer.close(reason=self.end_reason or "over")
+
+    def _open_log(self) -> contextlib.AbstractContextManager[TextIO | None]:
+        if self.log_dir is None:
+            return contextlib.nullcontext()
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        suffix = f"-{self.name}" if self.name else ""
+        self.log_path = self.log_dir / f"{stamp}-{os.getpid()}-{self.number:05d}{suffix}.jsonl"
+        return open(self.log_path, "x", encoding="utf-8", newline="\n")
+
+    def _begin(self, engine: Match) -> None:
+        output = engine.begin()
+        for conn in self._open.values():
+            conn.actor = self
+        if self._writer is not None:
+            self._writer.output(output)
+        self._dispatch(output)
+        for conn in list(self._open.values()):
+            for _ in range(conn.held):
+                self._send(conn, Error(message="request before dungeon: the match had not begun"))
+            conn.held = 0
+        self.log.info("match_begun", name=self.name, log=str(self.log_path or ""))
+
+    async def _await_checks(self) -> None:
+        with trio.move_on_after(min(CHECK_GRACE, self.config.optimum_timeout + 1)):
+            while self._pending_checks:
+                item = await self._inbox_out.receive()
+                if isinstance(item, _Optimum):
+                    self._handle(item)
+
+    def _handle(self, item: _InboxItem) -> None:
+        if isinstance(item, _Submitted):
+            slot = item.conn.slot
+            assert slot is not None  # a reader forwards requests only after its start
+            self._apply(Request(slot, item.message))
+        elif isinstance(item, _Closed):
+            self._socket_gone(item.conn)
+        else:
+            self._log_optimum(item.crossing, item.value)
+            self._pending_checks.discard(item.crossing)
+
+    def _apply(self, event: Input) -> None:
+        assert self._engine is not None
+        if self._writer is not None:
+            self._writer.input(event)
+        output = self._engine.apply(event)
+        if self._writer is not None:
+            self._writer.output(output)
+        self._start_checks(output)
+        self._dispatch(output)
+
+    def _dispatch(self, output: Output) -> None:
+        gone: list[Connection] = []
+        for outbound in output.messages:
+            conn = self._open.get(outbound.to)
+            if conn is not None and not self._send(conn, outbound.message):
+                gone.append(conn)
+        for conn in gone:
+            self._socket_gone(conn)
+
+    def _send(self, conn: Connection, message: Any) -> bool:
+        """Queue ``message`` for ``conn`` without waiting; False if the socket is gone or slow."""
+        try:
+            conn.outbox.send_nowait(message)
+        except trio.WouldBlock:
+            conn.kill("outbox_full")
+            return False
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return False
+        return True
+
+    def _socket_gone(self, conn: Connection) -> None:
+        slot = conn.slot
+        if slot is None or self._open.get(slot) is not conn:
+            return
+        del self._open[slot]
+        assert self._engine is not None
+        team_left = any(other.team == slot.team for other in self._open)
+        if not team_left and not self._engine.is_over:
+            self.log.info("team_gone", team=slot.team)
+            self._apply(Disconnect(slot))
+
+    # -- optimum checks ------------------------------------------------------------------------
+
+    def _start_checks(self, output: Output) -> None:
+        if self._checker is None or self._checks is None:
+            return
+        for fact in output.events:
+            if fact.get("event") != "trap_problem":
+                continue
+            crossing = int(fact["crossing"])
+            if len(self._pending_checks) >= MAX_PENDING_CHECKS:
+                self._log_optimum(crossing, None)
+                continue
+            self._pending_checks.add(crossing)
+            self._checks.start_soon(self._check, crossing, fact["traps"], int(fact["switches"]))
+
+    async def _check(self, crossing: int, traps: list[list[int]], switches: int) -> None:
+        checker = self._checker
+        assert checker is not None
+        try:
+            value = await trio.to_thread.run_sync(
+                checker, traps, switches, limiter=self._limiter, abandon_on_cancel=True
+            )
+        except Exception:
+            self.log.exception("optimum_check_failed", crossing=crossing)
+            value = None
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+            await self._inbox.send(_Optimum(crossing, value))
+
+    def _log_optimum(self, crossing: int, value: int | None) -> None:
+        if self._writer is not None:
+            self._writer.optimum(crossing, value)

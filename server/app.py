@@ -1,0 +1,189 @@
+"""The dungeon server: a listener, the lobby, one task per socket and one actor per match.
+
+``serve`` is what ``arena serve`` runs and what tests start with ``await nursery.start(serve,
+port=0)`` (it reports the bound port). :class:`Server` holds the parts that do not depend on
+TCP, so tests can also hand it in-memory streams (``Server.handle``) and drive timeouts in
+virtual time.
+
+Shutdown (``shutdown`` event set, e.g. by SIGINT/SIGTERM in the CLI): stop accepting, end every
+running match as a draw (its log closes with reason ``shutdown``), close sockets still waiting
+for a match, give writers a moment to flush, then return.
+"""
+
+from __future__ import annotations
+
+import itertools
+import secrets
+from pathlib import Path
+
+import structlog
+import trio
+
+from dungeon.config import DEFAULT_RULES, RulesConfig
+from server.actor import Checker, MatchActor
+from server.connection import Connection
+from server.lobby import Filling, Lobby
+
+__all__ = ["Server", "serve"]
+
+log = structlog.get_logger()
+
+#: Messages a socket may have queued before its client counts as not reading.
+OUTBOX_SIZE = 512
+#: Seconds sockets get to flush their last messages at shutdown.
+SHUTDOWN_GRACE = 5.0
+
+
+class Server:
+    """Every match and socket of one server; ``run`` owns their nurseries."""
+
+    def __init__(
+        self,
+        *,
+        config: RulesConfig = DEFAULT_RULES,
+        log_dir: Path | str | None = None,
+        seed: int | None = None,
+        checker: Checker | None = None,
+        check_workers: int = 2,
+        outbox_size: int = OUTBOX_SIZE,
+    ) -> None:
+        self.config = config
+        self.log_dir = None if log_dir is None else Path(log_dir)
+        self._seeds = itertools.count(seed) if seed is not None else None
+        self._checker = checker
+        self._limiter = trio.CapacityLimiter(check_workers)
+        self._outbox_size = outbox_size
+        self.lobby: Lobby[Connection] = Lobby(self._start_match)
+        self.actors: set[MatchActor] = set()
+        #: Every actor ever started, in order (tests and ``arena match`` read their results).
+        self.finished: list[MatchActor] = []
+        self._connections: set[Connection] = set()
+        self._numbers = itertools.count(1)
+        self._matches: trio.Nursery | None = None
+        self._sockets: trio.Nursery | None = None
+        self._shutdown = trio.Event()
+        self._stopping = False
+        self._idle = trio.Event()
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Host matches until :meth:`shutdown`; then end them as draws and return."""
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+        async with trio.open_nursery() as matches:
+            self._matches = matches
+            async with trio.open_nursery() as sockets:
+                self._sockets = sockets
+                task_status.started()
+                await self._shutdown.wait()
+                self._stopping = True
+                log.info("server_stopping", matches=len(self.actors))
+                for actor in list(self.actors):
+                    actor.stop("shutdown")
+                for conn in list(self._connections):
+                    if conn.actor is None:
+                        conn.kill("shutdown")
+                self._check_idle()
+                with trio.move_on_after(SHUTDOWN_GRACE):
+                    await self._idle.wait()
+                sockets.cancel_scope.cancel()
+            matches.cancel_scope.cancel()
+        log.info("server_stopped")
+
+    def shutdown(self) -> None:
+        """Ask :meth:`run` to end every match as a draw and return."""
+        self._shutdown.set()
+
+    async def handle(self, stream: trio.abc.Stream) -> None:
+        """Serve one client stream (a TCP socket, or a memory stream in tests) until it closes.
+
+        Never raises: one client's failure ends only that client.
+        """
+        conn = Connection(
+            stream,
+            next(self._numbers),
+            config=self.config,
+            lobby=self.lobby,
+            outbox_size=self._outbox_size,
+        )
+        if self._stopping:
+            await trio.aclose_forcefully(stream)
+            return
+        self._connections.add(conn)
+        conn.log.debug("connection_opened")
+        try:
+            await conn.run()
+        except Exception:
+            conn.log.exception("connection_failed")
+        finally:
+            self._connections.discard(conn)
+            self._check_idle()
+
+    def _start_match(self, filling: Filling[Connection]) -> None:
+        assert self._matches is not None, "Server.run() must be running"
+        seed = next(self._seeds) if self._seeds is not None else secrets.randbits(63)
+        actor = MatchActor(
+            filling,
+            seed=seed,
+            config=self.config,
+            log_dir=self.log_dir,
+            checker=self._checker,
+            check_limiter=self._limiter,
+            on_over=self._match_over,
+        )
+        self.actors.add(actor)
+        self.finished.append(actor)
+        self._matches.start_soon(actor.run)
+
+    def _match_over(self, actor: MatchActor) -> None:
+        self.lobby.finished(actor.filling)
+        self.actors.discard(actor)
+        self._check_idle()
+
+    def _check_idle(self) -> None:
+        if self._stopping and not self._connections and not self.actors:
+            self._idle.set()
+
+
+async def serve(
+    *,
+    host: str = "127.0.0.1",
+    port: int = 7700,
+    config: RulesConfig = DEFAULT_RULES,
+    log_dir: Path | str | None = None,
+    seed: int | None = None,
+    checker: Checker | None = None,
+    check_workers: int = 2,
+    shutdown: trio.Event | None = None,
+    server: Server | None = None,
+    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Listen on ``host:port`` and host matches until ``shutdown`` is set (or cancelled).
+
+    Reports the bound port through ``task_status`` (so ``port=0`` picks a free one).
+    """
+    if server is None:
+        server = Server(
+            config=config, log_dir=log_dir, seed=seed, checker=checker, check_workers=check_workers
+        )
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    bound = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        accepting = trio.CancelScope()
+
+        async def accept() -> None:
+            with accepting:
+                await trio.serve_listeners(
+                    server.handle, listeners, handler_nursery=server._sockets
+                )
+
+        nursery.start_soon(accept)
+        log.info("server_listening", host=host, port=bound, log_dir=str(server.log_dir or ""))
+        task_status.started(bound)
+        if shutdown is None:
+            shutdown = trio.Event()
+        await shutdown.wait()
+        accepting.cancel()
+        for listener in listeners:
+            await listener.aclose()
+        server.shutdown()

@@ -1,0 +1,257 @@
+"""One client socket: a reader task (bytes -> codec -> messages), a writer task (outbox -> bytes).
+
+The reader owns the codec, the ``start`` handshake and, until the match begins, the requests it
+holds back; the writer alone writes to the socket and counts the errors sent on it. Everything
+that reaches the writer goes through the bounded outbox: the match actor puts messages there
+without waiting (``send_nowait``), and kills the connection when the outbox is full, so a client
+that stops reading is dropped instead of slowing the eleven others.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import TYPE_CHECKING
+
+import structlog
+import trio
+
+from dungeon.config import RulesConfig
+from dungeon.engine import AgentId
+from protocol.codec import NEED_DATA, Codec, RemoteProtocolError
+from protocol.messages import (
+    ClientMessage,
+    Error,
+    GameOver,
+    Message,
+    Move,
+    ServerMessage,
+    Solution,
+    Start,
+)
+from server.lobby import SlotTaken
+
+if TYPE_CHECKING:
+    from server.actor import MatchActor
+    from server.lobby import Filling, Lobby
+
+__all__ = ["Connection"]
+
+log = structlog.get_logger()
+
+RECEIVE_SIZE = 65536
+#: Messages written in one ``send_all`` at most (one syscall for a burst of sightings).
+WRITE_BATCH = 64
+
+
+class _Close(enum.Enum):
+    """Put in an outbox: the writer closes the socket once everything before it is sent."""
+
+    CLOSE = "close"
+
+
+CLOSE = _Close.CLOSE
+Outgoing = ServerMessage | _Close
+
+
+class Connection:
+    """One accepted socket and the state its two tasks own."""
+
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        number: int,
+        *,
+        config: RulesConfig,
+        lobby: Lobby[Connection],
+        outbox_size: int,
+    ) -> None:
+        self.stream = stream
+        self.number = number
+        self.config = config
+        self.lobby = lobby
+        self.codec = Codec(ClientMessage, max_line=config.max_line)
+        self.outbox, self._outbox_out = trio.open_memory_channel[Outgoing](outbox_size)
+        self.slot: AgentId | None = None
+        self.filling: Filling[Connection] | None = None
+        #: Set by the match actor when the match begins; from then on requests go to it.
+        self.actor: MatchActor | None = None
+        #: Requests received before ``dungeon``; the actor answers them with errors after it.
+        self.held = 0
+        self.closed = False
+        self.errors_sent = 0
+        self._scope = trio.CancelScope()
+        self.log = log.bind(conn=number)
+
+    # -- lifetime ------------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        """Serve the socket until it closes; always leaves the lobby or tells the actor."""
+        try:
+            with self._scope:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._writer)
+                    await self._reader()
+                    nursery.cancel_scope.cancel()
+        finally:
+            self.closed = True
+            self.outbox.close()
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(self.stream)
+                await self._leave()
+            self.log.debug("connection_closed", slot=self.slot, errors_sent=self.errors_sent)
+
+    def kill(self, reason: str) -> None:
+        """Close the socket at once (from any task); its tasks end at their next checkpoint."""
+        if not self.closed:
+            self.log.info("connection_killed", reason=reason, slot=self.slot)
+        self.closed = True
+        self._scope.cancel()
+
+    async def _leave(self) -> None:
+        if self.actor is not None:
+            await self.actor.socket_closed(self)
+        elif self.filling is not None:
+            self.lobby.release(self, self.filling)
+
+    # -- writer --------------------------------------------------------------------------------
+
+    async def _writer(self) -> None:
+        """The only task that writes to the socket; stops after game over, CLOSE, or the limit."""
+        limit = self.config.error_limit
+        receive = self._outbox_out
+        async for first in receive:
+            batch = [first]
+            while len(batch) < WRITE_BATCH:
+                try:
+                    batch.append(receive.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+            data = bytearray()
+            stop = False
+            for item in batch:
+                if item is CLOSE:
+                    stop = True
+                    break
+                data += self.codec.send(item)
+                if isinstance(item, GameOver):
+                    stop = True
+                    break
+                if isinstance(item, Error):
+                    self.errors_sent += 1
+                    if self.errors_sent >= limit:
+                        self.log.info("error_limit_reached", slot=self.slot)
+                        stop = True
+                        break
+            try:
+                await self.stream.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                stop = True
+            if stop:
+                break
+        self._scope.cancel()
+
+    # -- reader --------------------------------------------------------------------------------
+
+    async def _next(self) -> Message | RemoteProtocolError | None:
+        """The next message or protocol error from the peer; None once the stream has ended."""
+        while True:
+            try:
+                message = self.codec.next_message()
+            except RemoteProtocolError as error:
+                return error
+            if message is not NEED_DATA:
+                return message
+            if self.codec.eof:
+                return None
+            try:
+                data = await self.stream.receive_some(RECEIVE_SIZE)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                data = b""
+            self.codec.receive_data(data)
+
+    async def _say(self, text: str) -> None:
+        await self.outbox.send(Error(message=text))
+
+    async def _refuse_and_close(self, text: str) -> None:
+        await self.outbox.send(Error(message=text))
+        await self.outbox.send(CLOSE)
+
+    async def _reader(self) -> None:
+        """Handshake within the start timeout, then play; returns when the peer has gone."""
+        deadline = trio.current_time() + self.config.start_timeout
+        outcome = _Handshake.LATE
+        with trio.move_on_at(deadline):
+            outcome = await self._handshake()
+        if outcome is _Handshake.JOINED:
+            await self._play()
+        elif outcome is _Handshake.LATE:
+            seconds = f"{self.config.start_timeout:g}"
+            await self._refuse_and_close(f"no valid start within {seconds} s: closing")
+        if outcome is not _Handshake.EOF:
+            await trio.sleep_forever()  # the writer sends what is queued, then closes
+
+    async def _handshake(self) -> _Handshake:
+        """Read lines until a ``start`` takes a slot, the peer goes, or the socket must close."""
+        first = True
+        while True:
+            item = await self._next()
+            if item is None:
+                return _Handshake.EOF
+            if isinstance(item, RemoteProtocolError):
+                is_start = item.message_type == "start"
+                if item.fatal or (first and not is_start):
+                    await self._refuse_and_close(f"{item.text}: closing (a start must come first)")
+                    return _Handshake.CLOSE
+                await self._say(item.text)
+            elif isinstance(item, Start):
+                slot = AgentId(item.team, item.agent)
+                try:
+                    self.filling = self.lobby.claim(self, slot, item.match)
+                except SlotTaken as taken:
+                    await self._say(f"start: {taken}")
+                else:
+                    self.slot = slot
+                    self.log = self.log.bind(team=slot.team, agent=slot.agent)
+                    self.log.info("slot_taken", match=self.filling.number, name=self.filling.name)
+                    return _Handshake.JOINED
+            elif first:
+                await self._refuse_and_close(
+                    f"{_type_name(item)} before start: the first line must be a start; closing"
+                )
+                return _Handshake.CLOSE
+            else:
+                await self._say(f"{_type_name(item)} before start: send a start first")
+            first = False
+
+    async def _play(self) -> None:
+        """Forward requests to the match actor (held back as errors until ``dungeon``)."""
+        while True:
+            item = await self._next()
+            if item is None:
+                return
+            if isinstance(item, RemoteProtocolError):
+                if item.fatal:
+                    await self._refuse_and_close(f"{item.text}: closing")
+                    await trio.sleep_forever()
+                await self._say(item.text)
+            elif isinstance(item, Start):
+                await self._say("start: this socket already plays a slot")
+            elif self.actor is None:
+                # Not in play yet: the actor answers each with an error right after `dungeon`.
+                self.held = min(self.held + 1, self.config.error_limit)
+            elif isinstance(item, Move | Solution):
+                try:
+                    await self.actor.submit(self, item)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    return  # the match is over; its actor is gone
+
+
+class _Handshake(enum.Enum):
+    JOINED = "joined"
+    CLOSE = "close"
+    EOF = "eof"
+    LATE = "late"
+
+
+def _type_name(message: Message) -> str:
+    return type(message).__name__.lower()
