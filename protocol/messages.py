@@ -67,7 +67,7 @@ class _Message(Struct, frozen=True, tag_field="type", gc=False):
 
 def _freeze(value: Sequence[Sequence[object]]) -> tuple[tuple[object, ...], ...]:
     """A sequence of pairs or triples as a tuple of tuples."""
-    return tuple(tuple(item) for item in value)
+    return tuple(map(tuple, value))
 
 
 # --- client -> server ---------------------------------------------------------------------------
