@@ -58,8 +58,9 @@ class Frame:
     line: int
     positions: tuple[int, ...]  # slot(team, agent) -> node
     npcs: frozenset[int]
-    #: agents that moved in this frame: (slot, from, to, reason) with reason crossed/trap/attacked
-    moves: tuple[tuple[int, int, int, str], ...]
+    #: agents that moved in this frame: (slot, from, to, reason, aim) with reason crossed, trap
+    #: or attacked, and aim the node it was crossing to (for a trap death: where it never got)
+    moves: tuple[tuple[int, int, int, str, int], ...]
     kills: tuple[tuple[int, int], ...]  # (slot of the killer, slot killed or -1 for an NPC)
 
 
@@ -114,14 +115,19 @@ class Timeline:
     summary: Summary
     complete: bool
 
-    def heir_path(self, team: int, upto: int | None = None) -> list[int]:
-        """The nodes the team's heir stood on, frame by frame, without repeats."""
-        path: list[int] = []
+    def heir_trails(self, team: int, upto: int | None = None) -> list[list[int]]:
+        """The nodes the team's heir stood on up to frame ``upto``, without repeats, as one
+        trail per life: a death or a kill sends the heir back to its start and begins a new one."""
+        heir = slot(team, 0)
+        trails: list[list[int]] = []
         for frame in self.frames[: None if upto is None else upto + 1]:
-            node = frame.positions[slot(team, 0)]
-            if not path or path[-1] != node:
-                path.append(node)
-        return path
+            node = frame.positions[heir]
+            sent_home = any(m[0] == heir and m[3] != "crossed" for m in frame.moves)
+            if not trails or sent_home:
+                trails.append([node])
+            elif trails[-1][-1] != node:
+                trails[-1].append(node)
+        return trails
 
 
 def initial_npcs(log: MatchLog) -> frozenset[int]:
@@ -159,7 +165,7 @@ class _Builder:
     def run(self) -> Timeline:
         entry = Entry(line=1, t=0.0, actor=None, title="match begins")
         self.entries.append(entry)
-        moves: list[tuple[int, int, int, str]] = []
+        moves: list[tuple[int, int, int, str, int]] = []
         kills: list[tuple[int, int]] = []
         sightings: list[dict[str, Any]] = []
         for line in self.log.events[1:]:
@@ -234,7 +240,7 @@ class _Builder:
         self,
         line: LogLine,
         entry: Entry,
-        moves: list[tuple[int, int, int, str]],
+        moves: list[tuple[int, int, int, str, int]],
         kills: list[tuple[int, int]],
         sightings: list[dict[str, Any]],
     ) -> None:
@@ -272,7 +278,7 @@ class _Builder:
         agent: int,
         message: dict[str, Any],
         entry: Entry,
-        moves: list[tuple[int, int, int, str]],
+        moves: list[tuple[int, int, int, str, int]],
         kills: list[tuple[int, int]],
     ) -> None:
         index = slot(team, agent)
@@ -280,7 +286,8 @@ class _Builder:
         location = int(message["location"])
         reason = str(message.get("reason"))
         self.positions[index] = location
-        moves.append((index, before, location, reason))
+        aim = self.pending_to.get((team, agent), location) if reason != "attacked" else location
+        moves.append((index, before, location, reason, aim))
         traps = self.crossing_notes.pop((team, agent), None)
         detail = f" ({traps})" if traps else ""
         if reason == "crossed":
@@ -318,7 +325,7 @@ class _Builder:
     def _close_entry(
         self,
         entry: Entry,
-        moves: list[tuple[int, int, int, str]],
+        moves: list[tuple[int, int, int, str, int]],
         kills: list[tuple[int, int]],
         sightings: list[dict[str, Any]],
     ) -> None:
