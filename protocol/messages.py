@@ -53,7 +53,8 @@ NodePair = Annotated[
 ]
 Point = Annotated[Sequence[float], Meta(min_length=2, max_length=2)]
 Trap = Annotated[Sequence[int], Meta(min_length=3, max_length=3)]
-MatchName = Annotated[str, Meta(min_length=1, max_length=64, pattern="^[A-Za-z0-9_-]+$")]
+# \Z, not $: "$" would also match before a trailing newline ("abc\n").
+MatchName = Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+\Z")]
 Reason = Literal["crossed", "trap", "attacked"]
 
 

@@ -231,6 +231,13 @@ MALFORMED = [
         id="match-65",
     ),
     pytest.param(
+        b'{"type":"start","team":0,"agent":0,"match":"abc\\n"}',
+        ErrorCause.BAD_FIELD,
+        False,
+        "match",
+        id="match-newline",
+    ),
+    pytest.param(
         b'{"type":"solution","assignment":[true,1]}',
         ErrorCause.BAD_FIELD,
         False,
