@@ -237,13 +237,24 @@ class MatchLogWriter:
         return self._previous
 
     def header(
-        self, *, seed: int, config: dict[str, Any], version: str, match: str | None, source: str
+        self,
+        *,
+        seed: int,
+        config: dict[str, Any],
+        version: str,
+        match: str | None,
+        source: str,
+        **extra: Any,
     ) -> None:
-        """The first line: what a replay needs to re-run the match."""
+        """The first line: what a replay needs to re-run the match. ``extra`` fields (plain
+        data, e.g. a fork's origin) are written after the standard ones; readers ignore them."""
         if self._start is not None:
             raise LogWriteError("the header is written once, first")
         if source not in SOURCES:
             raise LogWriteError(f"source must be one of {sorted(SOURCES)}, not {source!r}")
+        clash = (RESERVED_KEYS | {"event", "schema"}) & extra.keys()
+        if clash:
+            raise LogWriteError(f"header fields {sorted(clash)} are reserved")
         self._write(
             HEADER,
             schema=SCHEMA_VERSION,
@@ -252,6 +263,7 @@ class MatchLogWriter:
             version=version,
             match=match,
             source=source,
+            **to_plain(extra),
         )
 
     def input(self, event: object) -> None:
