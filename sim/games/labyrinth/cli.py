@@ -48,23 +48,23 @@ ROTATION_COMMANDS = {
     "cd": (MoveType.ROTATE_COLUMN_DOWN, "column"),
 }
 WORDS = {
-    MoveType.ROTATE_LINE_LEFT: "rotates row {} left",
-    MoveType.ROTATE_LINE_RIGHT: "rotates row {} right",
-    MoveType.ROTATE_COLUMN_UP: "rotates column {} up",
-    MoveType.ROTATE_COLUMN_DOWN: "rotates column {} down",
-    MoveType.MOVE_UP: "steps up",
-    MoveType.MOVE_DOWN: "steps down",
-    MoveType.MOVE_LEFT: "steps left",
-    MoveType.MOVE_RIGHT: "steps right",
-    MoveType.DO_NOTHING: "stays",
+    MoveType.ROTATE_LINE_LEFT: "rotate row {} left",
+    MoveType.ROTATE_LINE_RIGHT: "rotate row {} right",
+    MoveType.ROTATE_COLUMN_UP: "rotate column {} up",
+    MoveType.ROTATE_COLUMN_DOWN: "rotate column {} down",
+    MoveType.MOVE_UP: "step up",
+    MoveType.MOVE_DOWN: "step down",
+    MoveType.MOVE_LEFT: "step left",
+    MoveType.MOVE_RIGHT: "step right",
+    MoveType.DO_NOTHING: "stay",
 }
 
 
 def describe(move: Move) -> str:
-    """A move in words, e.g. "rotates column 3 up"."""
+    """A move in words, e.g. "rotate column 3 up"."""
     kind, value = move
     if kind not in WORDS:
-        return f"plays unknown move type {kind}"
+        return f"unknown move type {kind}"
     return WORDS[MoveType(kind)].format(value)
 
 
@@ -160,7 +160,7 @@ def play(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
         if labyrinth.to_move != human:
             move = bot.step(state, rng)
             labyrinth.play(move)
-            print(f"\n{args.opponent} {describe(move)}", file=out)
+            print(f"\n{args.opponent}: {describe(move)}", file=out)
             print(render_text(labyrinth, names), file=out)
             continue
         print("your move> ", end="", file=out, flush=True)
@@ -184,7 +184,7 @@ def play(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
             print(f"that {reason}: it would lose the game; choose another move", file=out)
             continue
         labyrinth.play(parsed)
-        print(f"\nyou {describe(parsed)}", file=out)
+        print(f"\nyou: {describe(parsed)}", file=out)
         print(render_text(labyrinth, names), file=out)
     if labyrinth.winner is None:
         print("draw", file=out)
