@@ -234,6 +234,10 @@ def _fields(raw: str, line: int) -> list[str]:
             raise BoardFileError(
                 line, index + 1, "empty field: fields are separated by single spaces"
             )
+        if "\r" in field:
+            raise BoardFileError(
+                line, index + 1, "carriage return inside a line: lines end in \\n or \\r\\n"
+            )
     return fields if content else []
 
 
@@ -266,14 +270,6 @@ def _parse_row(
             None,
             f"row {row} of {rows} is missing: this looks like a player line ({fields[0]!r} ...)",
         )
-    if len(fields) < cols:
-        raise BoardFileError(
-            line, len(fields) + 1, f"short row {row}: {len(fields)} fields, expected {cols}"
-        )
-    if len(fields) > cols:
-        raise BoardFileError(
-            line, cols + 1, f"long row {row}: {len(fields)} fields, expected {cols}"
-        )
     for column, field in enumerate(fields, start=1):
         if not _is_field(field):
             raise BoardFileError(
@@ -293,6 +289,14 @@ def _parse_row(
             )
         fish.append(count)
         owner.append(number)
+    if len(fields) < cols:
+        raise BoardFileError(
+            line, len(fields) + 1, f"short row {row}: {len(fields)} fields, expected {cols}"
+        )
+    if len(fields) > cols:
+        raise BoardFileError(
+            line, cols + 1, f"long row {row}: {len(fields)} fields, expected {cols}"
+        )
 
 
 def _looks_like_player_line(fields: list[str]) -> bool:
