@@ -9,19 +9,18 @@ match as a draw.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 if TYPE_CHECKING:
     from client.strategies.base import TeamStrategy
-    from dungeon.engine import Match, Output
-    from protocol.matchlog import MatchLogWriter
+    from dungeon.engine import Disconnect, Match, Output, Request, TimeUp
+
+    Input = Request | Disconnect | TimeUp
 
 __all__ = ["deliver", "play_steps"]
-
-TEAM_SIZE = 6
 
 
 def deliver(output: Output, strategies: Sequence[TeamStrategy]) -> None:
@@ -35,40 +34,43 @@ def play_steps(
     strategies: Sequence[TeamStrategy],
     order: np.random.Generator,
     steps: int,
-    log: MatchLogWriter | None = None,
+    *,
+    before: Callable[[Input], None] | None = None,
+    after: Callable[[Output], None] | None = None,
 ) -> int:
-    """Play up to ``steps`` logical steps; return how many were played (TimeUp after the last)."""
-    from dungeon.engine import AgentId, Request, TimeUp
-    from protocol.messages import Move, Sat, Solution
+    """Play up to ``steps`` logical steps; return how many were played (TimeUp after the last).
 
-    def apply(event: Request | TimeUp) -> Output:
-        if log is not None:
-            log.input(event)
+    ``before`` sees each input before the engine applies it, ``after`` each output (a log
+    writer's ``input`` and ``output``, say); the strategies get every message either way.
+    """
+    from dungeon.engine import AGENTS, Request, TimeUp
+    from protocol.messages import Move, Solution
+
+    def apply(event: Input) -> Output:
+        if before is not None:
+            before(event)
         output = match.apply(event)
-        if log is not None:
-            log.output(output)
+        if after is not None:
+            after(output)
         deliver(output, strategies)
         return output
 
-    agents = [AgentId(team, agent) for team in (0, 1) for agent in range(TEAM_SIZE)]
     played = 0
     while played < steps and not match.is_over:
         played += 1
-        for index in order.permutation(len(agents)).tolist():
+        for index in order.permutation(len(AGENTS)).tolist():
             if match.is_over:
                 break
-            agent = agents[index]
+            agent = AGENTS[index]
             strategy = strategies[agent.team]
-            problem = match.pending(agent)
-            if problem is None:
+            if match.pending(agent) is None:
                 to = strategy.choose_move(agent.agent)
                 if to is None:
                     continue
-                answer = apply(Request(agent, Move(to=to)))
-                sats = [m.message for m in answer.messages if isinstance(m.message, Sat)]
-                if not sats:
-                    continue  # the engine refused the move (the strategy got the error)
-                problem = sats[0]
+                apply(Request(agent, Move(to=to)))
+            problem = match.pending(agent)
+            if problem is None:
+                continue  # the engine refused the move (the strategy got the error)
             assignment = strategy.solve(agent.agent, problem)
             apply(Request(agent, Solution(assignment=assignment)))
     if not match.is_over:

@@ -173,11 +173,7 @@ def _check_optimum(line: LogLine, problems: dict[int, Any]) -> Difference | None
         return Difference(line.line, f"an earlier trap_problem for crossing {crossing}", "none")
     if value is None:
         return None  # the check timed out when the log was written: nothing to compare
-    switches = problem.get("switches", problem.get("n"))
-    traps = [tuple(trap) for trap in problem["traps"]]
-    if switches is None:
-        switches = max((abs(literal) for trap in traps for literal in trap), default=0)
-    best = optimum(traps, switches)
+    best = optimum(problem["traps"], int(problem["switches"]))
     if best != value:
         return Difference(line.line, f"optimum {best} for crossing {crossing}", f"{value}")
     return None
