@@ -21,37 +21,48 @@ def write_json(report: dict[str, Any], path: Path) -> None:
 
 
 def _number(value: float | None, digits: int = 1) -> str:
-    return "inf" if value is None else f"{value:.{digits}f}"
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _elo(value: float | None, score: float) -> str:
+    """Elo rounded to a point. None is an infinity (a score of 0 or 1): the JSON cannot hold
+    one, and its sign is the side of 1/2 the score lies on (a bound equals the score when the
+    variance is 0)."""
+    if value is None:
+        return "+inf" if score >= 0.5 else "-inf"
+    return f"{value:+.0f}"
 
 
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
-    console = console or Console()
+    if console is None:
+        console = Console()
+        if not console.is_terminal:
+            console = Console(width=120)
     table = Table(title=f"{report['game']}: {report['games']} games, seed {report['seed']}")
-    for column in ("a", "b", "games", "W-D-L", "score", "95% CI", "Elo", "Elo 95% CI", "length"):
+    for column in ("a", "b", "games", "W-D-L", "score [95% CI]", "Elo [95% CI]", "length"):
         table.add_column(column, justify="left" if column in "ab" else "right")
     for p in report["pairings"]:
+        rate = p["win_rate"]
         table.add_row(
             p["a"],
             p["b"],
             str(p["games"]),
             f"{p['wins']}-{p['draws']}-{p['losses']}",
-            f"{p['win_rate']:.3f}",
-            f"{p['ci95'][0]:.3f}..{p['ci95'][1]:.3f}",
-            _number(p["elo"]),
-            f"{_number(p['elo_ci95'][0])}..{_number(p['elo_ci95'][1])}",
+            f"{p['win_rate']:.3f} [{p['ci95'][0]:.3f}, {p['ci95'][1]:.3f}]",
+            f"{_elo(p['elo'], rate)} [{_elo(p['elo_ci95'][0], rate)}, "
+            f"{_elo(p['elo_ci95'][1], rate)}]",
             _number(p["length"]),
         )
     console.print(table)
     keys = sorted({key for team in report["teams"] for key in team["stats"]})
     if keys:
+        # One row per figure, one column per strategy: stays narrow with many figures.
         figures = Table(title="per-team figures (mean per game)")
-        figures.add_column("strategy")
-        figures.add_column("games", justify="right")
-        for key in keys:
-            figures.add_column(key, justify="right")
+        figures.add_column("figure")
         for team in report["teams"]:
-            cells = [_number(team["stats"].get(key), 2) for key in keys]
-            figures.add_row(team["strategy"], str(team["games"]), *cells)
+            figures.add_column(f"{team['strategy']} ({team['games']})", justify="right")
+        for key in keys:
+            figures.add_row(key, *(_number(t["stats"].get(key), 2) for t in report["teams"]))
         console.print(figures)
     if "ratings" in report:
         ranking = Table(title="openskill ratings (Plackett-Luce)")

@@ -11,7 +11,8 @@ Conventions (see /work/helpers/readme-sim.md for how to read them):
   scores, as fishtest does with its pentanomial game pairs: a seed that favours one seat then
   cancels out instead of inflating the variance.
 * Elo is logistic: ``elo = -400 log10(1/score - 1)``. Infinite values (every game won or lost)
-  are reported as None.
+  are reported as None. When every seed group scored the same, the normal interval has width
+  0, so the Elo interval is the Wilson interval mapped through the Elo curve instead.
 """
 
 from __future__ import annotations
@@ -61,7 +62,10 @@ def wilson_interval(score: float, games: int, z: float = Z95) -> tuple[float, fl
     z2n = z * z / games
     centre = (score + z2n / 2) / (1 + z2n)
     half = z / (1 + z2n) * math.sqrt(score * (1 - score) / games + z2n / (4 * games))
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # At 0 and 1 the bound is exactly 0 or 1; rounding would make it 1e-17 off (a finite Elo).
+    low = 0.0 if score <= 0.0 else max(0.0, centre - half)
+    high = 1.0 if score >= 1.0 else min(1.0, centre + half)
+    return (low, high)
 
 
 def elo_from_score(score: float) -> float | None:
@@ -236,6 +240,10 @@ def pairing_summary(a: str, b: str, games: Sequence[Game]) -> dict[str, Any]:
     group_scores = [sum(v) / len(v) for _, v in sorted(by_group.items())]
     elo, (elo_lo, elo_hi) = elo_interval(group_scores)
     lo, hi = wilson_interval(win_rate, len(scores))
+    if len(set(group_scores)) == 1:
+        # Every seed group scored the same (a clean sweep, say): the normal interval has width
+        # 0 and says nothing. Map the Wilson interval instead, which stays honest there.
+        elo_lo, elo_hi = elo_from_score(lo), elo_from_score(hi)
     return {
         "a": a,
         "b": b,

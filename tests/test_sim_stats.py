@@ -198,3 +198,15 @@ def test_ratings_rank_the_strongest_first() -> None:
     table = ratings(games, ["z", "y", "x"])
     assert [row["strategy"] for row in table] == ["x", "y", "z"]
     assert table[0]["mu"] > table[1]["mu"] > table[2]["mu"]
+
+
+def test_a_clean_sweep_gets_a_finite_lower_elo_bound_from_wilson() -> None:
+    """Ten wins out of ten: Elo is infinite, but its lower bound is the Wilson bound's Elo."""
+    games = [game(g, ("a", "b"), (1, -1)) for g in range(10)]
+    summary = pairing_summary("a", "b", games)
+    assert summary["elo"] is None
+    low_score = 0.7225  # Wilson lower bound of 10/10 (1 - 0.2775, the 0/10 upper bound)
+    assert summary["elo_ci95"][0] == pytest.approx(
+        400 * math.log10(low_score / (1 - low_score)), abs=0.5
+    )
+    assert summary["elo_ci95"][1] is None

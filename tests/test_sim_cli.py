@@ -1,0 +1,128 @@
+"""`arena sim` end to end: files written, exit statuses, and refusals naming their cause."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sim.cli import main
+from sim.games import GAMES
+
+
+@pytest.fixture(autouse=True)
+def race_game(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(GAMES, "race", "sim_tiny_game:RaceGame")
+
+
+def sim(*args: str) -> int:
+    return main(["race", "--strategies", "greedy,random", "--quiet", *args])
+
+
+def load(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def test_results_file_has_the_schema_and_the_same_bytes_for_any_workers(tmp_path: Path) -> None:
+    """--out writes the documented keys, identical apart from "timing" for 1 and 2 workers."""
+    one, two = tmp_path / "one.json", tmp_path / "two.json"
+    assert sim("--matches", "20", "--seed", "4", "--workers", "1", "--out", str(one)) == 0
+    assert sim("--matches", "20", "--seed", "4", "--workers", "2", "--out", str(two)) == 0
+    first, second = load(one), load(two)
+    assert {"game", "seed", "matches", "failed", "pairings", "timing"} <= set(first)
+    pairing = first["pairings"][0]
+    for key in ("a", "b", "games", "wins", "draws", "losses", "win_rate", "ci95", "elo"):
+        assert key in pairing
+    assert len(pairing["elo_ci95"]) == 2
+    assert (first["game"], first["seed"], first["matches"]) == ("race", 4, 20)
+    first.pop("timing")
+    second.pop("timing")
+    assert json.dumps(first) == json.dumps(second)
+
+
+def test_plot_is_a_png(tmp_path: Path) -> None:
+    """--plot writes a PNG image."""
+    plot = tmp_path / "plot.png"
+    assert sim("--matches", "6", "--workers", "1", "--plot", str(plot)) == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_resume_of_a_finished_run_plays_nothing_and_reports_the_same(tmp_path: Path) -> None:
+    """--resume over a complete journal rewrites the same results without playing again."""
+    out = tmp_path / "r.json"
+    assert sim("--matches", "10", "--workers", "1", "--out", str(out)) == 0
+    before = load(out)
+    assert sim("--matches", "10", "--workers", "1", "--out", str(out), "--resume") == 0
+    after = load(out)
+    assert after["timing"]["played"] == 0
+    assert after["timing"]["resumed"] == 10
+    before.pop("timing")
+    after.pop("timing")
+    assert before == after
+
+
+@pytest.mark.parametrize(
+    ("args", "cause"),
+    [
+        (["--strategies", "greedy,nobody"], "unknown race strategies: nobody"),
+        (["--config", "colour=blue"], "colour"),
+        (["--config", "target"], "KEY=VALUE"),
+        (["--sprt", "elo0=x"], "not a number"),
+        (["--sprt", "elo2=3"], "KEY=NUMBER"),
+        (["--resume"], "--resume needs --out"),
+        (["--backend", "dask"], "--scheduler"),
+        (["--workers", "0"], "at least 1"),
+        (["--matches", "0"], "--matches"),
+        (["--strategies", "greedy,random,raiser", "--sprt", "elo1=10"], "exactly two"),
+        (["--logs", "somewhere"], "does not write match logs"),
+    ],
+)
+def test_bad_usage_exits_2_naming_the_cause(
+    args: list[str], cause: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad flags or values exit with status 2 and a message on stderr that names them."""
+    assert sim(*args) == 2
+    assert cause in capsys.readouterr().err
+
+
+def test_a_fresh_run_refuses_to_overwrite_an_earlier_journal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Running again without --resume keeps the earlier journal and says how to continue."""
+    out = tmp_path / "r.json"
+    assert sim("--matches", "4", "--workers", "1", "--out", str(out)) == 0
+    journal = out.with_name("r.json.journal")
+    kept = journal.read_text()
+    assert sim("--matches", "4", "--workers", "1", "--out", str(out)) == 2
+    assert "--resume" in capsys.readouterr().err
+    assert journal.read_text() == kept
+
+
+def test_dungeon_logs_one_match_log_per_match(tmp_path: Path) -> None:
+    """--logs DIR writes one complete match log for each match played."""
+    logs = tmp_path / "logs"
+    status = main(
+        [
+            "dungeon",
+            "--strategies",
+            "rusher,random",
+            "--matches",
+            "2",
+            "--workers",
+            "1",
+            "--quiet",
+            "--config",
+            "nodes=300",
+            "radius=0.1",
+            "draw_steps=5",
+            "--logs",
+            str(logs),
+        ]
+    )
+    assert status == 0
+    written = sorted(p.name for p in logs.iterdir())
+    assert len(written) == 2
+    assert all(name.startswith("dungeon-") and name.endswith(".jsonl") for name in written)
