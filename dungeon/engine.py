@@ -172,6 +172,24 @@ class Match:
         """ "shrine", "forfeit", "time", or None while the match runs."""
         return self._end_reason
 
+    def snapshot(self) -> dict[str, Any]:
+        """The whole mutable state as plain JSON-ready data (equal snapshots: equal futures)."""
+        return {
+            "seed": self.seed,
+            "locations": [list(team) for team in self._locations],
+            "pending": sorted(
+                [agent.team, agent.agent, pending.to, pending.crossing]
+                for agent, pending in self._pending.items()
+            ),
+            "npcs": sorted(self._npcs),
+            "crossings": self._crossings,
+            "sightings": [sorted(map(list, self._sightings.told(i))) for i in range(12)],
+            "generator": self.generator_state,
+            "begun": self._begun,
+            "winner": self._winner,
+            "end_reason": self._end_reason,
+        }
+
     def clone(self) -> Match:
         """An independent copy (the dungeon, immutable, is shared)."""
         twin = copy.copy(self)
@@ -190,8 +208,9 @@ class Match:
             raise RuntimeError("Match.begin() called twice")
         self._begun = True
         dungeon = self.dungeon
-        nodes = dungeon.positions.tolist()
-        edges = dungeon.edges.tolist()
+        # Tuples once for all twelve: the messages keep tuples as they are instead of copying.
+        nodes = tuple(map(tuple, dungeon.positions.tolist()))
+        edges = tuple(map(tuple, dungeon.edges.tolist()))
         messages = [
             Outbound(
                 agent,

@@ -91,7 +91,8 @@ def optimum(problem: Clauses, switches: int) -> int:
     formula = WCNF()
     for clause in clauses:
         formula.append(clause, weight=1)
-    with RC2(formula) as maxsat:
+    # MiniSat 2.2 as RC2's oracle: measured faster than its default Glucose 3 on 20/85 cores.
+    with RC2(formula, solver="m22") as maxsat:
         if maxsat.compute() is None:  # only hard clauses can make it infeasible; we have none
             raise AssertionError("RC2 found no assignment for a formula of soft clauses only")
         return int(maxsat.cost)

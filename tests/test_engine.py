@@ -571,3 +571,17 @@ def test_same_seed_and_inputs_give_the_same_match() -> None:
     to = quiet_node(first, first.location(HENCH1))
     assert cross(first, HENCH1, to, safely=False) == cross(second, HENCH1, to, safely=False)
     assert first.generator_state == second.generator_state
+
+
+def test_a_clone_plays_on_alone_and_equal_snapshots_give_equal_futures() -> None:
+    """clone() copies the whole state: playing the clone leaves the original unchanged."""
+    match = new_match(seed=5)
+    walk(match, HENCH0, quiet_node(match, match.location(HENCH0)))
+    twin = match.clone()
+    assert twin.snapshot() == match.snapshot()
+    before = match.snapshot()
+    to = quiet_node(twin, twin.location(HENCH1))
+    played = cross(twin, HENCH1, to, safely=False)
+    assert match.snapshot() == before
+    assert cross(match, HENCH1, to, safely=False) == played
+    assert match.snapshot() == twin.snapshot()
