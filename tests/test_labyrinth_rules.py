@@ -298,3 +298,13 @@ def test_serialisation_names_the_whole_position() -> None:
     second.labyrinth.energies[1] += 1
     assert first.serialize() != second.serialize()
     assert first.labyrinth.maze_text() in first.serialize()
+
+
+def test_game_options_override_the_config_and_unknown_ones_are_named() -> None:
+    """LabyrinthGame(width=7, max_turns=50) fixes the width and turn limit; a typo is an error."""
+    game = LabyrinthGame(width=7, height=5, max_turns=50)
+    assert game.info.max_game_length == 50
+    labyrinth = game.new_initial_state(3).labyrinth
+    assert (labyrinth.width, labyrinth.height) == (7, 5)
+    with pytest.raises(ValueError, match="unknown labyrinth option 'max_turn'"):
+        LabyrinthGame(max_turn=5)

@@ -11,6 +11,7 @@ Returns: +1 for the winner, -1 for the loser, 0 each for a draw at the turn limi
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Self
@@ -123,8 +124,22 @@ def match_stats(state: LabyrinthState) -> list[dict[str, float]]:
 class LabyrinthGame:
     """The registry entry ``sim.games.labyrinth.game:LabyrinthGame``."""
 
-    def __init__(self, config: LabyrinthConfig | None = None) -> None:
-        self.config = config if config is not None else LabyrinthConfig()
+    def __init__(self, config: LabyrinthConfig | None = None, **options: Any) -> None:
+        """``options`` override fields of the config (``arena sim --config max_turns=500``);
+        ``width`` and ``height`` fix the maze size."""
+        config = config if config is not None else LabyrinthConfig()
+        sizes = {"width": "width_range", "height": "height_range"}
+        fields = {field.name for field in dataclasses.fields(LabyrinthConfig)}
+        changes: dict[str, Any] = {}
+        for key, value in options.items():
+            if key in sizes:
+                changes[sizes[key]] = (value, value)
+            elif key in fields:
+                changes[key] = value
+            else:
+                known = ", ".join(sorted(fields | set(sizes)))
+                raise ValueError(f"unknown labyrinth option {key!r}; known: {known}")
+        self.config = dataclasses.replace(config, **changes)
         self.info = GameInfo(
             name="labyrinth",
             num_players=2,

@@ -1,0 +1,76 @@
+"""Labyrinth: games per second on one core, and the rotator's win rate against ASTAR.
+
+Each pairing plays paired games (every seed twice, seats swapped) in this one process, on the
+seeds ``arena sim --seed 0`` uses, so the win rate row is the figure of
+``arena sim labyrinth --strategies rotator,astar --matches 2000 --workers 1``. Draws (the turn
+limit) count as non-wins. Target (issue 7): rotator > 60% of 1000 paired games against astar,
+in a few minutes on one core.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+from bench.common import print_table
+from sim.games.labyrinth.game import LabyrinthGame
+
+try:  # the simulator's seed list, when the runner is installed
+    from sim.runner import match_seeds
+except ImportError:  # pragma: no cover - the runner ships with the project
+
+    def match_seeds(seed: int, count: int) -> list[int]:
+        return list(range(seed, seed + count))
+
+
+#: (first strategy, second strategy, paired seeds)
+PAIRINGS = [
+    ("astar", "play_random", 500),
+    ("astar", "play_random_norot", 500),
+    ("rotator", "astar", 1000),
+    ("rotator", "play_random", 250),
+]
+
+
+def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate."""
+    rate = wins / games
+    centre = rate + z * z / (2 * games)
+    spread = z * math.sqrt(rate * (1 - rate) / games + z * z / (4 * games * games))
+    scale = 1 + z * z / games
+    return (centre - spread) / scale, (centre + spread) / scale
+
+
+def measure(first: str, second: str, pairs: int) -> list[object]:
+    game = LabyrinthGame()
+    wins = draws = plies = 0
+    started = time.perf_counter()
+    for seed in match_seeds(0, pairs):
+        for seats in ([first, second], [second, first]):
+            result = game.play(seed, seats)
+            plies += result.length
+            if result.winner is None:
+                draws += 1
+            elif seats[result.winner] == first:
+                wins += 1
+    elapsed = time.perf_counter() - started
+    games = 2 * pairs
+    low, high = wilson(wins, games)
+    return [
+        f"{first} vs {second}",
+        games,
+        f"{games / elapsed:.1f}",
+        f"{elapsed:.1f}",
+        f"{wins / games:.3f} [{low:.3f}, {high:.3f}]",
+        draws,
+        f"{plies / games:.1f}",
+    ]
+
+
+def main() -> None:
+    rows = [measure(first, second, pairs) for first, second, pairs in PAIRINGS]
+    print_table(
+        "Labyrinth on one core (paired seeds of arena sim --seed 0)",
+        ["pairing", "games", "games/s", "seconds", "first wins [95% CI]", "draws", "plies"],
+        rows,
+    )
