@@ -47,6 +47,7 @@ usage: {PROG} phase=placement penguins=N IN OUT [strategy=NAME] [id=TEXT] [seed=
        {PROG} phase=movement IN OUT [strategy=NAME] [id=TEXT] [seed=N] [budget=N]
        {PROG} name [strategy=NAME] [id=TEXT]
        {PROG} play [--opponent STRATEGY] [--rows R] [--cols C] [--seed S] ...
+       {PROG} master --player COMMAND --player COMMAND ... [--seed S] [--timeout SEC] ...
 Arguments may come in any order; IN and OUT may be the same file.
 Strategies: {", ".join(STRATEGIES)}.
 Exit codes: 0 moved, 1 cannot move, 2 bad input file or usage, 3 internal error."""
@@ -239,6 +240,10 @@ def main(argv: list[str] | None = None) -> int:
         from sim.games.penguins.interactive import main as play_main
 
         return play_main(args[1:])
+    if args and args[0] == "master":
+        from sim.games.penguins.master import main as master_main
+
+        return master_main(args[1:])
     if args and args[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0
