@@ -269,7 +269,7 @@ class Match:
             return _error(agent, f"move: node {to} is the other team's start")
         if to == self.dungeon.shrine[enemy]:
             return _error(agent, f"move: node {to} is the other team's shrine")
-        problem, _ = draw_for_policy(self._rng, self.config)
+        problem, draws = draw_for_policy(self._rng, self.config)
         crossing = self._crossings
         self._crossings += 1
         traps = problem.tolist()
@@ -283,6 +283,8 @@ class Match:
             "to": to,
             "switches": self.config.switches,
             "traps": traps,
+            # Problems drawn to hand out this one (over 1 only under the satisfiable policy).
+            "draws": draws,
         }
         return Output([Outbound(agent, sat)], [event])
 

@@ -71,7 +71,9 @@ def test_summary_reports_counts_and_start_to_shrine_hops(
 def test_png_draws_a_picture(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """--png writes a PNG image of the dungeon."""
     target = tmp_path / "dungeon.png"
-    code, _, _ = run(capsys, "--seed", "5", "--png", str(target), "--config", "nodes=200", "radius=0.13")
+    code, _, _ = run(
+        capsys, "--seed", "5", "--png", str(target), "--config", "nodes=200", "radius=0.13"
+    )
     assert code == 0
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert target.stat().st_size > 10_000
