@@ -10,10 +10,12 @@ in a few minutes on one core.
 from __future__ import annotations
 
 import math
+import random
+import statistics
 import time
 
 from bench.common import print_table
-from sim.games.labyrinth.game import LabyrinthGame
+from sim.games.labyrinth.game import STRATEGIES, LabyrinthGame
 
 try:  # the simulator's seed list, when the runner is installed
     from sim.runner import match_seeds
@@ -67,10 +69,42 @@ def measure(first: str, second: str, pairs: int) -> list[object]:
     ]
 
 
+def decision_times(name: str, opponent: str, pairs: int) -> list[object]:
+    """Milliseconds per decision of ``name`` over paired games against ``opponent``."""
+    game = LabyrinthGame()
+    samples: list[float] = []
+    for seed in match_seeds(0, pairs):
+        for seats in ([name, opponent], [opponent, name]):
+            state = game.new_initial_state(seed)
+            bots = [STRATEGIES[seat]() for seat in seats]
+            rng = random.Random(seed)
+            while not state.is_terminal():
+                mover = state.labyrinth.to_move
+                started = time.perf_counter()
+                action = bots[mover].step(state, rng)
+                if seats[mover] == name:
+                    samples.append((time.perf_counter() - started) * 1000)
+                state.apply_action(action)
+    samples.sort()
+    return [
+        f"{name} vs {opponent}",
+        len(samples),
+        f"{statistics.median(samples):.3f}",
+        f"{statistics.fmean(samples):.3f}",
+        f"{samples[int(0.99 * len(samples))]:.2f}",
+        f"{samples[-1]:.2f}",
+    ]
+
+
 def main() -> None:
     rows = [measure(first, second, pairs) for first, second, pairs in PAIRINGS]
     print_table(
         "Labyrinth on one core (paired seeds of arena sim --seed 0)",
         ["pairing", "games", "games/s", "seconds", "first wins [95% CI]", "draws", "plies"],
         rows,
+    )
+    print_table(
+        "Labyrinth: milliseconds per decision",
+        ["bot", "decisions", "median", "mean", "p99", "max"],
+        [decision_times("rotator", "astar", 200), decision_times("astar", "play_random", 200)],
     )
