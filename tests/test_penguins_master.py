@@ -1,0 +1,236 @@
+"""The Penguins game master: it runs programs in turn, judges every call against the board
+before it, disqualifies cheats and failures, and goes on without them.
+
+Programs here are functions behind a fake runner (the master's only contact with processes), so
+timeouts and crashes need no real time; the honest program is the real player's ``main``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from sim.games.floes import MOVEMENT, PLACEMENT
+from sim.games.penguins import player
+from sim.games.penguins.boardfile import parse
+from sim.games.penguins.master import (
+    Outcome,
+    Program,
+    judge,
+    legal_action_exists,
+    ranking,
+    run_game,
+)
+
+START = "3 4\n10 20 10 30\n20 10 30 10\n10 30 20 10\n"
+
+Behaviour = Callable[[list[str], Path], Outcome]
+
+
+def honest(argv: list[str], cwd: Path) -> Outcome:
+    """The real player program, in-process, on the files of its working directory."""
+    args = [str(cwd / a) if a == "board.txt" else a for a in argv[1:]]
+    return Outcome(player.main(args))
+
+
+def cheater(change: Callable[[str], str], when: str = MOVEMENT) -> Behaviour:
+    """Plays honestly, except that in phase ``when`` it rewrites the board with ``change``."""
+
+    def behave(argv: list[str], cwd: Path) -> Outcome:
+        if f"phase={when}" not in argv:
+            return honest(argv, cwd)
+        board = cwd / "board.txt"
+        board.write_text(change(board.read_text()))
+        return Outcome(0)
+
+    return behave
+
+
+def steal(text: str) -> str:
+    """Adds 5 fish to the first player's score."""
+    lines = text.split("\n")
+    rows = int(lines[0].split()[0])
+    ident, number, score = lines[rows + 1].split()
+    lines[rows + 1] = f"{ident} {number} {int(score) + 5}"
+    return "\n".join(lines)
+
+
+def teleport(text: str) -> str:
+    """Moves its penguin to the farthest floe with fish, wherever that is."""
+    board = parse(text)
+    me = board.players[-1]
+    src = board.owner.index(me.number)
+    dst = max(t for t, f in enumerate(board.fish) if f)
+    gained = board.fish[dst]
+    board.owner[src], board.owner[dst], board.fish[dst] = 0, me.number, 0
+    me.score += gained
+    return board.render()
+
+
+def runner_of(behaviours: dict[str, Behaviour], calls: list[list[str]]) -> Callable[..., Outcome]:
+    def run(argv: Sequence[str], cwd: Path, timeout: float) -> Outcome:
+        calls.append(list(argv))
+        return behaviours[argv[0]](list(argv), cwd)
+
+    return run
+
+
+def play(
+    tmp_path: Path, behaviours: dict[str, Behaviour], penguins: int = 2
+) -> tuple[list[Program], str, list[dict[str, object]], list[list[str]]]:
+    programs = []
+    for index, name in enumerate(behaviours, start=1):
+        directory = tmp_path / f"player{index}"
+        directory.mkdir()
+        programs.append(Program([name, f"id={name}"], name=name, directory=directory))
+    log: list[dict[str, object]] = []
+    calls: list[list[str]] = []
+    final = run_game(programs, parse(START), penguins, log.append, runner_of(behaviours, calls))
+    return programs, final.render(), log, calls
+
+
+def test_honest_game_runs_to_the_end(tmp_path: Path) -> None:
+    """Two honest programs place, move until both return 1 in a round, and are ranked."""
+    programs, final, log, calls = play(tmp_path, {"a": honest, "b": honest})
+    assert [p.disqualified for p in programs] == [None, None]
+    board = parse(final)
+    assert sorted(board.owner.count(n) for n in (1, 2)) == [2, 2]
+    assert not any(legal_action_exists(board, name, MOVEMENT, 2) for name in "ab")
+    # The last round of each phase is all exit 1; the first call places with penguins=2.
+    assert calls[0] == ["a", "id=a", "phase=placement", "penguins=2", "board.txt", "board.txt"]
+    assert [e["verdict"] for e in log[-2:]] == ["cannot_move", "cannot_move"]
+    assert sum(board.fish) + sum(p.score for p in board.players) == sum(parse(START).fish)
+    places = ranking(programs, board)
+    assert places[0][2] >= places[1][2]
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "reason"),
+    [
+        (cheater(steal), "changed the score of 'a'"),
+        (cheater(teleport), "not in a straight free line"),
+        (cheater(lambda text: "hello\n"), "malformed board file: line 1"),
+        (cheater(lambda text: text), "changed 0 fields"),
+        (cheater(lambda text: text.replace("10", "11", 1), PLACEMENT), "malformed"),
+        (lambda argv, cwd: Outcome(1), "exit 1 (cannot move) while a legal move existed"),
+        (lambda argv, cwd: Outcome(3, "boom"), "exit code 3"),
+        (lambda argv, cwd: Outcome(2), "exit code 2"),
+        (lambda argv, cwd: Outcome(None), "timed out"),
+        (lambda argv, cwd: Outcome(-9), "exit code -9"),
+    ],
+)
+def test_cheats_and_failures_disqualify_and_the_game_goes_on(
+    tmp_path: Path, behaviour: Behaviour, reason: str
+) -> None:
+    """A program that breaks the rules or fails is disqualified, its write is discarded, and the
+    other program plays on to the end."""
+    programs, final, log, _ = play(tmp_path, {"a": honest, "b": behaviour})
+    assert programs[0].disqualified is None
+    assert programs[1].disqualified is not None
+    assert reason in programs[1].disqualified
+    board = parse(final)
+    assert not legal_action_exists(board, "a", MOVEMENT, 2)
+    assert sum(board.fish) + sum(p.score for p in board.players) == sum(parse(START).fish)
+    assert any(e.get("verdict") == "disqualified" and e["player"] == "b" for e in log)
+    assert ranking(programs, board)[-1][0] is None  # the disqualified have no place
+
+
+def test_a_planted_link_never_redirects_the_masters_writes(tmp_path: Path) -> None:
+    """A program that replaces its board file by a link to another file is disqualified, and
+    the master's next write replaces the link instead of writing through it."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("keep me\n")
+
+    def plant(argv: list[str], cwd: Path) -> Outcome:
+        board = cwd / "board.txt"
+        board.unlink()
+        board.symlink_to(secret)
+        return Outcome(0)
+
+    programs, _, _, _ = play(tmp_path, {"a": honest, "b": plant})
+    assert programs[1].disqualified is not None
+    assert "not a regular file" in programs[1].disqualified
+    assert secret.read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize(
+    ("after", "phase", "reason"),
+    [
+        ("3 4\n01 20 10 30\n20 10 30 10\n10 30 20 10\nx 1 1\n", PLACEMENT, None),
+        ("3 4\n01 20 10 30\n20 10 30 10\n10 30 20 10\nx 1 2\n", PLACEMENT, "added 2"),
+        ("3 4\n10 01 10 30\n20 10 30 10\n10 30 20 10\nx 1 2\n", PLACEMENT, "not a free floe"),
+        ("3 4\n01 20 01 30\n20 10 30 10\n10 30 20 10\nx 1 2\n", PLACEMENT, "exactly one"),
+        ("3 4\n01 20 10 30\n20 10 30 10\n10 30 20 10\ny 1 1\n", PLACEMENT, "its name is 'x'"),
+        ("4 4\n01 20 10 30\n20 10 30 10\n10 30 20 10\n10 10 10 10\nx 1 1\n", PLACEMENT, "size"),
+    ],
+)
+def test_judge_placements(after: str, phase: str, reason: str | None) -> None:
+    """A placement must turn one free one-fish floe into the mover's penguin and add 1."""
+    judged, description = judge(parse(START), after, "x", phase, 2)
+    if reason is None:
+        assert judged is not None
+        assert "row 1, column 1" in description
+    else:
+        assert judged is None
+        assert reason in description
+
+
+#: y's penguin on the right; leftwards a 3, a 2, then a hole. x's penguin on the far left.
+BEFORE_MOVE = "1 5\n01 00 20 30 02\nx 1 1\ny 2 1\n"
+
+
+@pytest.mark.parametrize(
+    ("after", "reason"),
+    [
+        ("1 5\n01 00 20 02 00\nx 1 1\ny 2 4\n", None),
+        ("1 5\n01 00 02 30 00\nx 1 1\ny 2 3\n", None),
+        ("1 5\n01 02 20 30 00\nx 1 1\ny 2 1\n", "not in a straight free line"),
+        (
+            "1 5\n01 00 02 30 00\nx 1 1\ny 2 4\n",
+            "added 3 to its score, but the floe it landed on had 2",
+        ),
+        ("1 5\n01 00 02 30 00\nx 1 2\ny 2 3\n", "changed the score of 'x'"),
+        ("1 5\n00 01 20 30 02\nx 1 1\ny 2 1\n", "not one of its penguins"),
+        ("1 5\n01 00 20 30 02\nx 1 1\ny 2 1\n", "changed 0 fields"),
+        ("1 5\n01 00 20 30 02\nx 1 1\n", "malformed board file: line 2, field 5"),
+    ],
+)
+def test_judge_moves(after: str, reason: str | None) -> None:
+    """A move must take the mover's own penguin along a free straight line, empty the floe it
+    leaves, and add exactly the fish where it lands."""
+    judged, description = judge(parse(BEFORE_MOVE), after, "y", MOVEMENT, 2)
+    if reason is None:
+        assert judged is not None
+        assert "->" in description
+    else:
+        assert judged is None
+        assert reason in description
+
+
+def test_master_command_runs_real_programs(tmp_path: Path) -> None:
+    """`arena penguins master` runs two real player processes to the end and prints a ranking,
+    keeping a log line per call and the final board."""
+    player_script = str(Path(sys.executable).parent / "penguins-player")
+    arena = str(Path(sys.executable).parent / "arena")
+    done = subprocess.run(
+        [
+            arena, "penguins", "master",
+            "--player", f"{player_script} strategy=greedy id=g",
+            "--player", f"{player_script} strategy=random id=r",
+            "--rows", "3", "--cols", "4", "--penguins", "1", "--seed", "2",
+            "--workdir", str(tmp_path),
+        ],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("1. ")
+    assert {"g", "r"} == {line.split()[1] for line in lines[:2]}
+    assert "disqualified" not in done.stdout
+    assert (tmp_path / "log.jsonl").read_text().count('"event": "call"') >= 6
+    final = parse((tmp_path / "board.txt").read_text())
+    assert [p.ident for p in final.players] == ["g", "r"]
