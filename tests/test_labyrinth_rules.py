@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from sim.games.labyrinth.game import LabyrinthGame, LabyrinthState
-from sim.games.labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType, ReturnCode
+from sim.games.labyrinth.rules import (
+    Labyrinth,
+    LabyrinthConfig,
+    Move,
+    MoveType,
+    ReturnCode,
+    format_move,
+    parse_move,
+)
 
 UP, DOWN, LEFT, RIGHT, STAY = (
     MoveType.MOVE_UP,
@@ -308,3 +318,36 @@ def test_game_options_override_the_config_and_unknown_ones_are_named() -> None:
     assert (labyrinth.width, labyrinth.height) == (7, 5)
     with pytest.raises(ValueError, match="unknown labyrinth option 'max_turn'"):
         LabyrinthGame(max_turn=5)
+
+
+def test_the_protocols_maze_text_round_trips() -> None:
+    """from_maze_text(maze_text()) rebuilds the same walls."""
+    original = maze("#...#", ".#.#.", ".....", "..#..", "##.##")
+    copy = Labyrinth.from_maze_text(5, 5, original.maze_text())
+    assert copy.walls == original.walls
+
+
+@pytest.mark.parametrize(
+    ("text", "cause"),
+    [("0" * 24, "24 characters, expected 5 x 5 = 25"), ("0" * 24 + "x", "found ['x']")],
+)
+def test_a_bad_maze_text_is_refused_naming_the_cause(text: str, cause: str) -> None:
+    """Wrong length or characters other than 0 and 1 raise ValueError saying which."""
+    with pytest.raises(ValueError, match=re.escape(cause)):
+        Labyrinth.from_maze_text(5, 5, text)
+
+
+@pytest.mark.parametrize(
+    ("text", "move"), [("7 -1", Move(7, -1)), ("2 3", Move(2, 3)), (" 8  0 ", Move(8, 0))]
+)
+def test_protocol_move_text_round_trips(text: str, move: Move) -> None:
+    """'<type> <value>' parses to the move and formats back."""
+    assert parse_move(text) == move
+    assert parse_move(format_move(move)) == move
+
+
+@pytest.mark.parametrize("text", ["", "7", "7 -1 2", "up 1", "7 x"])
+def test_bad_move_text_is_refused(text: str) -> None:
+    """Anything but two integers is a ValueError naming the text."""
+    with pytest.raises(ValueError, match="a move"):
+        parse_move(text)

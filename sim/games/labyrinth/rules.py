@@ -31,6 +31,8 @@ __all__ = [
     "Move",
     "MoveType",
     "ReturnCode",
+    "format_move",
+    "parse_move",
 ]
 
 
@@ -157,6 +159,21 @@ class Labyrinth:
         self.over = False
         self.winner: int | None = None
         self.end_reason = ""
+
+    @classmethod
+    def from_maze_text(
+        cls, width: int, height: int, text: str, config: LabyrinthConfig | None = None
+    ) -> Labyrinth:
+        """The initial position from the protocol's maze: L*H characters '0' free, '1' wall."""
+        if len(text) != width * height:
+            raise ValueError(
+                f"maze text has {len(text)} characters, expected {width} x {height} = "
+                f"{width * height}"
+            )
+        unexpected = sorted(set(text) - {"0", "1"})
+        if unexpected:
+            raise ValueError(f"maze text may hold only '0' and '1', found {unexpected}")
+        return cls(width, height, bytes(char == "1" for char in text), config)
 
     def clone(self) -> Labyrinth:
         copy = Labyrinth.__new__(Labyrinth)
@@ -286,6 +303,22 @@ class Labyrinth:
     def maze_text(self) -> str:
         """The maze as the protocol's GET_GAME_DATA sends it: L*H characters '0'/'1', by rows."""
         return self.walls.translate(_DIGITS).decode("ascii")
+
+
+def parse_move(text: str) -> Move:
+    """A move from the protocol's ``"<type> <value>"`` text (as after PLAY_MOVE / GET_MOVE)."""
+    fields = text.split()
+    if len(fields) != 2:
+        raise ValueError(f"a move is '<type> <value>', got {text!r}")
+    try:
+        return Move(int(fields[0]), int(fields[1]))
+    except ValueError:
+        raise ValueError(f"a move's type and value are integers, got {text!r}") from None
+
+
+def format_move(move: Move) -> str:
+    """The protocol's ``"<type> <value>"`` text of a move."""
+    return f"{int(move[0])} {int(move[1])}"
 
 
 _DIGITS = bytes.maketrans(b"\x00\x01", b"01")
