@@ -54,6 +54,8 @@ def _verify(args: argparse.Namespace) -> int:
     if verdict.difference is not None:
         difference = verdict.difference
         print(f"FAIL {args.log} line {difference.line}: the re-run differs from the log")
+        if difference.where is not None:
+            print(f"  first difference: {difference.where}")
         print(f"  expected: {difference.expected}")
         print(f"  found:    {difference.found}")
         return 1

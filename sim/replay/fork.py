@@ -27,7 +27,7 @@ from protocol.matchlog import (
     output_records,
     software_version,
 )
-from sim.replay.rerun import engine_input, new_match
+from sim.replay.rerun import divergence, engine_input, new_match
 from sim.replay.timeline import who
 
 if TYPE_CHECKING:
@@ -220,9 +220,11 @@ def _replay_prefix(
                 writer.optimum(int(line.data["crossing"]), line.data.get("value"))
         elif expected:
             found = {k: v for k, v in line.data.items() if k not in ("seq", "t")}
-            if expected.popleft() != found:
+            want = expected.popleft()
+            if want != found:
                 raise ForkError(
-                    f"line {line.line}: the log does not re-run (see arena replay verify)"
+                    f"line {line.line}: the log does not re-run ({divergence(want, found)}); "
+                    f"see arena replay verify"
                 )
     return inputs
 

@@ -42,6 +42,8 @@ class Difference:
     line: int
     expected: str
     found: str
+    #: where inside the event they first differ (a field path), when both are events
+    where: str | None = None
 
 
 @dataclass(slots=True)
@@ -89,11 +91,40 @@ def engine_input(line: LogLine) -> EngineInput:
     raise ValueError(f"line {line.line}: unknown input kind {kind!r}")
 
 
-def _show(record: dict[str, Any] | None, limit: int = 400) -> str:
+def _show(record: Any, limit: int = 400) -> str:
     if record is None:
         return "(nothing)"
     text = json.dumps(record, separators=(", ", ": "))
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_MISSING = object()
+
+
+def divergence(expected: Any, found: Any, path: str = "") -> str | None:
+    """Where two plain-data values first differ, e.g. ``traps[23][1]: 5 != -5``; None if equal."""
+    if isinstance(expected, dict) and isinstance(found, dict):
+        for key in [*expected, *(k for k in found if k not in expected)]:
+            want, got = expected.get(key, _MISSING), found.get(key, _MISSING)
+            where = f"{path}.{key}" if path else str(key)
+            if want is _MISSING or got is _MISSING:
+                side = "the re-run" if want is _MISSING else "the log"
+                return f"{where}: missing from {side}"
+            inner = divergence(want, got, where)
+            if inner is not None:
+                return inner
+        return None
+    if isinstance(expected, list) and isinstance(found, list):
+        for index, (want, got) in enumerate(zip(expected, found, strict=False)):
+            inner = divergence(want, got, f"{path}[{index}]")
+            if inner is not None:
+                return inner
+        if len(expected) != len(found):
+            return f"{path}: {len(expected)} items expected, {len(found)} found"
+        return None
+    if expected != found or type(expected) is not type(found):
+        return f"{path or 'value'}: expected {_show(expected, 80)}, found {_show(found, 80)}"
+    return None
 
 
 def _logged(line: LogLine) -> dict[str, Any]:
@@ -153,7 +184,8 @@ def verify_log(log: MatchLog, *, check_optimum: bool = False) -> Verdict:
         found = _logged(line)
         want = expected.popleft() if expected else None
         if want != found:
-            verdict.difference = Difference(line.line, _show(want), _show(found))
+            where = None if want is None else divergence(want, found)
+            verdict.difference = Difference(line.line, _show(want), _show(found), where)
             return verdict
         if found["event"] == "trap_problem":
             problems[found.get("crossing", -1)] = found

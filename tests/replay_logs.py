@@ -1,0 +1,87 @@
+"""Real match logs for the replay tests: written by the server, the simulator, and a bare engine.
+
+Small dungeons (300 nodes, wider corridors) keep each match well under a second.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from protocol.matchlog import chain_hash
+
+SMALL: dict[str, Any] = {"nodes": 300, "radius": 0.11}
+
+
+def server_log(directory: Path, seed: int = 3) -> Path:
+    """One real match over loopback TCP (``client.match.play_match`` through ``server.serve``),
+    with trap optimum checks, logged by the server."""
+    import trio
+
+    from client.match import play_match
+    from dungeon.config import RulesConfig
+    from dungeon.traps import optimum
+
+    async def play() -> Path | None:
+        report = await play_match(
+            ("reference", "rusher"),
+            seed=seed,
+            config=RulesConfig(**SMALL),
+            log_dir=directory,
+            checker=optimum,
+        )
+        return report.log_path
+
+    path = trio.run(play)
+    assert path is not None, "the server wrote no log"
+    return path
+
+
+def sim_log(path: Path, seed: int = 5, seats: tuple[str, str] = ("reference", "rusher")) -> Path:
+    """One headless match of the simulator's dungeon driver, logged on request."""
+    from sim.games.dungeon import DungeonGame
+
+    DungeonGame(optimum=True, **SMALL).play_logged(seed, list(seats), path)
+    return path
+
+
+def engine_log(path: Path, seed: int = 7, steps: int = 40) -> Path:
+    """The engine driven directly (no server, no simulator) through the writer: random walkers,
+    which die often, so the log has trap deaths and a draw by TimeUp."""
+    import numpy as np
+
+    from client.strategies.base import make_strategy
+    from dungeon.config import RulesConfig
+    from dungeon.engine import Match
+    from protocol.matchlog import MatchLogWriter, software_version
+    from sim.replay.headless import deliver, play_steps
+
+    config = RulesConfig(**SMALL)
+    with path.open("w", encoding="utf-8") as stream:
+        writer = MatchLogWriter(stream)
+        writer.header(
+            seed=seed, config=config.to_dict(), version=software_version(), match="bare",
+            source="sim",
+        )  # fmt: skip
+        match = Match(seed, config)
+        teams = [make_strategy("random", 0, seed), make_strategy("random", 1, seed + 1)]
+        output = match.begin()
+        writer.output(output)
+        deliver(output, teams)
+        play_steps(
+            match, teams, np.random.default_rng(seed), steps, before=writer.input,
+            after=writer.output,
+        )  # fmt: skip
+        writer.close(reason=match.end_reason or "over")
+    return path
+
+
+def rechain(lines: list[dict[str, Any]]) -> str:
+    """Lines (parsed) re-hashed into a valid chain: what a forger who knows the format writes."""
+    out, previous = [], ""
+    for line in lines:
+        line = {key: value for key, value in line.items() if key != "hash"}
+        line["hash"] = previous = chain_hash(previous, line)
+        out.append(json.dumps(line) + "\n")
+    return "".join(out)
