@@ -8,6 +8,7 @@ milliseconds, so nothing heavy (numpy, trio, networkx) may load on their path.
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -43,7 +44,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"arena: unknown command {command!r}\n\n{usage()}", file=sys.stderr)
         return 2
     module = importlib.import_module(SUBCOMMANDS[command][0])
-    result: int = module.main(rest)
+    try:
+        result: int = module.main(rest)
+    except BrokenPipeError:
+        # The reader went away (`arena dungeon --json | head`): not an error of ours. Point
+        # stdout at devnull so the interpreter's final flush does not raise again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return result
 
 

@@ -1,0 +1,57 @@
+"""The `arena` front door: every subcommand exists, help works, and bad usage is a clear error."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+
+import pytest
+
+from sim.arena import SUBCOMMANDS, main
+
+
+@pytest.mark.parametrize("command", sorted(SUBCOMMANDS))
+def test_every_listed_subcommand_has_a_main(command: str) -> None:
+    """Each command of the table names a module with a main(argv) entry point."""
+    module = importlib.import_module(SUBCOMMANDS[command][0])
+    assert callable(module.main)
+
+
+def test_no_arguments_prints_the_commands_and_fails(capsys: pytest.CaptureFixture[str]) -> None:
+    """`arena` alone lists every command and exits 2 (a usage error)."""
+    assert main([]) == 2
+    out = capsys.readouterr().out
+    assert all(command in out for command in SUBCOMMANDS)
+
+
+def test_help_lists_the_commands_and_succeeds(capsys: pytest.CaptureFixture[str]) -> None:
+    """`arena --help` lists every command with its description and exits 0."""
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert all(text in out for _, text in SUBCOMMANDS.values())
+
+
+def test_an_unknown_command_is_named_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped command exits 2 and says which word was not understood."""
+    assert main(["fihs"]) == 2
+    assert "unknown command 'fihs'" in capsys.readouterr().err
+
+
+def test_a_reader_that_closes_early_is_not_an_error() -> None:
+    """Piping into a reader that stops (`| head`) ends quietly with status 0, no traceback."""
+    script = (
+        "import sys, sim.arena as a; a.SUBCOMMANDS['spam'] = ('tests._spam', '');"
+        "sys.modules['tests._spam'] = type(sys)('spam');"
+        "sys.modules['tests._spam'].main = lambda argv: [print('x' * 1000) for _ in range(10**4)];"
+        "sys.exit(a.main(['spam']))"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as proc:
+        assert proc.stdout is not None
+        assert proc.stderr is not None
+        proc.stdout.read(10)
+        proc.stdout.close()
+        assert proc.wait(timeout=60) == 0
+        assert b"Traceback" not in proc.stderr.read()
