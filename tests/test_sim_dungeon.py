@@ -183,3 +183,24 @@ def test_state_solve_applies_the_assignment_bits() -> None:
     state.apply_action(2**20 - 1)
     assert state.match.pending(agent) is None
     assert state.match.crossings == 1
+
+
+def test_the_figures_optimum_shortcuts_agree_with_the_exact_optimum() -> None:
+    """Knowing an achieved k bounds the optimum: the k = 0 and k = 1 shortcuts give the exact
+    value (the spec's 20/85 problems, a quarter of them unsatisfiable)."""
+    import numpy as np
+
+    from dungeon.traps import draw_problem, optimum
+    from sim.games.dungeon import TeamFigures
+
+    figures = TeamFigures(switches=20, with_optimum=True)
+    rng = np.random.Generator(np.random.PCG64(5))
+    values = []
+    for _ in range(24):
+        problem = draw_problem(rng, 20, 85)
+        exact = optimum(problem, 20)
+        values.append(exact)
+        for active in (exact, exact + 1, exact + 2):
+            assert figures._optimum(problem.tolist(), active) == exact
+    assert 0 in values
+    assert any(v > 0 for v in values), "some problems cannot be fully disarmed"

@@ -96,8 +96,7 @@ class TeamFigures:
                 self.trap_deaths[team] += 0 if event["survived"] else 1
                 problem = self._problems.pop(event["crossing"], None)
                 if problem is not None:
-                    # The optimum never exceeds what was achieved: no solver call for k = 0.
-                    value = self._optimum(problem) if event["active"] else 0
+                    value = self._optimum(problem, event["active"])
                     self.optimum[team] += value
                     computed.append((event["crossing"], value))
             elif kind == "kill":
@@ -106,10 +105,17 @@ class TeamFigures:
                 self.npc_kills[event["agent"][0]] += 1
         return computed
 
-    def _optimum(self, problem: list[list[int]]) -> int:
-        from dungeon.traps import optimum
+    def _optimum(self, problem: list[list[int]], active: int) -> int:
+        """The problem's optimum, knowing it never exceeds the ``active`` traps achieved: none
+        to compute at k = 0, one SAT call at k = 1; only k >= 2 may need RC2 MaxSAT."""
+        from dungeon.traps import is_satisfiable, optimum
 
-        return optimum(np.asarray(problem, dtype=np.int64), self.switches)
+        if active == 0:
+            return 0
+        clauses = np.asarray(problem, dtype=np.int64)
+        if active == 1:
+            return 0 if is_satisfiable(clauses, self.switches) else 1
+        return optimum(clauses, self.switches)
 
     def per_team(self, steps: int, winner: int | None) -> list[dict[str, float]]:
         figures = []
