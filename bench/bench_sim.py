@@ -41,7 +41,7 @@ def _cumulative(stats: pstats.Stats, where: str, names: set[str]) -> float:
     """Summed cumulative time of the functions ``names`` defined in files ending in ``where``."""
     table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
     return sum(
-        row[3]
+        float(row[3])
         for (filename, _, name), row in table.items()
         if filename.endswith(where) and name in names
     )
