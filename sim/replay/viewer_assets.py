@@ -7,9 +7,9 @@ the script draws the dungeon as SVG from it. Markers ``@@NAME@@`` are filled by
 :mod:`sim.replay.html`.
 
 The script is pinned to one log schema (``VIEWER_SCHEMA``) and refuses data of another.
-For tests and links, ``?step=N`` opens the viewer at step N; the current step is mirrored in
-``<html data-step>``, and each agent's ``<g class="agent">`` carries ``data-node`` and its
-``transform``.
+For tests and links, ``?step=N`` opens the viewer at step N and ``?slide=N`` then moves the
+step slider to N as a user would; the current step is mirrored in ``<html data-step>``, and
+each agent's ``<g class="agent">`` carries ``data-node`` and its ``transform``.
 """
 
 from __future__ import annotations
@@ -471,8 +471,14 @@ SCRIPT = r"""
   });
 
   stop();
-  const asked = new URLSearchParams(window.location.search).get("step");
-  draw(asked === null ? 0 : Number(asked));
-  if (new URLSearchParams(window.location.search).has("play")) start();
+  // Links into a match: ?step=N opens at step N; ?slide=N then moves the slider to N as a
+  // user's drag does (the browser test checks the agents move); ?play starts playing.
+  const query = new URLSearchParams(window.location.search);
+  draw(query.has("step") ? Number(query.get("step")) : 0);
+  if (query.has("slide")) {
+    slider.value = query.get("slide");
+    slider.dispatchEvent(new Event("input"));
+  }
+  if (query.has("play")) start();
 })();
 """
