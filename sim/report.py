@@ -30,7 +30,7 @@ def _elo(value: float | None, score: float) -> str:
     variance is 0)."""
     if value is None:
         return "+inf" if score >= 0.5 else "-inf"
-    return f"{value:+.0f}"
+    return f"{round(value):+d}"
 
 
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
