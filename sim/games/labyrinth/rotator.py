@@ -66,7 +66,9 @@ class Rotator:
 
         layers = torus.layers(free, self._bit(treasure))
         their_distance = self._distance_in(layers, free, theirs, treasure)
-        candidates: list[tuple[float, int, Move, Node, int, int]] = []
+        # (move, position after it, our distance, theirs), steps and stay first so that ties
+        # keep energy rather than spend it.
+        candidates: list[tuple[Move, Node, int, int]] = []
         for kind in MOVES:
             dx, dy = _DELTAS[kind]
             cell = ((mine[0] + dx) % width, (mine[1] + dy) % height)
@@ -76,28 +78,21 @@ class Rotator:
                 return Move(kind)
             node = (free, cell, theirs, treasure, energy + 1, their_energy)
             distance = self._distance_in(layers, free, cell, treasure)
-            candidates.append((0.0, len(candidates), Move(kind), node, distance, their_distance))
+            candidates.append((Move(kind), node, distance, their_distance))
         stay = (free, mine, theirs, treasure, energy + 1, their_energy)
         distance = self._distance_in(layers, free, mine, treasure)
-        candidates.append(
-            (0.0, len(candidates), Move(MoveType.DO_NOTHING), stay, distance, their_distance)
-        )
+        candidates.append((Move(MoveType.DO_NOTHING), stay, distance, their_distance))
         if energy >= self._cost:
             base = (free, mine, theirs, treasure, energy - self._cost, their_energy)
             for kind in ROTATIONS:
                 for index in range(height if kind < MoveType.ROTATE_COLUMN_UP else width):
                     node = self._rotate(base, kind, index)
-                    d_me, d_opp = self._distances(node)
-                    move = Move(kind, index)
-                    candidates.append((0.0, len(candidates), move, node, d_me, d_opp))
-        scored = [
-            (-self._score_them_to_move(node, d_me, d_opp), order, move, node, d_me, d_opp)
-            for _, order, move, node, d_me, d_opp in candidates
-        ]
-        scored.sort(key=lambda entry: (entry[0], entry[1]))
+                    candidates.append((Move(kind, index), node, *self._distances(node)))
+        # Best-first by the one-ply score (a stable sort keeps the order above among ties).
+        candidates.sort(key=lambda entry: -self._score_them_to_move(*entry[1:]))
         best_value = -2 * WIN
-        best_move = scored[0][2]
-        for _, _, move, node, d_me, d_opp in scored:
+        best_move = candidates[0][0]
+        for move, node, d_me, d_opp in candidates:
             value = self._worst_reply(node, d_me, d_opp, best_value)
             if value > best_value:
                 best_value, best_move = value, move
