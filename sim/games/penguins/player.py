@@ -213,15 +213,32 @@ def write_file(path: str, data: bytes) -> None:
             raise
 
 
+def name_of(argv: list[str]) -> str:
+    """The id ``name`` prints: other arguments are ignored (as the spec says), except a valid
+    ``id=`` or ``strategy=`` that changes the id."""
+    request = Request()
+    for argument in argv:
+        try:
+            parse_arguments([argument, "name"])
+        except UsageError:
+            continue
+        key, _, value = argument.partition("=")
+        if key == "id":
+            request.ident = value
+        elif key == "strategy":
+            request.strategy = value
+    return request.player_id
+
+
 def run(argv: list[str]) -> int:
+    if "name" in argv:
+        print(name_of(argv))
+        return EXIT_MOVED
     try:
         request = parse_arguments(argv)
     except UsageError as error:
         print(f"{PROG}: {error}\n{USAGE}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    if request.name:
-        print(request.player_id)
-        return EXIT_MOVED
     source, target = request.files
     try:
         with open(source, "rb") as stream:

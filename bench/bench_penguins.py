@@ -1,0 +1,127 @@
+"""Penguins speed: simulated games per second per core, and one player-program call end to end.
+
+    python -m bench penguins
+
+* Games per second: whole matches through ``PenguinsGame.play`` (2 players, 10 x 10, 4 penguins
+  each) in this one process, so per core.
+* One call of ``.venv/bin/penguins-player``: whole-process wall time (median of 25 runs), as a
+  game master sees it, for ``name``, a placement on a fresh board and a movement mid-game with
+  the default strategy (alphabeta, 400 nodes); next to it ``python -c pass``, the floor of any
+  Python program on this machine at this moment, and the CPU time the call used (user + system,
+  less disturbed than wall time when the machine is shared). The target is <= 30 ms.
+
+Bytecode of the player's modules is compiled first: an installed package has it, and a call
+should not pay for compiling (PYTHONDONTWRITEBYTECODE may be set in development shells).
+"""
+
+from __future__ import annotations
+
+import compileall
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.common import print_table
+from sim.games.floes import PLACEMENT
+from sim.games.penguins.boardfile import BoardFile
+from sim.games.penguins.game import PenguinsGame
+from sim.games.penguins.rules import board_of
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYER = str(Path(sys.executable).parent / "penguins-player")
+RUNS = 25
+
+
+def games_per_second(seats: list[str], seconds: float = 3.0, limit: int = 2000) -> float:
+    """Whole matches per second in this process (one core), over about ``seconds``."""
+    game = PenguinsGame()
+    played, start = 0, time.perf_counter()
+    while played < limit and (played < 2 or time.perf_counter() - start < seconds):
+        game.play(played, seats)
+        played += 1
+    return played / (time.perf_counter() - start)
+
+
+def process_times(argv: list[str], prepare: Path | None = None) -> tuple[float, float]:
+    """Median wall and CPU milliseconds of running ``argv`` RUNS times (after one warm-up);
+    ``prepare`` is a board file copied to ``board.txt`` before each run."""
+    walls, cpus = [], []
+    with tempfile.TemporaryDirectory() as directory:
+        board = Path(directory) / "board.txt"
+        for run in range(RUNS + 1):
+            if prepare is not None:
+                shutil.copy(prepare, board)
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(argv, cwd=directory, stdout=subprocess.DEVNULL, check=False)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            if run:
+                walls.append(wall * 1000)
+                cpus.append(
+                    (after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime) * 1000
+                )
+    return statistics.median(walls), statistics.median(cpus)
+
+
+def boards(directory: Path) -> tuple[Path, Path]:
+    """A fresh 10 x 10 board file and one just after placement (4 penguins each, random)."""
+    game = PenguinsGame()
+    state = game.new_initial_state(7)
+    fresh = directory / "fresh.txt"
+    floes = state.floes
+    fresh.write_text(BoardFile(10, 10, list(floes.fish), [0] * len(floes.fish), []).render())
+    rng = random.Random(7)
+    while state.floes.phase == PLACEMENT:
+        actions = state.legal_actions()
+        state.apply_action(actions[rng.randrange(len(actions))])
+    middle = directory / "middle.txt"
+    middle.write_text(board_of(state.floes, ["alice", "penguins-alphabeta"]).render())
+    return fresh, middle
+
+
+def main() -> None:
+    for path in ("sim/__init__.py", "sim/games/__init__.py"):
+        compileall.compile_file(ROOT / path, quiet=1)
+    for path in ("sim/games/floes", "sim/games/penguins"):
+        compileall.compile_dir(ROOT / path, quiet=1)
+    rows: list[list[object]] = []
+    for seats in (["random", "random"], ["greedy", "random"], ["alphabeta", "greedy"]):
+        rate = games_per_second(seats, seconds=3.0 if "alphabeta" not in seats else 6.0)
+        rows.append([f"games/s per core, {' vs '.join(seats)}, 10x10", f"{rate:.1f}", ""])
+    with tempfile.TemporaryDirectory() as directory:
+        fresh, middle = boards(Path(directory))
+        calls = [
+            ("python -c pass (floor)", [sys.executable, "-c", "pass"], None),
+            ("penguins-player name", [PLAYER, "name"], None),
+            (
+                "penguins-player placement (10x10)",
+                [PLAYER, "phase=placement", "penguins=4", "board.txt", "board.txt"],
+                fresh,
+            ),
+            (
+                "penguins-player movement (alphabeta)",
+                [PLAYER, "phase=movement", "board.txt", "board.txt"],
+                middle,
+            ),
+            (
+                "penguins-player movement (greedy)",
+                [PLAYER, "phase=movement", "board.txt", "board.txt", "strategy=greedy",
+                 "id=penguins-alphabeta"],
+                middle,
+            ),
+        ]  # fmt: skip
+        for label, argv, prepare in calls:
+            wall, cpu = process_times(argv, prepare)
+            rows.append([f"{label}: ms per call (median of {RUNS})", f"{wall:.1f}", f"{cpu:.1f}"])
+    print_table("Penguins", ["measure", "value (wall)", "cpu ms"], rows)
+
+
+if __name__ == "__main__":
+    main()
