@@ -149,6 +149,11 @@ def to_plain(value: Any) -> Any:
     return _plain_decoder.decode(_plain_encoder.encode(value))
 
 
+def _builtins(value: Any) -> Any:
+    """Like :func:`to_plain`, but cheaper: tuples stay tuples (``json`` writes them as lists)."""
+    return msgspec.to_builtins(value, enc_hook=_plain_hook, order="deterministic", str_keys=True)
+
+
 def canonical_json(event: Mapping[str, Any]) -> str:
     """The form a line's hash covers: sorted keys, compact separators, ``hash`` left out."""
     return json.dumps(
@@ -165,20 +170,21 @@ def chain_hash(previous: str, event: Mapping[str, Any]) -> str:
     return hashlib.sha256((previous + canonical_json(event)).encode("utf-8")).hexdigest()
 
 
-def _message_data(message: Any) -> dict[str, Any]:
-    data = to_plain(message)
+def _message_data(message: Any, plain: bool) -> dict[str, Any]:
+    data = to_plain(message) if plain else _builtins(message)
     if not isinstance(data, dict) or "type" not in data:
         raise LogWriteError(f"a message must be a tagged struct with a 'type', not {message!r}")
     return data
 
 
-def input_record(event: object) -> dict[str, Any]:
+def input_record(event: object, *, plain: bool = True) -> dict[str, Any]:
     """The fields of the ``input`` line for an engine input (``Request``, ``Disconnect``,
-    ``TimeUp``), without ``event``."""
+    ``TimeUp``), without ``event``. ``plain``: exactly the values a reader parses back (lists,
+    not tuples), for comparisons; the writer skips that (its JSON renders tuples as lists)."""
     kind = type(event).__name__
     if kind == "Request":
         agent: _AgentLike = event.agent  # type: ignore[attr-defined]
-        message = _message_data(event.message)  # type: ignore[attr-defined]
+        message = _message_data(event.message, plain)  # type: ignore[attr-defined]
         return {"kind": "request", "team": agent.team, "agent": agent.agent, "message": message}
     if kind == "Disconnect":
         agent = event.agent  # type: ignore[attr-defined]
@@ -188,12 +194,13 @@ def input_record(event: object) -> dict[str, Any]:
     raise LogWriteError(f"not an engine input: {event!r}")
 
 
-def output_records(output: _OutputLike) -> list[dict[str, Any]]:
-    """The lines (``event`` and fields, as plain data) that an engine ``Output`` is logged as:
-    its engine events, then one ``send`` per message. ``replay verify`` compares these."""
+def output_records(output: _OutputLike, *, plain: bool = True) -> list[dict[str, Any]]:
+    """The lines (``event`` and fields) that an engine ``Output`` is logged as: its engine
+    events, then one ``send`` per message. ``replay verify`` compares these; ``plain`` as in
+    :func:`input_record`."""
     records: list[dict[str, Any]] = []
     for fact in output.events:
-        data = to_plain(fact)
+        data = to_plain(fact) if plain else _builtins(fact)
         name = data.pop("event", None)
         if not isinstance(name, str) or name in RESERVED_EVENTS:
             raise LogWriteError(f"an engine event needs its own 'event' name: {fact!r}")
@@ -204,7 +211,8 @@ def output_records(output: _OutputLike) -> list[dict[str, Any]]:
     for outbound in output.messages:
         sent: _OutboundLike = outbound
         to = [sent.to.team, sent.to.agent]
-        records.append({"event": SEND, "to": to, "message": _message_data(sent.message)})
+        message = _message_data(sent.message, plain)
+        records.append({"event": SEND, "to": to, "message": message})
     return records
 
 
@@ -268,11 +276,11 @@ class MatchLogWriter:
 
     def input(self, event: object) -> None:
         """An engine input (``Request``, ``Disconnect`` or ``TimeUp``), before it is applied."""
-        self._write(INPUT, **input_record(event))
+        self._write(INPUT, **input_record(event, plain=False))
 
     def output(self, output: _OutputLike) -> None:
         """What applying one input produced: its engine events, then every message sent."""
-        for record in output_records(output):
+        for record in output_records(output, plain=False):
             self._write(**record)
 
     def optimum(self, crossing: int, value: int | None) -> None:
@@ -378,8 +386,8 @@ class MatchLog:
 
 def _parse_line(text: str) -> dict[str, Any] | None:
     try:
-        data = json.loads(text)
-    except ValueError:
+        data = _plain_decoder.decode(text)
+    except msgspec.DecodeError:
         return None
     return data if isinstance(data, dict) else None
 
