@@ -4,12 +4,13 @@
     penguins-player phase=movement IN OUT
     penguins-player name
     penguins-player play [--opponent greedy] [--rows 8 --cols 8 --seed 4]   (terminal play)
+    penguins-player master --player CMD --player CMD [--seed 3]         (a game master)
 
-Arguments come in any order; besides the seed's three, ``strategy=NAME`` (random, greedy,
-alphabeta; default alphabeta), ``id=TEXT`` (the player line's id, default ``penguins-STRATEGY``,
-so two copies in one game need different ids or strategies), ``seed=N`` (for ``random``; by
-default the seed is derived from the file and the id, so a call is reproducible) and
-``budget=N`` (alphabeta's node budget).
+Arguments come in any order. Besides the seed's three: ``strategy=NAME`` (random, greedy,
+alphabeta, minimax2; default alphabeta); ``id=TEXT`` (the player line's id, default
+``penguins-STRATEGY``, so two copies in one game need different ids or strategies); ``seed=N``
+(for ``random``; by default the seed is derived from the file and the id, so a call is
+reproducible); ``budget=N`` (alphabeta's node budget).
 
 Exit codes (spec penguins.md, "Player program"): 0 made a move and wrote OUT; 1 cannot move
 (placement: N penguins already on the board or no free one-fish floe; movement: all blocked or
