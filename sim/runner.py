@@ -28,6 +28,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import combinations
 from pathlib import Path
 from types import FrameType
@@ -158,11 +159,11 @@ def play_job(
     try:
         game = load_game_cached(game_name, options)
         if logs is not None:
+            # Games that write match logs (the dungeon) offer play_logged(seed, seats, path).
             path = Path(logs) / f"{game_name}-{seed}-{'-'.join(seats)}.jsonl"
-            play: Callable[[], Any] = lambda: game.play_logged(seed, seats, path)  # type: ignore[attr-defined]  # noqa: E731
+            result = _with_timeout(partial(game.play_logged, seed, seats, path), timeout)  # type: ignore[attr-defined]
         else:
-            play = lambda: game.play(seed, seats)  # noqa: E731
-        result = _with_timeout(play, timeout)
+            result = _with_timeout(partial(game.play, seed, seats), timeout)
     except Exception as exc:
         record["error"] = _describe(exc)
     else:
