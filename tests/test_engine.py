@@ -303,10 +303,19 @@ def test_a_crossing_with_no_active_trap_always_succeeds() -> None:
     assert match.committed(HENCH0) is None
 
 
+def count_active(traps: Iterable[Iterable[int]], assignment: list[bool]) -> int:
+    """k in the spec's words: the traps none of whose DIMACS literals the assignment makes true."""
+    return sum(
+        not any(assignment[abs(literal) - 1] == (literal > 0) for literal in trap) for trap in traps
+    )
+
+
 def test_the_survival_chance_is_seven_eighths_to_the_power_k() -> None:
-    """Every crossing survives exactly when its die roll is below (7/8)^k."""
+    """A crossing survives exactly when the generator's next draw is below (7/8)^k."""
     match = new_match(config=RulesConfig(nodes=200, radius=0.13))
     rng = np.random.default_rng(5)
+    start = match.dungeon.start[0]
+    outcomes = set()
     for _ in range(150):
         agent = HENCH0
         to = match.dungeon.adjacency[match.location(agent)][0]
@@ -315,11 +324,18 @@ def test_the_survival_chance_is_seven_eighths_to_the_power_k() -> None:
             continue
         (sat,) = messages_to(request(match, agent, Move(to=to)), agent)
         assert isinstance(sat, Sat)
-        assignment = rng.random(20) < 0.5
-        out = request(match, agent, Solution(assignment=assignment.tolist()))
-        crossing = out.events[0]
-        assert crossing["active"] == active_traps(np.array(sat.traps), assignment)
-        assert crossing["survived"] == (crossing["roll"] < (7 / 8) ** crossing["active"])
+        assignment = (rng.random(20) < 0.5).tolist()
+        die = np.random.Generator(np.random.PCG64(0))
+        die.bit_generator.state = match.generator_state
+        survives = die.random() < (7 / 8) ** count_active(sat.traps, assignment)
+        out = request(match, agent, Solution(assignment=assignment))
+        moved = messages_to(out, agent)[0]
+        assert isinstance(moved, Moved)
+        expected = (True, to, "crossed") if survives else (False, start, "trap")
+        assert (moved.success, moved.location, moved.reason) == expected
+        assert match.location(agent) == expected[1]
+        outcomes.add(survives)
+    assert outcomes == {True, False}, "random assignments both survive and die"
 
 
 def test_a_trap_death_sends_the_agent_back_to_its_start() -> None:
@@ -354,9 +370,9 @@ def test_satisfiable_policy_hands_out_only_satisfiable_problems() -> None:
 # --- combat ------------------------------------------------------------------------------------
 
 
-def kill_scene(seed: int = 3) -> tuple[Match, int]:
-    """Enemy agents 1 and 2 on node x, our agent 1 next door; returns (match, x)."""
-    match = new_match(seed)
+def kill_scene(victims: Iterable[AgentId] = (HENCH1, OTHER1)) -> tuple[Match, int]:
+    """The enemy ``victims`` on node x, our agent 1 next door; returns (match, x)."""
+    match = new_match()
     start1, shrine1 = match.dungeon.start[1], match.dungeon.shrine[1]
     middle = path(match, HENCH1, match.dungeon.start[0])
     x = next(
@@ -364,8 +380,8 @@ def kill_scene(seed: int = 3) -> tuple[Match, int]:
         for v in middle[len(middle) // 2 :]
         if v not in match.npcs and v not in (start1, shrine1, *match.dungeon.shrine)
     )
-    walk(match, HENCH1, x)
-    walk(match, OTHER1, x)
+    for victim in victims:
+        walk(match, victim, x, avoid=[shrine1])  # an enemy heir on its shrine would win
     door = next(
         v
         for v in match.dungeon.adjacency[x]
@@ -389,10 +405,33 @@ def test_arrival_kills_every_enemy_agent_on_the_node_and_sends_it_home() -> None
 
 
 def test_the_arriving_agent_is_never_harmed() -> None:
-    """However many enemies stand on the node, the arriving agent stays there."""
+    """However many enemies stand on the node, the arriving agent stays there, unattacked."""
     match, x = kill_scene()
-    cross(match, HENCH0, x)
+    out = cross(match, HENCH0, x)
     assert match.location(HENCH0) == x
+    moved = [m for m in messages_to(out, HENCH0) if isinstance(m, Moved)]
+    assert moved == [Moved(True, x, [1, 2], "crossed")]
+
+
+def test_killed_enemies_leave_the_view_of_their_killer() -> None:
+    """An enemy killed in view is reported unseen where it died."""
+    match, x = kill_scene()
+    told = match.snapshot()["sightings"][AGENTS.index(HENCH0)]
+    assert {(x, 1), (x, 2)} <= set(map(tuple, told)), "from next door, our agent saw them"
+    out = cross(match, HENCH0, x)
+    news = [m for m in messages_to(out, HENCH0) if isinstance(m, Enemy) and m.agent > 0]
+    assert news == [Enemy(x, 1, False), Enemy(x, 2, False)]
+
+
+def test_a_killed_enemy_heir_is_told_to_the_whole_team_at_its_start() -> None:
+    """The enemy heir sent home by combat: every agent of the team gets unseen x, seen start."""
+    match, x = kill_scene(victims=[HEIR1])
+    out = cross(match, HENCH0, x)
+    start1 = match.dungeon.start[1]
+    assert messages_to(out, HEIR1)[0] == Moved(False, start1, [], "attacked")
+    for watcher in AGENTS[:6]:
+        news = [m for m in messages_to(out, watcher) if isinstance(m, Enemy) and m.agent == 0]
+        assert news == [Enemy(x, 0, False), Enemy(start1, 0, True)]
 
 
 def test_killed_agent_loses_its_commitment() -> None:
@@ -424,6 +463,7 @@ def test_arrival_kills_the_npc_and_removes_it_for_good() -> None:
     assert messages_to(out, HENCH0)[0] == Moved(True, target, [-1], "crossed")
     assert target not in match.npcs
     assert {"event": "npc_killed", "agent": [0, 1], "location": target} in out.events
+    assert Enemy(target, -1, False) in messages_to(out, HENCH0), "the dead NPC leaves the view"
     back = quiet_node(match, target) if len(route) == 1 else route[-2]
     walk(match, HENCH0, back)
     again = cross(match, HENCH0, target)
@@ -467,15 +507,28 @@ def test_a_henchman_at_the_shrine_does_not_win() -> None:
     assert not match.is_over
 
 
-def test_a_team_whose_every_socket_closed_forfeits() -> None:
+def test_the_heir_killed_by_a_trap_on_the_way_to_its_shrine_does_not_win() -> None:
+    """Only an arrival wins: an heir that dies crossing to its shrine goes home instead."""
+    match = new_match(config=SMALL.replace(survival=0.0))
+    shrine = match.dungeon.shrine[0]
+    route = path(match, HEIR0, shrine)
+    walk(match, HEIR0, route[-2])  # with k = 0, 0.0**0 == 1: disarmed crossings still succeed
+    out = cross(match, HEIR0, shrine, safely=False)
+    assert messages_to(out, HEIR0)[0] == Moved(False, match.dungeon.start[0], [], "trap")
+    assert not match.is_over
+    assert not any(isinstance(o.message, GameOver) for o in out.messages)
+
+
+@pytest.mark.parametrize("team", [0, 1])
+def test_a_team_whose_every_socket_closed_forfeits(team: int) -> None:
     """Disconnect of a team ends the match with the other team as winner."""
     match = new_match()
-    out = match.apply(Disconnect(AgentId(1, 4)))
+    out = match.apply(Disconnect(AgentId(team, 4)))
     assert match.is_over
-    assert match.winner == 0
-    assert [o.message for o in out.messages] == [GameOver(winner=0)] * 12
-    assert out.events == [{"event": "game_over", "winner": 0, "reason": "forfeit"}]
-    assert match.apply(Disconnect(AgentId(0, 0))).messages == []
+    assert match.winner == 1 - team
+    assert [o.message for o in out.messages] == [GameOver(winner=1 - team)] * 12
+    assert out.events == [{"event": "game_over", "winner": 1 - team, "reason": "forfeit"}]
+    assert match.apply(Disconnect(AgentId(1 - team, 0))).messages == [], "only one ending"
 
 
 def test_time_up_is_a_draw() -> None:
@@ -561,6 +614,28 @@ def test_an_agent_sees_enemies_enter_and_leave_its_view() -> None:
     out = cross(match, HENCH1, away)
     news = [m for m in messages_to(out, watcher) if isinstance(m, Enemy) and m.agent == 1]
     assert news == [Enemy(entered, 1, False)]
+
+
+def test_an_agent_that_walks_away_stops_seeing() -> None:
+    """An NPC comes into view when the watcher arrives next to it and leaves it when it goes."""
+    match = new_match()
+    start0, start1, shrine1 = (
+        match.dungeon.start[0],
+        match.dungeon.start[1],
+        match.dungeon.shrine[1],
+    )
+    npc = min(
+        (v for v in match.npcs if v not in (start1, shrine1) and len(path(match, HENCH0, v)) >= 2),
+        key=lambda v: len(path(match, HENCH0, v)),
+    )
+    route = [start0, *path(match, HENCH0, npc)]
+    walk(match, HENCH0, route[-3])  # two corridors from the NPC: out of view
+    out = cross(match, HENCH0, route[-2])
+    assert Enemy(npc, -1, True) in messages_to(out, HENCH0)
+    out = cross(match, HENCH0, route[-3])
+    npc_news = [m for m in messages_to(out, HENCH0) if isinstance(m, Enemy) and m.agent == -1]
+    assert Enemy(npc, -1, False) in npc_news
+    assert not any(m.seen and m.location == npc for m in npc_news)
 
 
 def test_same_seed_and_inputs_give_the_same_match() -> None:
