@@ -7,6 +7,7 @@ A tiny, dense dungeon makes agents meet, fight and die all the time.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
@@ -81,38 +82,45 @@ def random_input(match: Match, rng: random.Random) -> Input:
     return Request(agent, Solution(assignment=[True] * rng.choice([0, 19, 20, 21])))
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_seen_unseen_pairing_holds_over_long_random_games(seed: int) -> None:
-    """Every seen is matched by one unseen, no entity is seen twice, and sightings stay true."""
+def play(seed: int) -> Iterator[tuple[Match, Input | None, Output]]:
+    """INPUTS_PER_SEED random inputs over as many games as they take, each game's begin()
+    first (input None); yields every (match, input, output) right after it was applied."""
     rng = random.Random(seed)
     applied = 0
     games = 0
-    kills = 0
     while applied < INPUTS_PER_SEED:
         games += 1
         match = Match(seed * 1000 + games, CROWDED)
-        watchers = {agent: Watcher() for agent in AGENTS}
-        receive(watchers, match.begin())
-        for agent in AGENTS:
-            assert watchers[agent].sightings == truth(match, agent)
+        yield match, None, match.begin()
         while not match.is_over and applied < INPUTS_PER_SEED:
             event = random_input(match, rng)
-            before = (match.generator_state, match.locations(0), match.locations(1), match.npcs)
+            before = match.snapshot()
             output = match.apply(event)
             applied += 1
-            receive(watchers, output)
-            kills += sum(fact["event"] == "kill" for fact in output.events)
             if any(isinstance(o.message, Error) for o in output.messages):
-                assert len(output.messages) == 1
-                after = (match.generator_state, match.locations(0), match.locations(1))
-                assert after == before[:3], "an invalid request changes nothing"
-            if match.is_over:
-                assert all(w.over for w in watchers.values())
-                break
-            for agent in AGENTS:
-                assert watchers[agent].sightings == truth(match, agent)
-                if watchers[agent].location is not None:
-                    assert watchers[agent].location == match.location(agent)
+                assert [type(o.message) for o in output.messages] == [Error]
+                assert output.events == []
+                assert match.snapshot() == before, "an invalid request changes nothing"
+            yield match, event, output
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_seen_unseen_pairing_holds_over_long_random_games(seed: int) -> None:
+    """Every seen is matched by one unseen, no entity is seen twice, and sightings stay true."""
+    kills = 0
+    watchers: dict[AgentId, Watcher] = {}
+    for match, event, output in play(seed):
+        if event is None:
+            watchers = {agent: Watcher() for agent in AGENTS}
+        receive(watchers, output)
+        kills += sum(fact["event"] == "kill" for fact in output.events)
+        if match.is_over:
+            assert all(w.over for w in watchers.values())
+            continue
+        for agent in AGENTS:
+            assert watchers[agent].sightings == truth(match, agent)
+            if watchers[agent].location is not None:
+                assert watchers[agent].location == match.location(agent)
     assert kills > 0, "the crowded dungeon makes agents fight"
 
 
@@ -120,26 +128,18 @@ def test_seen_unseen_pairing_holds_over_long_random_games(seed: int) -> None:
 def test_each_output_follows_the_spec_message_order(seed: int) -> None:
     """moved of the actor, moved of the killed, enemy updates, game_over: never another order."""
     rank = {"Sat": 0, "Error": 0, "Moved": 1, "Enemy": 2, "GameOver": 3}
-    rng = random.Random(seed)
     kills = 0
-    games = 0
-    applied = 0
-    while applied < INPUTS_PER_SEED:
-        games += 1
-        match = Match(seed * 1000 + games, CROWDED)
-        match.begin()
-        while not match.is_over and applied < INPUTS_PER_SEED:
-            event = random_input(match, rng)
-            output = match.apply(event)
-            applied += 1
-            ranks = [rank[type(o.message).__name__] for o in output.messages]
-            assert ranks == sorted(ranks)
-            moved = [o for o in output.messages if isinstance(o.message, Moved)]
-            if moved:
-                assert isinstance(event, Request)
-                assert moved[0].to == event.agent, "the acting agent's moved comes first"
-                assert all(o.message.reason == "attacked" for o in moved[1:])
-                kills += len(moved) - 1
-            if isinstance(event, Request) and isinstance(event.message, Move) and not moved:
-                assert [type(o.message) for o in output.messages] in ([Sat], [Error])
+    for _, event, output in play(seed):
+        if event is None:
+            continue
+        ranks = [rank[type(o.message).__name__] for o in output.messages]
+        assert ranks == sorted(ranks)
+        moved = [o for o in output.messages if isinstance(o.message, Moved)]
+        if moved:
+            assert isinstance(event, Request)
+            assert moved[0].to == event.agent, "the acting agent's moved comes first"
+            assert all(o.message.reason == "attacked" for o in moved[1:])
+            kills += len(moved) - 1
+        if isinstance(event, Request) and isinstance(event.message, Move) and not moved:
+            assert [type(o.message) for o in output.messages] in ([Sat], [Error])
     assert kills > 0, "the crowded dungeon makes agents fight"
