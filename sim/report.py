@@ -119,11 +119,22 @@ def write_plot(report: dict[str, Any], path: Path) -> None:
         right.set_ylabel("openskill mu (+- sigma)")
         right.set_title("ratings")
     else:
-        elos = [p["elo"] if p["elo"] is not None else 0.0 for p in pairings]
-        right.bar(range(len(pairings)), elos)
+        # Infinite values (clean sweeps) are drawn at +-800 Elo, past any real difference.
+        def finite(value: float | None, default: float) -> float:
+            return default if value is None else value
+
+        elos = [finite(p["elo"], 800.0 if p["win_rate"] > 0.5 else -800.0) for p in pairings]
+        lows = [e - finite(p["elo_ci95"][0], -800.0) for e, p in zip(elos, pairings, strict=True)]
+        highs = [finite(p["elo_ci95"][1], 800.0) - e for e, p in zip(elos, pairings, strict=True)]
+        right.bar(
+            range(len(pairings)),
+            elos,
+            yerr=[[max(0.0, v) for v in lows], [max(0.0, v) for v in highs]],
+            capsize=6,
+        )
         right.set_xticks(range(len(pairings)), labels)
         right.axhline(0, color="grey", linewidth=1)
-        right.set_ylabel("Elo of a over b")
+        right.set_ylabel("Elo of a over b (95% interval)")
         right.set_title("Elo difference per pairing")
     figure.suptitle(f"{report['game']}: {report['games']} games, seed {report['seed']}")
     figure.tight_layout()

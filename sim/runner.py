@@ -308,8 +308,8 @@ def _make_sprt(spec: RunSpec, schedule: Schedule) -> stats.Sprt | None:
     return stats.Sprt(**spec.sprt, games_per_group=len(schedule.seatings[0]))
 
 
-def _as_game(record: Mapping[str, Any], group: int) -> stats.Game:
-    return stats.Game(
+def _as_game(record: Mapping[str, Any], group: int) -> stats.GameRecord:
+    return stats.GameRecord(
         group=group,
         seats=tuple(record["seats"]),
         returns=tuple(record["returns"]),

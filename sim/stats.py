@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "Game",
+    "GameRecord",
     "Sprt",
     "elo_from_score",
     "elo_interval",
@@ -42,7 +42,7 @@ Z95 = 1.959963984540054
 
 
 @dataclass(frozen=True, slots=True)
-class Game:
+class GameRecord:
     """One finished game, as the statistics see it."""
 
     #: Index of the seed in the run's seed list: the games of one seed form a group.
@@ -201,7 +201,7 @@ class Sprt:
         }
 
 
-def pairwise_score(game: Game, a: str, b: str) -> float:
+def pairwise_score(game: GameRecord, a: str, b: str) -> float:
     """The score of ``a`` against ``b`` in one game (1 win, 1/2 draw, 0 loss)."""
     best_a = max(r for s, r in zip(game.seats, game.returns, strict=True) if s == a)
     best_b = max(r for s, r in zip(game.seats, game.returns, strict=True) if s == b)
@@ -212,7 +212,7 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 6)
 
 
-def mean_stats(games: Iterable[Game], strategy: str) -> dict[str, float]:
+def mean_stats(games: Iterable[GameRecord], strategy: str) -> dict[str, float]:
     """Mean of each per-seat figure over every seat ``strategy`` held in ``games``."""
     totals: dict[str, float] = defaultdict(float)
     counts: dict[str, int] = defaultdict(int)
@@ -226,7 +226,7 @@ def mean_stats(games: Iterable[Game], strategy: str) -> dict[str, float]:
     return {key: round(totals[key] / counts[key], 6) for key in sorted(totals)}
 
 
-def pairing_summary(a: str, b: str, games: Sequence[Game]) -> dict[str, Any]:
+def pairing_summary(a: str, b: str, games: Sequence[GameRecord]) -> dict[str, Any]:
     """W/D/L (for ``a``), win rate with its Wilson interval, Elo with its interval, and the
     per-strategy figures of the games both strategies played in, in the order given."""
     scores = [pairwise_score(game, a, b) for game in games]
@@ -261,7 +261,7 @@ def pairing_summary(a: str, b: str, games: Sequence[Game]) -> dict[str, Any]:
     }
 
 
-def ratings(games: Iterable[Game], strategies: Sequence[str]) -> list[dict[str, Any]]:
+def ratings(games: Iterable[GameRecord], strategies: Sequence[str]) -> list[dict[str, Any]]:
     """openskill (Plackett-Luce) ratings, games fed in the order given, best first.
 
     Each strategy present in a game is one team ranked by its best seat's return.

@@ -9,7 +9,7 @@ import pytest
 from scipy.optimize import minimize
 
 from sim.stats import (
-    Game,
+    GameRecord,
     Sprt,
     elo_from_score,
     elo_interval,
@@ -161,8 +161,10 @@ def test_sprt_refuses_inverted_bounds(elo0: float, elo1: float) -> None:
         Sprt(elo0=elo0, elo1=elo1)
 
 
-def game(group: int, seats: tuple[str, ...], returns: tuple[float, ...]) -> Game:
-    return Game(group, seats, returns, 10, tuple({"kills": float(i)} for i in range(len(seats))))
+def game(group: int, seats: tuple[str, ...], returns: tuple[float, ...]) -> GameRecord:
+    return GameRecord(
+        group, seats, returns, 10, tuple({"kills": float(i)} for i in range(len(seats)))
+    )
 
 
 def test_pairing_summary_counts_for_a_whatever_its_seat() -> None:
