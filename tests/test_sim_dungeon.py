@@ -204,3 +204,27 @@ def test_the_figures_optimum_shortcuts_agree_with_the_exact_optimum() -> None:
             assert figures._optimum(problem.tolist(), active) == exact
     assert 0 in values
     assert any(v > 0 for v in values), "some problems cannot be fully disarmed"
+
+
+def test_the_state_interface_follows_the_drivers_schedule(tmp_path: Path) -> None:
+    """Replaying a headless match's requests through DungeonState (STAY for every agent that
+    did not move) reaches the same end: both use one step order."""
+    path = tmp_path / "match.jsonl"
+    result = small_game(optimum=False).play_logged(6, ["reference", "rusher"], path)
+    requests = [line.data for line in read_log(path).inputs if line.data["kind"] == "request"]
+    state = small_game(optimum=False).new_initial_state(6)
+    position = 0
+    while not state.is_terminal():
+        agent = state.agent
+        nxt = requests[position] if position < len(requests) else None
+        if nxt is None or (nxt["team"], nxt["agent"]) != (agent.team, agent.agent):
+            state.apply_action(STAY)
+            continue
+        assert nxt["message"]["type"] == "move"
+        state.apply_action(nxt["message"]["to"])
+        bits = requests[position + 1]["message"]["assignment"]
+        state.apply_action(sum(1 << i for i, bit in enumerate(bits) if bit))
+        position += 2
+    assert position == len(requests)
+    assert state.match.winner == result.winner
+    assert list(state.returns()) == result.returns
