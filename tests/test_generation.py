@@ -111,6 +111,46 @@ def test_starts_and_shrines_follow_the_rule(seed: int, config: RulesConfig) -> N
     assert (dungeon.start, dungeon.shrine) == expected_special_nodes(dungeon.positions)
 
 
+def test_the_middle_bands_include_their_bounds() -> None:
+    """A node exactly on x = 0.45 or 0.55 (y for team 1) is in the band; a hair outside is not."""
+    points = np.array(
+        [
+            (0.45, 0.90),  # 0: on the column's left bound, highest in it: start 0
+            (0.55, 0.10),  # 1: on the column's right bound, lowest in it: shrine 0
+            (0.10, 0.45),  # 2: on the row's lower bound, leftmost in it: start 1
+            (0.90, 0.55),  # 3: on the row's upper bound, rightmost in it: shrine 1
+            (0.4499999, 0.95),  # 4: just left of the column, higher than node 0
+            (0.5500001, 0.05),  # 5: just right of the column, lower than node 1
+            (0.05, 0.4499999),  # 6: just below the row, further left than node 2
+            (0.95, 0.5500001),  # 7: just above the row, further right than node 3
+            (0.50, 0.50),  # 8: in both bands, extreme in neither
+        ]
+    )
+    assert special_nodes(points) == ((0, 2), (1, 3))
+
+
+def test_no_special_nodes_when_a_band_is_empty() -> None:
+    """Without a node in the middle column (or row) there is no start: the draw is unplayable."""
+    column_empty = np.array([(0.1, 0.5), (0.9, 0.5), (0.2, 0.48)])
+    row_empty = np.array([(0.5, 0.1), (0.5, 0.9), (0.48, 0.2)])
+    assert special_nodes(column_empty) is None
+    assert special_nodes(row_empty) is None
+
+
+def test_nodes_outside_the_playable_component_stay_in_the_graph() -> None:
+    """Nodes the starts and shrines cannot reach are still nodes, with their positions."""
+    config = RulesConfig(nodes=40, radius=0.2)
+    for seed in range(20):
+        dungeon = generate(rng(seed), config)
+        graph = dungeon.graph()
+        unreached = set(graph) - nx.node_connected_component(graph, dungeon.start[0])
+        if unreached:
+            assert graph.number_of_nodes() == dungeon.node_count == config.nodes
+            assert all(graph.nodes[u]["pos"] == tuple(dungeon.positions[u]) for u in unreached)
+            return
+    pytest.fail("no seed in 0-19 gave a dungeon with an unreachable node")
+
+
 @FEW
 @given(seed=seeds, config=configs)
 def test_special_nodes_are_distinct_and_connected(seed: int, config: RulesConfig) -> None:
