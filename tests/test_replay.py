@@ -359,3 +359,58 @@ def test_fork_after_the_end_is_refused(logs: LogFiles, capsys: pytest.CaptureFix
     assert n < len(events)
     assert status == 2
     assert "already over" in err
+
+
+@pytest.mark.parametrize("source", ["server", "engine"])
+def test_timeline_frames_are_the_engines_state_after_each_step(logs: LogFiles, source: str) -> None:
+    """Every frame (what show, render and --png draw) holds the engine's positions and NPCs."""
+    from dungeon.engine import AgentId
+    from sim.replay.rerun import engine_input, new_match
+    from sim.replay.timeline import build_timeline
+
+    log = read_log(logs[source])
+    timeline = build_timeline(log)
+    match = new_match(log)
+    match.begin()
+    inputs = iter(log.inputs)
+    applied = 1  # the header line: begin() only
+    for frame in timeline.frames:
+        while applied < frame.line:
+            line = next(inputs)
+            match.apply(engine_input(line))
+            applied = line.line
+        assert frame.positions == tuple(
+            match.location(AgentId(team, agent)) for team in (0, 1) for agent in range(6)
+        )
+        assert frame.npcs == match.npcs
+    assert match.is_over
+    assert timeline.summary.winner == match.winner
+
+
+def test_a_forfeit_is_verified_and_told(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A team whose sockets all closed loses by forfeit: verify re-runs it, show tells it."""
+    from dungeon.config import RulesConfig
+    from dungeon.engine import AgentId, Disconnect, Match, Request
+    from protocol.matchlog import MatchLogWriter, software_version
+    from protocol.messages import Move
+
+    path = tmp_path / "forfeit.jsonl"
+    config = RulesConfig(nodes=300, radius=0.11)
+    match = Match(4, config)
+    heir = AgentId(0, 0)
+    with path.open("w") as stream:
+        writer = MatchLogWriter(stream)
+        writer.header(seed=4, config=config.to_dict(), version=software_version(), match="ff",
+                      source="server")  # fmt: skip
+        writer.output(match.begin())
+        for event in (Request(heir, Move(to=10**6)), Disconnect(AgentId(1, 3))):
+            writer.input(event)
+            writer.output(match.apply(event))
+        writer.close(reason="forfeit")
+    status, out, _ = run(capsys, "verify", str(path))
+    assert status == 0
+    assert "team 0 wins (forfeit)" in out
+    status, out, _ = run(capsys, "show", str(path), "--width", "200")
+    assert "T0 heir error: move: there is no node 1000000" in out
+    assert "team 1 disconnected (forfeit)" in out
+    assert "game over: team 0 wins (forfeit)" in out

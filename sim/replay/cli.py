@@ -111,7 +111,7 @@ def _render(args: argparse.Namespace) -> int:
         from sim.replay.html import render_html
 
         Path(args.output).write_text(render_html(log, timeline), encoding="utf-8")
-        print(f"wrote {args.output}: {len(timeline.frames)} steps")
+        print(f"wrote {args.output}: steps 0 to {len(timeline.frames) - 1}")
     if args.png is not None:
         from sim.replay.still import render_png
 

@@ -70,6 +70,8 @@ def print_timeline(
         actor_kept = entry.actor is not None and _keep(
             Note("", "input", (entry.actor,)), team, agent
         )
+        # A disconnect or time-up entry already carries its title as a note.
+        actor_kept = actor_kept and not (notes and notes[0].text == entry.title)
         if requests and actor_kept:
             table.add_row(str(entry.line), f"{entry.t:.3f}", Text(entry.title, style="dim"))
         for index, note in enumerate(notes):

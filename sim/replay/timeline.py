@@ -213,10 +213,14 @@ class _Builder:
             else:
                 title = f"{who(*actor)} sends {message.get('type')}"
             return Entry(line.line, line.t, actor, title)
+        # A disconnect or the draw limit is news in itself, not just a request: it gets a note.
         if kind == "disconnect":
             actor = (int(data["team"]), int(data["agent"]))
-            return Entry(line.line, line.t, actor, f"team {actor[0]} disconnected (forfeit)")
-        return Entry(line.line, line.t, None, "time is up (draw limit)")
+            title = f"team {actor[0]} disconnected (forfeit)"
+            notes = [Note(title, "input", tuple((actor[0], a) for a in range(AGENTS)))]
+            return Entry(line.line, line.t, actor, title, notes)
+        title = "time is up (draw limit)"
+        return Entry(line.line, line.t, None, title, [Note(title, "input")])
 
     def _crossing(self, line: LogLine) -> None:
         data = line.data

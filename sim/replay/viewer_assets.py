@@ -237,7 +237,7 @@ SCRIPT = r"""
   // --- header -------------------------------------------------------------------------------
   const h = data.header;
   const facts = [["match", h.match || "(unnamed)"], ["seed", h.seed], ["source", h.source],
-    ["nodes", data.nodes.length], ["steps", last], ["log", h.version]];
+    ["nodes", data.nodes.length], ["steps", last], ["written by", h.version]];
   document.getElementById("facts").innerHTML = facts.map(
     ([k, v]) => "<span>" + k + " <b>" + escapeHtml(String(v)) + "</b></span>").join("");
   const result = document.getElementById("result");
