@@ -23,7 +23,8 @@ and nothing else, whatever the bytes. Its ``cause`` (an :class:`ErrorCause`) say
 or too long; a line cut off by the end of the stream), and its text names the field
 ("move: field 'to' must be an int >= 0, got str \\"a\\""). The codec stays usable after any error:
 the next call goes on with the next line. :class:`LocalProtocolError` is our own misuse (sending
-something that is not a valid message of our direction, feeding data after the end).
+something that is not a valid message of our direction, feeding data after the end). The error
+types and the diagnosis of a refused line live in :mod:`protocol.errors`, re-exported here.
 
 End of stream. After ``receive_data(b"")`` the complete lines still buffered come out as usual;
 then, if the stream ended in the middle of a non-blank line, one fatal ``incomplete_line`` error;
@@ -37,13 +38,22 @@ integer, an agent number 7, a NaN coordinate are our bugs, reported as LocalProt
 from __future__ import annotations
 
 import enum
-import re
 import typing
 from collections import deque
-from typing import Annotated, Final
+from typing import Final
 
 import msgspec
 
+from protocol.errors import (
+    FATAL_CAUSES,
+    ErrorCause,
+    LocalProtocolError,
+    ProtocolError,
+    RemoteProtocolError,
+    diagnose,
+    tag_of,
+    unencodable,
+)
 from protocol.messages import (
     CLIENT_MESSAGE_TYPES,
     MESSAGE_TYPES,
@@ -78,231 +88,11 @@ NEED_DATA: Final = NeedData.NEED_DATA
 """Returned by ``next_message`` when no complete line is buffered: feed more bytes."""
 
 
-class ErrorCause(enum.StrEnum):
-    """Why a line (or a call) was refused. A ``StrEnum``: ``error.cause == "not_json"`` works."""
-
-    NOT_JSON = "not_json"  # not valid JSON or not valid UTF-8
-    LINE_TOO_LONG = "line_too_long"  # over max_line bytes before the newline
-    INCOMPLETE_LINE = "incomplete_line"  # the stream ended in the middle of a line
-    NOT_AN_OBJECT = "not_an_object"  # valid JSON, but an array, a string, a number...
-    MISSING_TYPE = "missing_type"  # an object without a "type" field
-    UNKNOWN_TYPE = "unknown_type"  # "type" is not a message kind this side accepts
-    MISSING_FIELD = "missing_field"  # a required field of that kind is absent
-    BAD_FIELD = "bad_field"  # a field has the wrong JSON type or an out-of-range value
-    # Local misuse only:
-    NOT_A_MESSAGE = "not_a_message"  # send() of something that is not a message of our side
-    DATA_AFTER_EOF = "data_after_eof"  # receive_data() after receive_data(b"")
-    BAD_ARGUMENT = "bad_argument"  # a Codec built with a wrong accept or max_line
-
-
-FATAL_CAUSES: Final = frozenset(
-    {ErrorCause.NOT_JSON, ErrorCause.LINE_TOO_LONG, ErrorCause.INCOMPLETE_LINE}
-)
-"""Causes after which the spec wants the socket closed (once the error has been sent)."""
-
-
-class ProtocolError(Exception):
-    """A refused line or call. ``message_type`` and ``field`` are set when they are known."""
-
-    def __init__(
-        self,
-        text: str,
-        cause: ErrorCause,
-        *,
-        message_type: str | None = None,
-        field: str | None = None,
-    ) -> None:
-        super().__init__(text)
-        self.text = text
-        self.cause = cause
-        self.message_type = message_type
-        self.field = field
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.text!r}, cause={self.cause.value!r})"
-
-
-class RemoteProtocolError(ProtocolError):
-    """The peer sent something the protocol does not allow (its fault, not ours)."""
-
-    @property
-    def fatal(self) -> bool:
-        """True when the spec wants the socket closed after answering this error."""
-        return self.cause in FATAL_CAUSES
-
-
-class LocalProtocolError(ProtocolError):
-    """We misused the protocol (a bug on our side): e.g. sending an invalid message."""
-
-
-# --- diagnosing a refused line -----------------------------------------------------------------
-#
-# The fast path is one typed msgspec decode. Only when it fails do we look again, slowly, to say
-# precisely why: is the line JSON, an object, with a known type, which field is wrong and how.
-
-_RAW_DECODER: Final = msgspec.json.Decoder(msgspec.Raw)
-_OBJECT_DECODER: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
-_STR_DECODER: Final = msgspec.json.Decoder(str)
-_ENCODER: Final = msgspec.json.Encoder()
-_PATH = re.compile(r"^(?P<detail>.*) - at `\$(?P<path>.*)`$", re.DOTALL)
-_SHOWN_VALUE_CHARS: Final = 40
-_Error = typing.TypeVar("_Error", bound=ProtocolError)
-
-
-class _Field(typing.NamedTuple):
-    name: str
-    required: bool
-    description: str | None
-    decoder: msgspec.json.Decoder[object]
-
-
-def _description(annotation: object) -> str | None:
-    """The ``Meta(description=...)`` of a field's outermost ``Annotated``, if any."""
-    if typing.get_origin(annotation) is not Annotated:
-        return None
-    for meta in reversed(getattr(annotation, "__metadata__", ())):
-        if isinstance(meta, msgspec.Meta) and meta.description:
-            return meta.description
-    return None
-
-
-def _tag(cls: type[Message]) -> str:
-    tag = cls.__struct_config__.tag
-    assert isinstance(tag, str)  # every message type declares a str tag (messages.py)
-    return tag
-
-
-_FIELDS: Final[dict[type[Message], tuple[_Field, ...]]] = {
-    cls: tuple(
-        _Field(
-            name=info.encode_name,
-            required=info.required,
-            description=_description(info.type),
-            decoder=msgspec.json.Decoder(info.type),
-        )
-        for info in msgspec.structs.fields(cls)
-    )
-    for cls in MESSAGE_TYPES
-}
-_CLASS_BY_TAG: Final = {_tag(cls): cls for cls in MESSAGE_TYPES}
-_CHECK_DECODERS: Final = {cls: msgspec.json.Decoder(cls) for cls in MESSAGE_TYPES}
-
-
-def _describe_json(raw: bytes) -> str:
-    """A short description of a JSON value for an error message: its type, and its text if small."""
-    text = raw.strip()
-    first = text[:1]
-    if first == b"{":
-        return "object"
-    if first == b"[":
-        return "list"
-    if text == b"null":
-        return "null"
-    if first == b'"':
-        kind = "str"
-    elif text in (b"true", b"false"):
-        kind = "bool"
-    elif any(char in text for char in b".eE"):
-        kind = "float"
-    else:
-        kind = "int"
-    shown = text.decode("utf-8", errors="replace")
-    if len(shown) > _SHOWN_VALUE_CHARS:
-        shown = shown[: _SHOWN_VALUE_CHARS - 3] + "..."
-    return f"{kind} {shown}"
-
-
-def _not_json(line: bytes) -> tuple[ErrorCause, str] | None:
-    """Why ``line`` is not a JSON text (bad UTF-8, bad syntax, too deep), or None if it is one."""
-    try:
-        line.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return ErrorCause.NOT_JSON, f"line is not valid UTF-8 (byte {exc.start})"
-    try:
-        _RAW_DECODER.decode(line)
-    except msgspec.ValidationError:
-        pass  # a number out of range: still JSON text
-    except msgspec.DecodeError as exc:
-        return ErrorCause.NOT_JSON, f"line is not valid JSON: {exc}"
-    except RecursionError:
-        return ErrorCause.NOT_JSON, "line is not valid JSON: nested too deeply"
-    return None
-
-
-def _diagnose(
-    line: bytes,
-    accepted: dict[str, type[Message]],
-    error: Exception,
-    error_type: type[_Error],
-) -> _Error:
-    """The precise error for a ``line`` the typed decoder refused with ``error``."""
-    not_json = _not_json(line)
-    if not_json is not None:
-        return error_type(not_json[1], not_json[0])
-    try:
-        fields = _OBJECT_DECODER.decode(line)
-    except (msgspec.DecodeError, RecursionError):
-        return error_type(
-            f"expected a JSON object, got {_describe_json(line)}", ErrorCause.NOT_AN_OBJECT
-        )
-    if "type" not in fields:
-        return error_type("object has no 'type' field", ErrorCause.MISSING_TYPE, field="type")
-    raw_type = bytes(fields["type"])
-    expected = ", ".join(accepted)
-    try:
-        tag = _STR_DECODER.decode(raw_type)
-    except (msgspec.DecodeError, RecursionError):
-        return error_type(
-            f"field 'type' must be a string, one of {expected}; got {_describe_json(raw_type)}",
-            ErrorCause.UNKNOWN_TYPE,
-            field="type",
-        )
-    cls = accepted.get(tag)
-    if cls is None:
-        known = " (a message of the other direction)" if tag in _CLASS_BY_TAG else ""
-        return error_type(
-            f"unknown message type {tag!r}{known}; expected one of {expected}",
-            ErrorCause.UNKNOWN_TYPE,
-            message_type=tag,
-        )
-    for field in _FIELDS[cls]:
-        if field.name not in fields:
-            if field.required:
-                return error_type(
-                    f"{tag}: field '{field.name}' is missing",
-                    ErrorCause.MISSING_FIELD,
-                    message_type=tag,
-                    field=field.name,
-                )
-            continue
-        raw = bytes(fields[field.name])
-        try:
-            field.decoder.decode(raw)
-        except (msgspec.DecodeError, RecursionError) as exc:
-            return error_type(
-                _field_text(tag, field, raw, exc),
-                ErrorCause.BAD_FIELD,
-                message_type=tag,
-                field=field.name,
-            )
-    # Every field passes on its own but the whole did not: say what msgspec said.
-    return error_type(f"{tag}: {error}", ErrorCause.BAD_FIELD, message_type=tag)
-
-
-def _field_text(tag: str, field: _Field, raw: bytes, exc: Exception) -> str:
-    """``move: field 'to' must be an int >= 0, got str "a"``, with the inner path if nested."""
-    detail = str(exc)
-    match = _PATH.match(detail)
-    where = ""
-    if match is not None and match["path"]:
-        where = f" ({match['detail']} at {field.name}{match['path']})"
-    elif match is not None:
-        detail = match["detail"]
-    wanted = field.description or detail
-    return f"{tag}: field '{field.name}' must be {wanted}, got {_describe_json(raw)}{where}"
-
-
 # --- encoding -----------------------------------------------------------------------------------
+
+_ENCODER: Final = msgspec.json.Encoder()
+# Each outgoing line is decoded again with the peer's rules before it is sent.
+_CHECK_DECODERS: Final = {cls: msgspec.json.Decoder(cls) for cls in MESSAGE_TYPES}
 
 
 def _encode_checked(message: object, allowed: tuple[type[Message], ...]) -> bytes:
@@ -313,15 +103,15 @@ def _encode_checked(message: object, allowed: tuple[type[Message], ...]) -> byte
         raise LocalProtocolError(
             f"cannot send {cls.__name__}: expected one of {names}", ErrorCause.NOT_A_MESSAGE
         )
-    tag = _tag(cls)
+    tag = tag_of(cls)
     try:
         body = _ENCODER.encode(message)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise _unencodable(tag, cls, message, exc) from exc
+        raise unencodable(tag, cls, message, exc) from exc
     try:
         _CHECK_DECODERS[cls].decode(body)
     except (msgspec.DecodeError, RecursionError) as exc:
-        error = _diagnose(body, {tag: cls}, exc, LocalProtocolError)
+        error = diagnose(body, {tag: cls}, exc, LocalProtocolError)
         raise LocalProtocolError(
             f"cannot send invalid {error.text}",
             error.cause,
@@ -329,21 +119,6 @@ def _encode_checked(message: object, allowed: tuple[type[Message], ...]) -> byte
             field=error.field,
         ) from exc
     return body + b"\n"
-
-
-def _unencodable(tag: str, cls: type[Message], message: object, exc: Exception) -> ProtocolError:
-    """The error for a message holding a value JSON cannot carry (a numpy int, a set...)."""
-    for field in _FIELDS[cls]:
-        try:
-            _ENCODER.encode(getattr(message, field.name))
-        except (TypeError, ValueError, OverflowError) as field_exc:
-            return LocalProtocolError(
-                f"cannot send {tag}: field '{field.name}' cannot be encoded ({field_exc})",
-                ErrorCause.BAD_FIELD,
-                message_type=tag,
-                field=field.name,
-            )
-    return LocalProtocolError(f"cannot send {tag}: {exc}", ErrorCause.BAD_FIELD, message_type=tag)
 
 
 def encode(message: Message) -> bytes:
@@ -379,7 +154,7 @@ class Codec:
                 f"max_line must be an int >= 1, got {max_line!r}", ErrorCause.BAD_ARGUMENT
             )
         classes = _accepted_classes(accept)
-        self._accepted: Final = {_tag(cls): cls for cls in classes}
+        self._accepted: Final = {tag_of(cls): cls for cls in classes}
         self._decoder: Final = msgspec.json.Decoder(accept)
         if set(classes) == set(CLIENT_MESSAGE_TYPES):
             self._outgoing: tuple[type[Message], ...] = SERVER_MESSAGE_TYPES
@@ -481,7 +256,7 @@ class Codec:
                 error = exc
             if not line.strip():
                 continue  # a blank line (or "\r" alone): skipped
-            raise _diagnose(line, self._accepted, error, RemoteProtocolError)
+            raise diagnose(line, self._accepted, error, RemoteProtocolError)
         return NEED_DATA
 
     def send(self, message: Message) -> bytes:
