@@ -72,7 +72,7 @@ def profile_split() -> list[tuple[str, float]]:
         ("engine (Match: generation, moves, traps drawn, sightings)", engine),
         ("strategies: own code (knowledge, paths, choices)", strategy_calls - strategy_sat),
         ("strategies: SAT/MaxSAT trap solving", strategy_sat),
-        ("figures: trap optimum (SAT, RC2 when k > 0)", optimum),
+        ("figures: trap optimum (SAT at k = 1, RC2 at k >= 2)", optimum),
         ("driver, messages, other (profiler overhead included)", other),
     ]
 
