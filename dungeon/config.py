@@ -147,6 +147,8 @@ def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
     return result
 
 
+# Each field's type, read from its annotation (a string, under `from __future__ import
+# annotations`): "int" and "float" as such, anything else ("TrapPolicy", a Literal of names) str.
 _FIELD_TYPES: dict[str, type] = {
     field.name: {"int": int, "float": float}.get(str(field.type), str)
     for field in dataclasses.fields(RulesConfig)

@@ -69,7 +69,11 @@ def _clause_lists(problem: Clauses) -> list[list[int]]:
 
 
 def is_satisfiable(problem: Clauses, switches: int) -> bool:
-    """Whether some assignment disarms every trap (one SAT call)."""
+    """Whether some assignment disarms every trap (one SAT call).
+
+    ``switches`` (here and in :func:`optimum`) states the problem's size for the caller's sake;
+    a switch no trap names can take either value, so the solver needs the traps alone.
+    """
     from pysat.solvers import Solver
 
     with Solver(name="minisat22", bootstrap_with=_clause_lists(problem)) as solver:
