@@ -75,7 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--matches", type=int, default=100, help="games per pairing (rounded up to whole seeds)"
     )
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="local worker processes (default: CPUs); never changes the results",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the run's seed (the seed list)")
     parser.add_argument(
         "--sprt", metavar="elo0=0,elo1=20[,alpha=0.05,beta=0.05]", help="stop once decided"
@@ -83,7 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--out", type=Path, help="results JSON (a journal is kept beside it)")
     parser.add_argument("--plot", type=Path, help="write a PNG of win rates and ratings")
     parser.add_argument("--resume", action="store_true", help="continue the run in --out's journal")
-    parser.add_argument("--backend", choices=("local", "dask"), default="local")
+    parser.add_argument(
+        "--backend",
+        choices=("local", "dask"),
+        default="local",
+        help="local process pool (default) or a Dask cluster (--scheduler)",
+    )
     parser.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
     parser.add_argument("--logs", type=Path, help="write one match log per match into this dir")
     parser.add_argument(
