@@ -190,21 +190,23 @@ def test_move_while_committed_is_an_error() -> None:
     assert match.committed(HENCH0) == first
 
 
+@pytest.mark.parametrize("team", [0, 1])
 @pytest.mark.parametrize("kind", ["start", "shrine"])
-def test_move_to_the_other_teams_start_or_shrine_is_an_error(kind: str) -> None:
+def test_move_to_the_other_teams_start_or_shrine_is_an_error(kind: str, team: int) -> None:
     """No agent may step onto the other team's start or shrine, even from next door."""
     match = new_match()
-    forbidden = getattr(match.dungeon, kind)[1]
+    agent = AgentId(team, 1)
+    forbidden = getattr(match.dungeon, kind)[1 - team]
     next_door = min(
         match.dungeon.adjacency[forbidden],
-        key=lambda v: len(path(match, HENCH0, v)) if v not in match.dungeon.shrine else 10**6,
+        key=lambda v: len(path(match, agent, v)) if v not in match.dungeon.shrine else 10**6,
     )
-    walk(match, HENCH0, next_door)
-    out = request(match, HENCH0, Move(to=forbidden))
-    (error,) = messages_to(out, HENCH0)
+    walk(match, agent, next_door)
+    out = request(match, agent, Move(to=forbidden))
+    (error,) = messages_to(out, agent)
     assert isinstance(error, Error)
     assert "other team" in error.message
-    assert match.committed(HENCH0) is None
+    assert match.committed(agent) is None
 
 
 def test_solution_without_a_move_is_an_error() -> None:
@@ -483,21 +485,23 @@ def test_team_mates_share_nodes_freely() -> None:
 # --- winning and the other endings ---------------------------------------------------------------
 
 
-def test_the_heir_at_its_own_shrine_wins() -> None:
+@pytest.mark.parametrize("team", [0, 1])
+def test_the_heir_at_its_own_shrine_wins(team: int) -> None:
     """The match ends the moment a team's heir arrives at that team's shrine."""
     match = new_match()
-    shrine = match.dungeon.shrine[0]
-    route = path(match, HEIR0, shrine)
-    walk(match, HEIR0, route[-2])
+    heir, enemy = AgentId(team, 0), AgentId(1 - team, 1)
+    shrine = match.dungeon.shrine[team]
+    route = path(match, heir, shrine)
+    walk(match, heir, route[-2])
     assert not match.is_over
-    out = cross(match, HEIR0, shrine)
+    out = cross(match, heir, shrine)
     assert match.is_over
-    assert match.winner == 0
-    assert [o.message for o in out.messages[-12:]] == [GameOver(winner=0)] * 12
+    assert match.winner == team
+    assert [o.message for o in out.messages[-12:]] == [GameOver(winner=team)] * 12
     assert [o.to for o in out.messages[-12:]] == list(AGENTS)
-    assert out.events[-1] == {"event": "game_over", "winner": 0, "reason": "shrine"}
-    late = request(match, HENCH1, Move(to=match.dungeon.adjacency[match.location(HENCH1)][0]))
-    assert [type(m) for m in messages_to(late, HENCH1)] == [Error]
+    assert out.events[-1] == {"event": "game_over", "winner": team, "reason": "shrine"}
+    late = request(match, enemy, Move(to=match.dungeon.adjacency[match.location(enemy)][0]))
+    assert [type(m) for m in messages_to(late, enemy)] == [Error]
 
 
 def test_a_henchman_at_the_shrine_does_not_win() -> None:
