@@ -61,7 +61,10 @@ def _verify(args: argparse.Namespace) -> int:
         return 1
     if log.bad is not None:
         print(f"FAIL {args.log} {log.bad}")
-        print(f"  lines 1-{log.bad.line - 1} re-run exactly; the log cannot be trusted from there")
+        if log.bad.line > 1:
+            print(f"  lines 1-{log.bad.line - 1} re-run exactly; nothing from there can be trusted")
+        else:
+            print("  the header itself was changed: nothing in this log can be trusted")
         return 1
     last = log.events[-1].line
     optima = f", {verdict.optima_checked} optima recomputed" if args.optimum else ""

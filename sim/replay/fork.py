@@ -98,6 +98,8 @@ def fork(
     from sim.games.dungeon import step_order_generator, strategy_seed
     from sim.replay.headless import deliver, play_steps
 
+    if not log.events:
+        raise ForkError(f"the log breaks at {log.bad}: nothing to fork from")
     last = log.events[-1].line
     if not 1 <= at <= last:
         raise ForkError(f"--at {at}: the log's lines are 1 to {last}")

@@ -183,7 +183,8 @@ class _Builder:
             self.summary.duration = max(self.summary.duration, float(line.data.get("t", 0.0)))
         self._close_entry(entry, moves, kills, sightings)
         if self.dungeon is None:
-            raise ValueError(f"{self.log.path}: the log has no dungeon message")
+            broken = f" (it breaks at {self.log.bad})" if self.log.bad is not None else ""
+            raise ValueError(f"the log has no dungeon message{broken}")
         return Timeline(
             header=self.log.header,
             nodes=[(float(x), float(y)) for x, y in self.dungeon["nodes"]],
