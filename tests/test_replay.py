@@ -296,7 +296,7 @@ def test_fork_equals_the_original_up_to_n(
     forked = tmp_path / "fork.jsonl"
     status, out, _ = run(
         capsys, "fork", str(logs[source]), "--at", str(n), "--strategies", "rusher,random",
-        "-o", str(forked), "--steps", "30",
+        "-o", str(forked), "--steps", "10",
     )  # fmt: skip
     assert status == 0
     assert f"after line {n}" in out
@@ -335,7 +335,7 @@ def test_fork_is_reproducible_and_the_seed_offset_varies_it(
         path = tmp_path / f"{name}.jsonl"
         status, _, _ = run(
             capsys, "fork", str(logs["sim"]), "--at", str(n), "--strategies", "random,random",
-            "--seed-offset", offset, "-o", str(path), "--steps", "20",
+            "--seed-offset", offset, "-o", str(path), "--steps", "8",
         )  # fmt: skip
         assert status == 0
         written.append(fork_lines(path)[1:])
