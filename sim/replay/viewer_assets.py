@@ -82,7 +82,10 @@ TEMPLATE = r"""<!DOCTYPE html>
     <button id="play" title="play / pause (space)" aria-label="play"></button>
     <button id="back" title="previous step (←)" aria-label="previous step"><svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M3 2h2v12H3zM14 2v12L6 8z" fill="currentColor"/></svg></button>
     <button id="next" title="next step (→)" aria-label="next step"><svg viewBox="0 0 16 16" width="14" height="14" aria-hidden="true"><path d="M11 2h2v12h-2zM2 2v12l8-6z" fill="currentColor"/></svg></button>
-    <input id="slider" type="range" min="0" max="0" value="0" step="1" aria-label="step">
+    <div id="track">
+      <svg id="strip" viewBox="0 0 1000 12" preserveAspectRatio="none" aria-label="what happened when"></svg>
+      <input id="slider" type="range" min="0" max="0" value="0" step="1" aria-label="step">
+    </div>
     <span id="stepno" class="mono"></span>
     <label class="speed">speed
       <select id="speed">
@@ -157,7 +160,12 @@ html, body { margin: 0; height: 100%; background: var(--bg); color: var(--text);
   align-items: center; justify-content: center; }
 #controls button:hover { border-color: var(--team0); }
 #play.playing { background: #0c4a6e; border-color: var(--team0); }
-#slider { flex: 1; accent-color: var(--gold); }
+#track { flex: 1; display: flex; flex-direction: column; gap: 3px; }
+#strip { width: 100%; height: 12px; cursor: pointer; background: #0b1122; border-radius: 3px; }
+#strip .tick-kill { fill: #e879f9; } #strip .tick-death { fill: var(--death); opacity: .7; }
+#strip .tick-npc { fill: var(--npc); opacity: .6; } #strip .tick-end { fill: var(--gold); }
+#strip .tick-heir { fill: var(--death); }
+#slider { width: 100%; margin: 0; accent-color: var(--gold); }
 #stepno { min-width: 120px; text-align: right; color: var(--dim); }
 .speed { color: var(--dim); font-size: 13px; }
 .speed select { background: var(--card); color: var(--text); border: 1px solid var(--line);
@@ -435,6 +443,25 @@ SCRIPT = r"""
     html.dataset.step = String(step);
     current = step;
   }
+
+  // --- the strip above the slider: when things happened --------------------------------------
+  const strip = document.getElementById("strip");
+  frames.forEach((frame, index) => {
+    const x = last === 0 ? 0 : index / last * 996;
+    const ticks = [];
+    if (frame.m.some((m) => m[3] === "trap")) ticks.push(["tick-death", 7, 5]);
+    if (frame.m.some((m) => m[3] !== "crossed" && m[0] % TEAM_SIZE === 0)) ticks.push(["tick-heir", 0, 12]);
+    if (frame.k.some((k) => k[1] < 0)) ticks.push(["tick-npc", 0, 5]);
+    if (frame.k.some((k) => k[1] >= 0)) ticks.push(["tick-kill", 0, 12]);
+    if (frame.notes.some((note) => note[0] === "game_over")) ticks.push(["tick-end", 0, 12]);
+    for (const [cls, y, h] of ticks) el("rect", {x: f1(x), y: y, width: 4, height: h, class: cls}, strip);
+  });
+  el("title", {}, strip).textContent = "magenta: kills · red: deaths in traps (tall: an heir sent home) · violet: NPCs killed · gold: the end";
+  strip.addEventListener("click", (event) => {
+    const box = strip.getBoundingClientRect();
+    stop();
+    draw(Math.round((event.clientX - box.left) / box.width * last));
+  });
 
   // --- controls ---------------------------------------------------------------------------
   let current = 0, timer = null;
