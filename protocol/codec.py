@@ -38,6 +38,7 @@ integer, an agent number 7, a NaN coordinate are our bugs, reported as LocalProt
 from __future__ import annotations
 
 import enum
+import re
 import typing
 from collections import deque
 from typing import Final
@@ -247,21 +248,50 @@ class Codec:
             line = lines.popleft()
             if isinstance(line, RemoteProtocolError):
                 raise line
+            if not (line.isascii() or _is_utf8(line)):
+                raise diagnose(line, self._accepted, UnicodeError("not UTF-8"), RemoteProtocolError)
             try:
-                if line.isascii() or _is_utf8(line):
-                    message: Message = self._decoder.decode(line)
-                    return message
-                error: Exception = UnicodeError("not UTF-8")
+                message: Message = self._decoder.decode(line)
             except (msgspec.DecodeError, RecursionError) as exc:
-                error = exc
+                error: Exception = exc
+            else:
+                return message
             if not line.strip():
                 continue  # a blank line (or "\r" alone): skipped
+            if b"\\u" in line and (repaired := _replace_lone_surrogates(line)) != line:
+                try:
+                    message = self._decoder.decode(repaired)
+                except (msgspec.DecodeError, RecursionError) as exc:
+                    line, error = repaired, exc
+                else:
+                    return message
             raise diagnose(line, self._accepted, error, RemoteProtocolError)
         return NEED_DATA
 
     def send(self, message: Message) -> bytes:
         """The bytes to write for ``message`` (one line); LocalProtocolError if it is invalid."""
         return _encode_checked(message, self._outgoing)
+
+
+# One escape of a JSON string: a surrogate pair (kept), a lone surrogate (group 1), or any other.
+# Escapes are matched left to right, so the "\\u" of an escaped backslash is never taken for one.
+_ESCAPE: Final = re.compile(
+    rb"\\(?:u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+    rb"|(u[dD][89a-fA-F][0-9a-fA-F]{2})"
+    rb"|.)",
+    re.DOTALL,
+)
+
+
+def _replace_lone_surrogates(line: bytes) -> bytes:
+    """``line`` with every lone surrogate escape (``\\ud800``) turned into ``\\ufffd``.
+
+    JSON's grammar allows a lone surrogate in a string (RFC 8259, section 8.2) and JavaScript's
+    JSON.stringify writes one for a broken string; msgspec refuses it. Such a line is JSON, so
+    it must not close the socket as "not JSON": with U+FFFD in its place (same length, so error
+    positions stay true) the line decodes, or gets the error its fields deserve.
+    """
+    return _ESCAPE.sub(lambda escape: b"\\ufffd" if escape[1] else escape[0], line)
 
 
 def _is_utf8(line: bytes) -> bool:

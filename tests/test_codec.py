@@ -152,6 +152,10 @@ def test_send_is_encode_for_our_direction():
         pytest.param(
             b'{"type":"move","to":1}\n{"type":"move","to":2}\n', [Move(1), Move(2)], id="two-lines"
         ),
+        # JSON allows a lone surrogate escape in a string (RFC 8259 8.2); msgspec alone does not.
+        pytest.param(
+            b'{"type":"move","to":1,"x":"\\ud800"}\n', [Move(1)], id="lone-surrogate-unknown-field"
+        ),
     ],
 )
 def test_lenient_but_valid_lines_are_accepted(stream: bytes, expected: list[Message]):
@@ -184,6 +188,9 @@ MALFORMED = [
         True,
         None,
         id="deep-nesting",
+    ),
+    pytest.param(
+        b'{"type":"move","to":1,"x":"\\ud800}', ErrorCause.NOT_JSON, True, None, id="surrogate-cut"
     ),
     pytest.param(b"[1,2]", ErrorCause.NOT_AN_OBJECT, False, None, id="array"),
     pytest.param(b'"move"', ErrorCause.NOT_AN_OBJECT, False, None, id="string"),
@@ -238,6 +245,13 @@ MALFORMED = [
         id="match-newline",
     ),
     pytest.param(
+        b'{"type":"start","team":0,"agent":0,"match":"a\\udc00"}',
+        ErrorCause.BAD_FIELD,
+        False,
+        "match",
+        id="match-lone-surrogate",
+    ),
+    pytest.param(
         b'{"type":"solution","assignment":[true,1]}',
         ErrorCause.BAD_FIELD,
         False,
@@ -287,6 +301,21 @@ def test_error_text_names_the_field_and_what_came(line: bytes, expected: str):
     codec.receive_data(line + b"\n")
     with pytest.raises(RemoteProtocolError, match="^" + expected.replace("(", r"\(") + "$"):
         codec.next_message()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param(b"a\\ud800b", "a\ufffdb", id="lone-high"),
+        pytest.param(b"\\ud83d\\ude00\\udc00", "\U0001f600\ufffd", id="pair-then-lone-low"),
+        pytest.param(b"\\\\ud800\\ud800", "\\ud800\ufffd", id="escaped-backslash-then-lone"),
+    ],
+)
+def test_a_lone_surrogate_reads_as_the_replacement_character(text: bytes, expected: str):
+    """A lone surrogate escape decodes as U+FFFD; pairs and escaped backslashes stay as they are."""
+    line = b'{"type":"error","message":"' + text + b'"}\n'
+    for chunks in ([line], one_byte_at_a_time(line)):
+        assert feed_and_collect(Codec(accept=ServerMessage), chunks) == [Error(expected)]
 
 
 def test_a_client_refuses_server_fields_out_of_range():
@@ -552,7 +581,9 @@ json_values = st.recursive(
     | st.booleans()
     | st.integers(-(2**63), 2**64 - 1)
     | coordinates
-    | st.text(max_size=5),
+    | st.text(max_size=5)
+    # Lone surrogates: json.dumps escapes them ("\\ud800"), which JSON allows and msgspec does not.
+    | st.text(st.characters(categories=["Cs", "L"]), max_size=5),
     lambda inner: (
         st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
     ),
