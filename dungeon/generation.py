@@ -125,7 +125,11 @@ def corridors(points: Points, radius: float) -> Edges:
 
 
 def special_nodes(points: Points) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    """(starts, shrines) by the spec's rule, or None when a middle band holds no node."""
+    """(starts, shrines) by the spec's rule, or None when a middle band holds no node.
+
+    The spec leaves ties open (two nodes with the same extreme coordinate, which random floats
+    all but never draw): argmax/argmin take the lowest node id, the same on every machine.
+    """
     xs, ys = points[:, 0], points[:, 1]
     column = np.flatnonzero((xs >= BAND_LOW) & (xs <= BAND_HIGH))
     row = np.flatnonzero((ys >= BAND_LOW) & (ys <= BAND_HIGH))
