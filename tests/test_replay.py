@@ -414,3 +414,21 @@ def test_a_forfeit_is_verified_and_told(tmp_path: Path, capsys: pytest.CaptureFi
     assert "T0 heir error: move: there is no node 1000000" in out
     assert "team 1 disconnected (forfeit)" in out
     assert "game over: team 0 wins (forfeit)" in out
+
+
+def test_show_names_where_each_trap_death_was_headed(
+    logs: LogFiles, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each trap death is told with the node the agent was crossing to, in log order."""
+    deaths = [e for e in parsed(logs["engine"]) if e["event"] == "crossing" and not e["survived"]]
+    status, out, _ = run(capsys, "show", str(logs["engine"]), "--no-sightings", "--width", "250")
+    told = re.findall(r"(T\d (?:heir|a\d)) died in a trap on the way to (\d+)", out)
+    assert status == 0
+    assert deaths
+    assert told == [
+        (
+            f"T{d['agent'][0]} " + ("heir" if d["agent"][1] == 0 else f"a{d['agent'][1]}"),
+            str(d["to"]),
+        )
+        for d in deaths
+    ]

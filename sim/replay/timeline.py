@@ -205,7 +205,6 @@ class _Builder:
             actor = (int(data["team"]), int(data["agent"]))
             message = data.get("message", {})
             if message.get("type") == "move":
-                self.pending_to[actor] = int(message.get("to", -1))
                 here = self.positions[slot(*actor)]
                 title = f"{who(*actor)} asks to move {here} → {message.get('to')}"
             elif message.get("type") == "solution":
@@ -261,6 +260,9 @@ class _Builder:
                 for t in range(TEAMS):
                     for a in range(AGENTS):
                         self.positions[slot(t, a)] = int(message["start"][t])
+        elif kind == "sat":
+            # The crossing's target, known once the move is accepted (a refused move has none).
+            self.pending_to[to] = int(message["to"])
         elif kind == "moved":
             self._moved(team, agent, message, entry, moves, kills)
         elif kind == "enemy":
