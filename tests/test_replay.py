@@ -432,3 +432,20 @@ def test_show_names_where_each_trap_death_was_headed(
         )
         for d in deaths
     ]
+
+
+def test_verify_checks_many_logs_and_exits_with_the_worst(
+    logs: LogFiles, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """verify LOG LOG ...: each log gets its verdict; one bad log makes the status 1."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(deleted(lines_of(logs["sim"]), 40)))
+    status, out, _ = run(capsys, "verify", str(logs["server"]), str(bad), str(logs["engine"]))
+    assert status == 1
+    assert f"OK {logs['server']}:" in out
+    assert f"FAIL {bad} line 40:" in out
+    assert f"OK {logs['engine']}:" in out
+    assert out.endswith("3 logs checked: NOT all OK\n")
+    status, out, _ = run(capsys, "verify", str(logs["server"]), str(logs["sim"]))
+    assert status == 0
+    assert out.endswith("2 logs checked: all OK\n")

@@ -45,22 +45,38 @@ def _timeline(log: MatchLog) -> Timeline:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    """Verify each log in turn; the status is the worst one (a bad file does not stop the rest)."""
+    if len(args.logs) == 1:
+        return _verify_one(args.logs[0], args)
+    worst = 0
+    for path in args.logs:
+        try:
+            status = _verify_one(path, args)
+        except UsageError as error:
+            print(f"arena replay verify: {error}", file=sys.stderr)
+            status = 2
+        worst = max(worst, status)
+    print(f"{len(args.logs)} logs checked: {'all OK' if worst == 0 else 'NOT all OK'}")
+    return worst
+
+
+def _verify_one(path: str, args: argparse.Namespace) -> int:
     from sim.replay.rerun import verify_log
 
-    log = _read(args.log)
+    log = _read(path)
     verdict = verify_log(log, check_optimum=args.optimum)
     for warning in verdict.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if verdict.difference is not None:
         difference = verdict.difference
-        print(f"FAIL {args.log} line {difference.line}: the re-run differs from the log")
+        print(f"FAIL {path} line {difference.line}: the re-run differs from the log")
         if difference.where is not None:
             print(f"  first difference: {difference.where}")
         print(f"  expected: {difference.expected}")
         print(f"  found:    {difference.found}")
         return 1
     if log.bad is not None:
-        print(f"FAIL {args.log} {log.bad}")
+        print(f"FAIL {path} {log.bad}")
         if log.bad.line > 1:
             print(f"  lines 1-{log.bad.line - 1} re-run exactly; nothing from there can be trusted")
         else:
@@ -70,13 +86,13 @@ def _verify(args: argparse.Namespace) -> int:
     optima = f", {verdict.optima_checked} optima recomputed" if args.optimum else ""
     if log.complete:
         print(
-            f"OK {args.log}: {last} lines, {verdict.inputs} inputs re-run, every message and "
+            f"OK {path}: {last} lines, {verdict.inputs} inputs re-run, every message and "
             f"engine event matches{optima}"
         )
     else:
         cut = "; its last line was cut mid-write" if log.cut_short else ""
         print(
-            f"OK {args.log}: INCOMPLETE, verified up to its last line {last} "
+            f"OK {path}: INCOMPLETE, verified up to its last line {last} "
             f"({verdict.inputs} inputs re-run{optima}); no close line{cut}"
         )
     for line in _timeline(log).summary.lines():
@@ -157,7 +173,7 @@ def _parser() -> argparse.ArgumentParser:
     verify = commands.add_parser(
         "verify", help="re-run the engine from the log and compare every message and event"
     )
-    verify.add_argument("log", help="a match log (JSON Lines)")
+    verify.add_argument("logs", nargs="+", metavar="LOG", help="match logs (JSON Lines)")
     verify.add_argument(
         "--optimum", action="store_true", help="also recompute each logged trap optimum (slower)"
     )
