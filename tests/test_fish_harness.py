@@ -166,3 +166,36 @@ def test_an_unknown_harness_is_a_usage_error() -> None:
     done = arena("fish", "xnothing", stdin="")
     assert done.returncode == 2
     assert "usage" in done.stderr
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        ' \n{"a": [1, -2, true, false, null, "x\\u00e9\\"y"]}\r\n',
+        '[[0, 1], {"k": {}}]',
+        '"caf\\u00e9 \\\\ \\"q\\""',
+    ],
+)
+def test_the_json_reader_and_writer_agree_with_the_json_module(text: str) -> None:
+    """The harnesses' JSON reader and writer give what the json module gives."""
+    from sim.games.fish.fastjson import dumps, loads
+
+    assert loads(text) == json.loads(text)
+    assert json.loads(dumps(loads(text))) == json.loads(text)
+
+
+@pytest.mark.parametrize("text", ["", "   ", "[1,", "NaN", "[1] [2]", '{"a" 1}', "[Infinity]"])
+def test_the_json_reader_refuses_anything_but_one_json_value(text: str) -> None:
+    """Empty text, broken JSON, bare constants and two values are refused."""
+    from sim.games.fish.fastjson import JSONError, loads
+
+    with pytest.raises(JSONError):
+        loads(text)
+
+
+def test_winner_names_are_written_as_json_strings() -> None:
+    """Names with quotes and non-ASCII letters come out as valid JSON strings, sorted."""
+    query = {"row": 2, "column": 4, "players": [['é"x', 1], ["b\\", 1]], "fish": 1}
+    status, output = run("xref", json.dumps(query))
+    assert status == 0
+    assert json.loads(output) == sorted(['é"x', "b\\"])

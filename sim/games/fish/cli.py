@@ -2,13 +2,13 @@
 
 Each reads one JSON value from stdin and prints one JSON value on stdout. Malformed input gets a
 message on stderr naming the field, and exit status 2. Teachers run thousands of cases, one
-process each, so the common path imports only ``json`` and the floes core; argparse is loaded only
-to explain usage.
+process each, so the common path imports only the floes core and a JSON reader over the builtin
+C scanner (:mod:`sim.games.fish.fastjson`: ``import json`` alone would cost a quarter of a run);
+argparse is loaded only to explain usage.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 
 __all__ = ["main"]
@@ -41,17 +41,18 @@ def _usage(argv: list[str]) -> int:
 def run(command: str, text: str) -> tuple[int, str]:
     """Run one harness on the text of its input: (exit status, stdout or stderr text)."""
     from sim.games.fish.codec import MalformedInput
+    from sim.games.fish.fastjson import JSONError, dumps, loads
     from sim.games.fish.harness import HARNESSES
 
     try:
-        value = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        value = loads(text)
+    except JSONError as error:
         return 2, f"arena fish {command}: stdin is not one JSON value: {error}"
     try:
         result = HARNESSES[command](value)
     except MalformedInput as error:
         return 2, f"arena fish {command}: malformed input: {error}"
-    return 0, json.dumps(result, separators=(",", ":"))
+    return 0, dumps(result)
 
 
 def main(argv: list[str]) -> int:

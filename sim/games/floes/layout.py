@@ -6,8 +6,6 @@ lexicographically: the order both courses break ties in.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 # Not `from typing import TYPE_CHECKING`, and no dataclasses: each costs ~10-20 ms to import, and
 # the Penguins player (30 ms a call) and the course harnesses load this module. mypy honours it.
 TYPE_CHECKING = False
@@ -92,7 +90,16 @@ class Layout:
         return line[0] if line else None
 
 
-@lru_cache(maxsize=64)
+_LAYOUTS: dict[tuple[int, int, Geometry], Layout] = {}
+
+
 def layout(rows: int, cols: int, geometry: Geometry) -> Layout:
-    """The shared, immutable layout of a board shape (built once per shape and geometry)."""
-    return Layout(rows, cols, geometry)
+    """The shared, immutable layout of a board shape (built once per shape and geometry; not
+    functools.lru_cache, which costs an import on the harnesses' path)."""
+    key = (rows, cols, geometry)
+    found = _LAYOUTS.get(key)
+    if found is None:
+        if len(_LAYOUTS) >= 256:
+            _LAYOUTS.clear()
+        found = _LAYOUTS[key] = Layout(rows, cols, geometry)
+    return found
