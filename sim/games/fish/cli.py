@@ -16,7 +16,7 @@ __all__ = ["main"]
 COMMANDS = {
     "xboard": '{"position": P, "board": B} -> number of tiles a penguin on P can reach',
     "xstate": "State -> the first player's first penguin one step on, player rotated last; false",
-    "xtree": '{"state": S, "from": P, "to": Q} -> the next player\'s move next to Q, or false',
+    "xtree": '{"state": S, "from": P, "to": Q} -> the second player\'s move next to Q, or false',
     "xstrategy": "[D, State] -> the first player's minimax move over D of its turns, or false",
     "xref": '{"row": R, "column": C, "players": [[name, depth], ...], "fish": F} -> winners',
 }
