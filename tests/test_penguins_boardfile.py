@@ -4,6 +4,8 @@ and the writer gives back unchanged bytes where nothing changed."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sim.games.penguins.boardfile import BoardFile, BoardFileError, PlayerLine, parse
 
@@ -156,3 +158,53 @@ def test_add_player_refuses_bad_lines(ident: str, number: int) -> None:
     board = parse(VALID)
     with pytest.raises(ValueError, match="player"):
         board.add_player(ident, number)
+
+
+# -- robustness: whatever a program writes, the parser answers with a BoardFileError or a board
+
+
+def parse_or_error(text: str) -> BoardFile | BoardFileError:
+    """The board of ``text``, or the error naming its fault (any other exception escapes)."""
+    try:
+        return parse(text)
+    except BoardFileError as error:
+        return error
+
+
+FIELD = st.sampled_from(["00", "10", "20", "30"])
+
+
+@st.composite
+def board_texts(draw: st.DrawFn) -> str:
+    rows = draw(st.integers(1, 4))
+    cols = draw(st.integers(1, 4))
+    lines = [f"{rows} {cols}"]
+    lines += [" ".join(draw(st.lists(FIELD, min_size=cols, max_size=cols))) for _ in range(rows)]
+    lines += [f"p{n} {n} {draw(st.integers(0, 40))}" for n in range(1, draw(st.integers(0, 3)) + 1)]
+    ending = draw(st.sampled_from(["\n", "\r\n"]))
+    return ending.join(lines) + ending
+
+
+@settings(max_examples=150, deadline=None)
+@given(board_texts(), st.data())
+def test_any_edit_of_a_file_parses_or_names_its_fault(text: str, data: st.DataObject) -> None:
+    """Replacing, deleting or inserting a character anywhere gives a board or a BoardFileError
+    with a line inside the file, never another exception."""
+    at = data.draw(st.integers(0, len(text)))
+    insert = data.draw(st.sampled_from(["", "0", "4", "9", " ", "\n", "\r", "x", "-", "\t"]))
+    cut = data.draw(st.integers(0, 2))
+    edited = text[:at] + insert + text[at + cut :]
+    result = parse_or_error(edited)
+    if isinstance(result, BoardFileError):
+        assert 1 <= result.line <= edited.count("\n") + 2
+        assert result.field is None or result.field >= 1
+    else:
+        assert result.render() == edited
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=60))
+def test_arbitrary_text_never_crashes_the_parser(text: str) -> None:
+    """Any text at all parses or fails with a BoardFileError."""
+    result = parse_or_error(text)
+    assert isinstance(result, BoardFile) or result.line >= 1

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from sim.games.penguins.player import main
 
@@ -312,3 +315,28 @@ def test_whole_game_between_two_copies_of_the_player(tmp_path: Path) -> None:
     assert left + sum(scores(final).values()) == total
     assert sum(f[1] != "0" for row in fields(final) for f in row) == 4
     assert calls > 10
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_any_corrupted_file_gets_exit_0_1_or_2_never_3(
+    data: st.DataObject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Whatever a previous program left in the file, the player moves, says it cannot, or names
+    the fault (exit 2): it never fails inside (exit 3)."""
+    at = data.draw(st.integers(0, len(MID_GAME)))
+    insert = data.draw(st.sampled_from(["", "0", "1", "2", "4", " ", "\n", "\r", "x"]))
+    edited = MID_GAME[:at] + insert + MID_GAME[at + data.draw(st.integers(0, 3)) :]
+    phase = data.draw(st.sampled_from(["phase=placement", "phase=movement"]))
+    with tempfile.TemporaryDirectory() as directory:
+        board = Path(directory) / "board.txt"
+        board.write_bytes(edited.encode())
+        code = main([phase, "penguins=2", str(board), str(board), "id=bob"])
+        err = capsys.readouterr().err
+        assert code in (0, 1, 2), err
+        if code == 2:
+            assert "line " in err
+        if code != 0:
+            assert read(board) == edited
