@@ -41,6 +41,9 @@ log = structlog.get_logger()
 RECEIVE_SIZE = 65536
 #: Messages written in one ``send_all`` at most (one syscall for a burst of sightings).
 WRITE_BATCH = 64
+#: After its last line, how long and how much a socket's leftover input is read and dropped.
+LINGER_SECONDS = 2.0
+LINGER_BYTES = 16 << 20
 
 
 class _Close(enum.Enum):
@@ -80,6 +83,8 @@ class Connection:
         self.closed = False
         self.errors_sent = 0
         self._scope = trio.CancelScope()
+        self._tasks = trio.CancelScope()
+        self._linger = False
         self.log = log.bind(conn=number)
 
     # -- lifetime ------------------------------------------------------------------------------
@@ -88,10 +93,13 @@ class Connection:
         """Serve the socket until it closes; always leaves the lobby or tells the actor."""
         try:
             with self._scope:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._writer)
+                async with trio.open_nursery() as tasks:
+                    self._tasks = tasks.cancel_scope
+                    tasks.start_soon(self._writer)
                     await self._reader()
-                    nursery.cancel_scope.cancel()
+                    tasks.cancel_scope.cancel()
+                if self._linger:
+                    await self._drain()
         finally:
             self.closed = True
             self.outbox.close()
@@ -148,7 +156,31 @@ class Connection:
                 stop = True
             if stop:
                 break
-        self._scope.cancel()
+        # Done: stop reading requests, then close gracefully (_drain) so the last lines arrive.
+        self._linger = True
+        self._tasks.cancel()
+
+    async def _drain(self) -> None:
+        """Half-close, then discard what the peer still sends for a moment, then close.
+
+        Closing a socket with unread input makes the kernel reset the connection, and a reset
+        can destroy our last lines (game over, the error that explains the close) before the
+        peer reads them. Reading the peer's leftovers first lets those lines arrive.
+        """
+        stream = self.stream
+        if not isinstance(stream, trio.abc.HalfCloseableStream):
+            return
+        with trio.move_on_after(LINGER_SECONDS):
+            try:
+                await stream.send_eof()
+                drained = 0
+                while drained < LINGER_BYTES:
+                    data = await stream.receive_some(RECEIVE_SIZE)
+                    if not data:
+                        break
+                    drained += len(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass
 
     # -- reader --------------------------------------------------------------------------------
 
@@ -184,7 +216,8 @@ class Connection:
             outcome = await self._handshake()
         if outcome is _Handshake.JOINED:
             await self._play()
-        elif outcome is _Handshake.LATE:
+            return
+        if outcome is _Handshake.LATE:
             seconds = f"{self.config.start_timeout:g}"
             await self._refuse_and_close(f"no valid start within {seconds} s: closing")
         if outcome is not _Handshake.EOF:

@@ -1,0 +1,190 @@
+"""The dungeon server over real loopback sockets: whole matches, several at once, sockets that
+misbehave or vanish, and a shutdown in the middle of a match.
+
+Every test binds port 0 on 127.0.0.1 and uses a small dungeon so a match lasts well under a
+second. Timeouts are tested in virtual time elsewhere (test_server_memory.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from functools import partial
+from pathlib import Path
+
+import pytest
+import trio
+from server_testkit import SMALL, RawAgent, join_all, neighbour
+
+from client.strategies.base import make_strategy
+from client.team import TeamResult, connect_team
+from dungeon.engine import AGENTS, AgentId
+from protocol.matchlog import read_log
+from protocol.messages import Dungeon, Error, GameOver, Move, Sat, Start
+from server.app import serve
+
+HOST = "127.0.0.1"
+
+
+async def start_server(nursery: trio.Nursery, log_dir: Path, **options: object) -> int:
+    port: int = await nursery.start(
+        partial(serve, host=HOST, port=0, config=SMALL, log_dir=log_dir, **options)
+    )
+    return port
+
+
+@asynccontextmanager
+async def serving(log_dir: Path, **options: object) -> AsyncIterator[int]:
+    """A server on a free port; on exit it shuts down and every match log is closed."""
+    shutdown = trio.Event()
+    async with trio.open_nursery() as nursery:
+        yield await start_server(nursery, log_dir, shutdown=shutdown, **options)
+        shutdown.set()
+
+
+@asynccontextmanager
+async def raw_agents(port: int) -> AsyncIterator[dict[AgentId, RawAgent]]:
+    """Twelve TCP sockets (one per slot), closed on exit."""
+    agents = {slot: RawAgent(await trio.open_tcp_stream(HOST, port)) for slot in AGENTS}
+    try:
+        yield agents
+    finally:
+        for agent in agents.values():
+            await agent.aclose()
+
+
+async def play_pair(
+    port: int, strategies: tuple[str, str], seed: int, match: str | None = None
+) -> list[TeamResult]:
+    results: list[TeamResult] = []
+    async with trio.open_nursery() as nursery:
+        for team in (0, 1):
+
+            async def play(team: int = team) -> None:
+                strategy = make_strategy(strategies[team], team, seed + team)
+                results.append(
+                    await connect_team(HOST, port, team=team, strategy=strategy, match=match)
+                )
+
+            nursery.start_soon(play)
+    return sorted(results, key=lambda result: result.team)
+
+
+def logs_in(directory: Path) -> list[Path]:
+    return sorted(directory.glob("*.jsonl"))
+
+
+async def test_full_match_end_to_end(tmp_path: Path) -> None:
+    """Two teams play a whole match over twelve sockets; the log is complete and matches them."""
+    async with serving(tmp_path, seed=11) as port:
+        first, second = await play_pair(port, ("reference", "rusher"), seed=3)
+    assert first.over
+    assert second.over
+    assert first.winner == second.winner
+    assert first.crossings > 0
+    [path] = logs_in(tmp_path)
+    log = read_log(path)
+    assert log.complete
+    assert log.seed == 11
+    [game_over] = [line for line in log.outputs if line.event == "game_over"]
+    assert game_over.data["winner"] == first.winner
+    sent = [line.data["message"] for line in log.outputs if line.event == "send"]
+    assert all("seed" not in message for message in sent)
+
+
+async def test_several_matches_at_once(tmp_path: Path) -> None:
+    """Three unnamed and one named match on one port all finish, each with its own log."""
+    outcomes: list[list[TeamResult]] = []
+    async with serving(tmp_path, seed=100) as port, trio.open_nursery() as matches:
+        for index in range(4):
+
+            async def play(index: int = index) -> None:
+                name = "named-one" if index == 3 else None
+                outcomes.append(await play_pair(port, ("rusher", "random"), index, name))
+
+            matches.start_soon(play)
+    assert len(outcomes) == 4
+    for first, second in outcomes:
+        assert first.over
+        assert first.winner == second.winner
+    logs = [read_log(path) for path in logs_in(tmp_path)]
+    assert len(logs) == 4
+    assert all(log.complete for log in logs)
+    assert sorted(str(log.header["match"]) for log in logs) == ["None", "None", "None", "named-one"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [b"this is not json\n", b'{"type": "move", "to": ' + b"1" * (2 << 20) + b"}\n"],
+    ids=["not-json", "2-MiB-line"],
+)
+async def test_bad_line_closes_only_that_socket(tmp_path: Path, line: bytes) -> None:
+    """A non-JSON or over-long line gets an error and closes its socket; the match goes on."""
+    async with serving(tmp_path) as port, raw_agents(port) as agents:
+        dungeons = await join_all(agents)
+        culprit, player = agents[AgentId(0, 3)], agents[AgentId(0, 1)]
+        async with trio.open_nursery() as sending:
+            sending.start_soon(culprit.send, line)
+            rest = await culprit.until_closed()
+        assert any(isinstance(message, Error) for message in rest)
+        start = dungeons[AgentId(0, 1)].start[0]
+        await player.send(Move(to=neighbour(dungeons[AgentId(0, 1)], start)))
+        assert isinstance(await player.receive_a(Sat), Sat)
+
+
+async def test_two_clients_claiming_one_slot(tmp_path: Path) -> None:
+    """The second claim of a slot is refused; that socket may then take a free slot."""
+    async with serving(tmp_path) as port, raw_agents(port) as agents:
+        late = agents[AgentId(1, 5)]
+        await agents[AgentId(0, 0)].send(Start(team=0, agent=0, match="duel"))
+        await late.send(Start(team=0, agent=0, match="duel"))
+        refusal = await late.receive()
+        assert isinstance(refusal, Error)
+        assert "taken" in refusal.message
+        # The refused socket retries on a free slot and plays it.
+        await late.send(Start(team=1, agent=5, match="duel"))
+        others = {slot: agent for slot, agent in agents.items() if agent is not late}
+        del others[AgentId(0, 0)]
+        await join_all(others, match="duel")
+        assert isinstance(await late.receive_a(Dungeon), Dungeon)
+
+
+async def test_team_whose_sockets_all_close_forfeits(tmp_path: Path) -> None:
+    """When every socket of team 1 has closed, team 0 wins by forfeit."""
+    async with serving(tmp_path) as port, raw_agents(port) as agents:
+        await join_all(agents)
+        for slot, agent in agents.items():
+            if slot.team == 1:
+                await agent.aclose()
+        for slot, agent in agents.items():
+            if slot.team == 0:
+                assert await agent.receive_a(GameOver) == GameOver(winner=0)
+                assert await agent.until_closed() == []
+    [path] = logs_in(tmp_path)
+    log = read_log(path)
+    assert log.complete
+    reasons = [line.data["reason"] for line in log.outputs if line.event == "game_over"]
+    assert reasons == ["forfeit"]
+
+
+async def test_shutdown_mid_match_leaves_complete_logs(tmp_path: Path) -> None:
+    """Shutting the server down mid-match draws it, closes every socket and completes the log."""
+    shutdown = trio.Event()
+    async with trio.open_nursery() as nursery:
+        port = await start_server(nursery, tmp_path, shutdown=shutdown)
+        async with raw_agents(port) as agents:
+            dungeons = await join_all(agents)
+            heir = AgentId(1, 0)
+            await agents[heir].send(Move(to=neighbour(dungeons[heir], dungeons[heir].start[1])))
+            await agents[heir].receive_a(Sat)
+            shutdown.set()
+            for agent in agents.values():
+                assert await agent.receive_a(GameOver) == GameOver(winner=None)
+                assert await agent.until_closed() == []
+    # serve() has returned: the nursery closed without cancelling it.
+    [path] = logs_in(tmp_path)
+    log = read_log(path)
+    assert log.complete
+    assert log.close is not None
+    assert log.close.data["reason"] == "shutdown"
+    assert [line.data["kind"] for line in log.inputs] == ["request", "time_up"]
