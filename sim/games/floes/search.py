@@ -107,6 +107,18 @@ class _Minimax:
                     low = max(low, points)
         return low, high
 
+    def ceiling(self, remaining: int) -> int:
+        """An upper bound on my final score with ``remaining`` turns of mine to go: no move of
+        mine scores more than the richest tile on the board, and when a move scores the tile it
+        leaves, my next one scores at most my richest penguin's tile."""
+        state = self.state
+        score = state.scores[self.me]
+        if not state.rules.score_on_leave:
+            return score + remaining * self.top
+        fish = state.fish
+        mine = max(fish[src] for src in state.penguins[self.me])
+        return score + mine + (remaining - 1) * self.top
+
     def value(self, mover: int, remaining: int, alpha: int, beta: int) -> int:
         """My final score with ``mover`` to play and ``remaining`` turns of mine to go (>= 1);
         I can move. Fail-soft: a result <= alpha is an upper bound, >= beta a lower bound."""
@@ -115,11 +127,16 @@ class _Minimax:
         if mover == me:
             if remaining == 1:
                 return score + self.last_gain()
-            ceiling = score + remaining * self.top
+            ceiling = self.ceiling(remaining)
             if ceiling <= alpha:
                 return ceiling
             best = -1
-            for index, dst in self.moves(me):
+            moves = self.moves(me)
+            # Richest landing first (the tile my next move scores, or this move's points):
+            # measured the best order for an early high alpha.
+            fish = state.fish
+            moves.sort(key=lambda move: -fish[move[1]])
+            for index, dst in moves:
                 undo = state.push(me, index, dst)
                 if self.can_move(me):
                     found = self.value(self.next_mover(me), remaining - 1, max(alpha, best), beta)
@@ -137,8 +154,16 @@ class _Minimax:
                 return score + high
             if score + low >= beta:
                 return score + low
+        else:
+            ceiling = self.ceiling(remaining)
+            if ceiling <= alpha:
+                return ceiling
         best = 1 << 30
-        for index, dst in self.moves(mover):
+        moves = self.moves(mover)
+        # Landings next to my penguins first: those are the moves that can hurt me.
+        near = {other for src in state.penguins[me] for other in state.layout.neighbours[src]}
+        moves.sort(key=lambda move: move[1] not in near)
+        for index, dst in moves:
             undo = state.push(mover, index, dst)
             if self.can_move(me):
                 found = self.value(self.next_mover(mover), remaining, alpha, min(beta, best))
@@ -183,7 +208,7 @@ def minimax_move(state: Floes, me: int, depth: int) -> Move | None:
     for move in order:
         alpha = best_value if best_move is not None and move > best_move else best_value - 1
         if base + state.gain(*move) + (depth - 1) * search.top <= alpha:
-            continue
+            continue  # cannot beat the best so far: skip the search
         undo = state.push(me, state.penguins[me].index(move[0]), move[1])
         if depth <= 1 or not search.can_move(me):
             found = state.scores[me]
