@@ -184,6 +184,16 @@ class Floes:
             if fish[tile] > 0 and owner[tile] < 0 and (wanted is None or fish[tile] == wanted)
         ]
 
+    def _placeable(self, tile: int) -> bool:
+        wanted = self.rules.placement_fish
+        fish = self.fish[tile]
+        return fish > 0 and self.owner[tile] < 0 and (wanted is None or fish == wanted)
+
+    def _can_place(self, seat: int) -> bool:
+        if not self.active[seat] or self.quota[seat] <= 0:
+            return False
+        return any(map(self._placeable, range(self.layout.size)))
+
     def gain(self, src: int, dst: int) -> int:
         """The points a move from ``src`` to ``dst`` scores."""
         return self.fish[src] if self.rules.score_on_leave else self.fish[dst]
@@ -261,7 +271,7 @@ class Floes:
             raise IllegalAction(f"no placement in the {self.phase} phase")
         if not 0 <= tile < self.layout.size:
             raise IllegalAction(f"tile {tile} is off the board")
-        if tile not in self.placements(seat):
+        if not self._placeable(tile):
             raise IllegalAction(f"seat {seat} cannot place on {self.layout.position(tile)}")
         self.owner[tile] = seat
         self.penguins[seat].append(tile)
@@ -306,7 +316,7 @@ class Floes:
                 seat = (start + step) % seats
                 if not self.active[seat] or self.quota[seat] <= 0:
                     continue
-                if self.placements(seat):
+                if self._can_place(seat):
                     self.current = seat
                     return
                 if eliminate:
