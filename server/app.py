@@ -21,7 +21,7 @@ import trio
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
 from server.actor import Checker, MatchActor
-from server.connection import Connection
+from server.connection import LINGER_SECONDS, Connection
 from server.lobby import Filling, Lobby
 
 __all__ = ["Server", "serve"]
@@ -46,6 +46,7 @@ class Server:
         checker: Checker | None = None,
         check_workers: int = 2,
         outbox_size: int = OUTBOX_SIZE,
+        linger: float = LINGER_SECONDS,
     ) -> None:
         self.config = config
         self.log_dir = None if log_dir is None else Path(log_dir)
@@ -53,6 +54,7 @@ class Server:
         self._checker = checker
         self._limiter = trio.CapacityLimiter(check_workers)
         self._outbox_size = outbox_size
+        self._linger = linger
         self.lobby: Lobby[Connection] = Lobby(self._start_match)
         self.actors: set[MatchActor] = set()
         #: Every actor ever started, in order (tests and ``arena match`` read their results).
@@ -104,6 +106,7 @@ class Server:
             config=self.config,
             lobby=self.lobby,
             outbox_size=self._outbox_size,
+            linger=self._linger,
         )
         if self._stopping:
             await trio.aclose_forcefully(stream)

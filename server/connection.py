@@ -41,7 +41,7 @@ log = structlog.get_logger()
 RECEIVE_SIZE = 65536
 #: Messages written in one ``send_all`` at most (one syscall for a burst of sightings).
 WRITE_BATCH = 64
-#: After its last line, how long and how much a socket's leftover input is read and dropped.
+#: After its last line, how long (default) and how much a socket's leftover input is dropped.
 LINGER_SECONDS = 2.0
 LINGER_BYTES = 16 << 20
 
@@ -67,6 +67,7 @@ class Connection:
         config: RulesConfig,
         lobby: Lobby[Connection],
         outbox_size: int,
+        linger: float = 2.0,
     ) -> None:
         self.stream = stream
         self.number = number
@@ -85,6 +86,7 @@ class Connection:
         self._scope = trio.CancelScope()
         self._tasks = trio.CancelScope()
         self._linger = False
+        self._linger_seconds = linger
         self.log = log.bind(conn=number)
 
     # -- lifetime ------------------------------------------------------------------------------
@@ -170,7 +172,7 @@ class Connection:
         stream = self.stream
         if not isinstance(stream, trio.abc.HalfCloseableStream):
             return
-        with trio.move_on_after(LINGER_SECONDS):
+        with trio.move_on_after(self._linger_seconds):
             try:
                 await stream.send_eof()
                 drained = 0

@@ -1,0 +1,345 @@
+"""The server's rules for sockets, driven over in-memory streams (and virtual time for timeouts).
+
+``Server.handle`` serves any trio stream, so these tests skip TCP: the behaviour under test (the
+handshake, the lobby, error answers, slow readers) does not depend on the transport, and the
+start timeout can be checked with ``autojump_clock`` without waiting ten real seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+from server_testkit import (
+    connect_memory,
+    join_all,
+    memory_match,
+    neighbour,
+    not_adjacent,
+    running_server,
+)
+from structlog.testing import capture_logs
+
+from client.strategies.base import make_strategy
+from client.team import play_team
+from dungeon.config import DEFAULT_RULES
+from dungeon.engine import AGENTS, AgentId
+from dungeon.traps import optimum
+from protocol.matchlog import read_log
+from protocol.messages import Dungeon, Enemy, Error, GameOver, Move, Moved, Sat, Solution, Start
+
+# --- the start handshake --------------------------------------------------------------------
+
+
+async def test_missing_start_closes_after_the_timeout(autojump_clock: trio.abc.Clock) -> None:
+    """A socket that sends nothing gets an error and is closed 10 s after it opened."""
+    async with running_server() as (server, nursery):
+        agent = connect_memory(server, nursery)
+        opened = trio.current_time()
+        rest = await agent.until_closed()
+        assert trio.current_time() - opened == pytest.approx(10.0)
+        assert len(rest) == 1
+        assert isinstance(rest[0], Error)
+        assert "no valid start within 10 s" in rest[0].message
+
+
+async def test_late_start_is_refused(autojump_clock: trio.abc.Clock) -> None:
+    """A start that comes after the 10 s takes no slot: the socket is closed with one error."""
+    async with running_server() as (server, nursery):
+        agent = connect_memory(server, nursery)
+        await trio.sleep(10.5)
+        with contextlib.suppress(trio.BrokenResourceError):  # the server may be gone already
+            await agent.send(Start(team=0, agent=0))
+        rest = await agent.until_closed()
+        assert [type(message) for message in rest] == [Error]
+        assert server.lobby.filling == []
+
+
+@pytest.mark.parametrize(
+    "first_line",
+    [b'{"type": "move", "to": 1}\n', b'{"type": "solution", "assignment": []}\n', b"[1, 2]\n",
+     b'{"type": "hello"}\n', b"nonsense\n"],
+    ids=["move", "solution", "not-an-object", "unknown-type", "not-json"],
+)  # fmt: skip
+async def test_first_line_must_be_a_start(first_line: bytes) -> None:
+    """A first line that is not a start is answered with one error, then the socket closes."""
+    async with running_server() as (server, nursery):
+        agent = connect_memory(server, nursery)
+        await agent.send(first_line)
+        rest = await agent.until_closed()
+        assert len(rest) == 1
+        assert isinstance(rest[0], Error)
+
+
+async def test_invalid_start_may_be_corrected_within_the_timeout(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A malformed start is an error that keeps the socket; a valid one 5 s later still counts."""
+    async with running_server() as (server, nursery):
+        agents = {slot: connect_memory(server, nursery) for slot in AGENTS}
+        fixer = agents[AgentId(0, 0)]
+        await fixer.send(b'{"type": "start", "team": 7, "agent": 0}\n')
+        error = await fixer.receive()
+        assert isinstance(error, Error)
+        assert "team" in error.message
+        await trio.sleep(5)
+        dungeons = await join_all(agents)
+        assert dungeons[AgentId(0, 0)].agent == 0
+
+
+async def test_refused_slot_retry_after_the_timeout_is_closed(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A socket refused a slot keeps only the same 10 s to find another one."""
+    async with running_server() as (server, nursery):
+        holder, rival = connect_memory(server, nursery), connect_memory(server, nursery)
+        await holder.send(Start(team=0, agent=0, match="m"))
+        await trio.sleep(1)
+        await rival.send(Start(team=0, agent=0, match="m"))
+        assert isinstance(await rival.receive(), Error)
+        rest = await rival.until_closed()
+        assert trio.current_time() == pytest.approx(10.0, abs=0.1)
+        assert [type(message) for message in rest] == [Error]
+
+
+async def test_socket_closing_while_filling_frees_its_slot() -> None:
+    """A socket that leaves before the match begins frees its slot for another socket."""
+    async with running_server() as (server, nursery):
+        quitter = connect_memory(server, nursery)
+        await quitter.send(Start(team=1, agent=2, match="m"))
+        await quitter.aclose()
+        await trio.testing.wait_all_tasks_blocked()
+        agents = {slot: connect_memory(server, nursery) for slot in AGENTS}
+        dungeons = await join_all(agents, match="m")
+        assert dungeons[AgentId(1, 2)].team == 1
+
+
+async def test_name_is_free_again_once_its_match_is_over() -> None:
+    """After a named match ends (here by forfeit), a new match may take its name."""
+    async with running_server() as (server, nursery):
+        agents, _ = await memory_match(server, nursery, match="again")
+        for slot, agent in agents.items():
+            if slot.team == 1:
+                await agent.aclose()
+        assert await agents[AgentId(0, 0)].receive_a(GameOver) == GameOver(winner=0)
+        await trio.testing.wait_all_tasks_blocked()
+        _, dungeons = await memory_match(server, nursery, match="again")
+        assert len(dungeons) == 12
+        assert len(server.finished) == 2
+
+
+async def test_unnamed_and_named_matches_do_not_mix() -> None:
+    """A start without a name never joins a named match, and the other way round."""
+    async with running_server() as (server, nursery):
+        named = connect_memory(server, nursery)
+        await named.send(Start(team=0, agent=0, match="private"))
+        await trio.testing.wait_all_tasks_blocked()
+        _, dungeons = await memory_match(server, nursery)
+        assert len(dungeons) == 12
+        assert [m.name for m in server.lobby.filling] == ["private"]
+
+
+# --- requests during a match ----------------------------------------------------------------
+
+
+async def test_requests_before_dungeon_are_answered_after_it() -> None:
+    """Requests sent while the match fills are held, then each answered with an error after it."""
+    async with running_server() as (server, nursery):
+        agents = {slot: connect_memory(server, nursery) for slot in AGENTS}
+        early = agents[AgentId(0, 3)]
+        await early.send(Start(team=0, agent=3))
+        await early.send(Move(to=1))
+        await early.send(Solution(assignment=[True] * 20))
+        await trio.testing.wait_all_tasks_blocked()
+        assert early.received == []  # nothing before `dungeon`
+        await join_all({slot: a for slot, a in agents.items() if a is not early})
+        first = await early.receive()
+        assert isinstance(first, Dungeon)
+        errors = []
+        while len(errors) < 2:
+            message = await early.receive()
+            assert isinstance(message, Enemy | Error)
+            if isinstance(message, Error):
+                errors.append(message)
+        assert all("before dungeon" in error.message for error in errors)
+
+
+INVALID = {
+    "not adjacent": lambda d, here: Move(to=not_adjacent(d, here)),
+    "no such node": lambda d, here: Move(to=len(d.nodes) + 5),
+    "enemy start": lambda d, here: Move(to=d.start[1 - d.team]),
+    "enemy shrine": lambda d, here: Move(to=d.shrine[1 - d.team]),
+    "solution without move": lambda d, here: Solution(assignment=[True] * 20),
+    "second start": lambda d, here: Start(team=d.team, agent=d.agent),
+    "missing field": lambda d, here: b'{"type": "move"}\n',
+    "mistyped field": lambda d, here: b'{"type": "move", "to": "north"}\n',
+    "unknown type": lambda d, here: b'{"type": "teleport", "to": 3}\n',
+    "not an object": lambda d, here: b"[1, 2, 3]\n",
+    "server message": lambda d, here: b'{"type": "game_over", "winner": 0}\n',
+}
+
+
+@pytest.mark.parametrize("case", sorted(INVALID))
+async def test_invalid_request_is_an_error_and_changes_nothing(case: str) -> None:
+    """Each invalid request gets one error; the agent stays free and its socket open."""
+    async with running_server() as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        slot = AgentId(0, 2)
+        agent, dungeon = agents[slot], dungeons[slot]
+        here = dungeon.start[0]
+        await agent.send(INVALID[case](dungeon, here))
+        error = await agent.receive_a(Error)
+        assert error.message
+        # Nothing changed: the agent is still free, on its start, and may move as usual.
+        await agent.send(Move(to=neighbour(dungeon, here)))
+        sat = await agent.receive_a(Sat)
+        assert sat.switches == 20
+        errors = [m for m in agent.received if isinstance(m, Error)]
+        assert errors == [error]
+
+
+async def test_committed_agent_cannot_move_again_or_send_a_short_solution() -> None:
+    """A second move while committed, and a solution of the wrong length, are errors."""
+    async with running_server() as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        slot = AgentId(1, 1)
+        agent, dungeon = agents[slot], dungeons[slot]
+        target = neighbour(dungeon, dungeon.start[1])
+        await agent.send(Move(to=target))
+        await agent.receive_a(Sat)
+        await agent.send(Move(to=target))
+        assert "already committed" in (await agent.receive_a(Error)).message
+        await agent.send(Solution(assignment=[True] * 3))
+        assert "3 values for 20 switches" in (await agent.receive_a(Error)).message
+        await agent.send(Solution(assignment=[True] * 20))
+        moved = await agent.receive_a(Moved)
+        assert moved.reason in {"crossed", "trap"}
+
+
+async def test_hundredth_error_closes_the_socket() -> None:
+    """The 99th error leaves the socket open; the 100th is sent and then the socket closes."""
+    async with running_server() as (server, nursery):
+        agents, _ = await memory_match(server, nursery)
+        agent = agents[AgentId(0, 4)]
+        for _ in range(99):
+            await agent.send(b'{"type": "move"}\n')
+        for _ in range(99):
+            await agent.receive_a(Error)
+        await agent.send(b'{"type": "move"}\n')
+        rest = await agent.until_closed()
+        assert sum(isinstance(m, Error) for m in agent.received) == 100
+        assert isinstance(rest[-1], Error)
+
+
+# --- slow and absent clients ----------------------------------------------------------------
+
+
+class NeverReads(trio.abc.Stream):
+    """A client stream that sends but never reads (the server's writes pile up)."""
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        await self.stream.send_all(data)
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await self.stream.wait_send_all_might_not_block()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        await trio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    async def aclose(self) -> None:
+        await self.stream.aclose()
+
+
+async def test_client_that_never_reads_is_dropped_and_the_match_goes_on() -> None:
+    """A socket whose client stops reading is disconnected; both teams still finish the match."""
+    with capture_logs() as logs:
+        # The default dungeon: enough sightings reach the silent socket to fill its writer's batch
+        # (64 lines) and then its outbox (12, above the largest burst one input sends one agent).
+        async with running_server(config=DEFAULT_RULES, outbox_size=12) as (server, nursery):
+            streams = {}
+            for slot in AGENTS:
+                lockstep = slot == AgentId(1, 5)
+                pair = (
+                    trio.testing.lockstep_stream_pair
+                    if lockstep
+                    else trio.testing.memory_stream_pair
+                )
+                client, server_side = pair()
+                nursery.start_soon(server.handle, server_side)
+                streams[slot] = NeverReads(client) if lockstep else client
+            results = []
+            async with trio.open_nursery() as teams:
+                for team in (0, 1):
+
+                    async def play(team: int = team) -> None:
+                        team_streams = [streams[AgentId(team, a)] for a in range(6)]
+                        strategy = make_strategy("rusher", team, seed=team)
+                        results.append(await play_team(team_streams, team=team, strategy=strategy))
+
+                    teams.start_soon(play)
+    assert len(results) == 2
+    assert all(result.over for result in results)
+    killed = [entry for entry in logs if entry["event"] == "connection_killed"]
+    assert [(entry["reason"], entry["slot"]) for entry in killed] == [
+        ("outbox_full", AgentId(1, 5))
+    ]
+
+
+# --- optimum checks -------------------------------------------------------------------------
+
+
+def exact_optimum(traps: list[list[int]], switches: int) -> int:
+    return optimum(traps, switches)
+
+
+def broken_checker(traps: list[list[int]], switches: int) -> int:
+    raise RuntimeError("checker crashed")
+
+
+async def play_three_crossings_then_forfeit(tmp_path: Path, checker: object) -> None:
+    async with running_server(log_dir=tmp_path, checker=checker) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        slot = AgentId(0, 1)
+        agent, dungeon = agents[slot], dungeons[slot]
+        here = dungeon.start[0]
+        for _ in range(3):
+            await agent.send(
+                Move(to=neighbour(dungeon, here, avoid={dungeon.start[1], dungeon.shrine[1]}))
+            )
+            await agent.receive_a(Sat)
+            await agent.send(Solution(assignment=[False] * 20))
+            here = (await agent.receive_a(Moved)).location
+        for other, socket in agents.items():  # team 1 forfeits: the match ends normally
+            if other.team == 1:
+                await socket.aclose()
+        await agent.receive_a(GameOver)
+
+
+@pytest.mark.parametrize("checker", [exact_optimum, broken_checker], ids=["exact", "broken"])
+async def test_every_trap_problem_gets_its_optimum_logged(tmp_path: Path, checker: object) -> None:
+    """Each crossing's optimum is logged (unknown when the check fails); the match is unharmed."""
+    with capture_logs() as logs:
+        await play_three_crossings_then_forfeit(tmp_path, checker)
+    failures = [entry for entry in logs if entry["event"] == "optimum_check_failed"]
+    assert len(failures) == (3 if checker is broken_checker else 0)
+    [path] = sorted(tmp_path.glob("*.jsonl"))
+    log = read_log(path)
+    assert log.complete
+    problems = {
+        line.data["crossing"]: line.data for line in log.outputs if line.event == "trap_problem"
+    }
+    optima = {line.data["crossing"]: line.data["value"] for line in log.optima}
+    assert set(optima) == set(problems)
+    for crossing, value in optima.items():
+        expected = (
+            None if checker is broken_checker
+            else optimum(problems[crossing]["traps"], problems[crossing]["switches"])
+        )  # fmt: skip
+        assert value == expected
