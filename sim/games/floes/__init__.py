@@ -14,7 +14,10 @@ Both games are one game on two boards. What is really shared lives here:
   score. Checked actions ``place(tile)``/``move(src, dst)`` act for ``current`` and pass the turn;
   ``push``/``pop`` play and take back a move for searches.
 * :mod:`~sim.games.floes.search`: :func:`minimax_move`, the courses' minimax over D of one's
-  own turns (opponents minimising), exact, with alpha-beta and proven bounds.
+  own turns (opponents minimising), exact, with alpha-beta and proven bounds;
+  :func:`next_mover` (who moves after a seat, with skipping).
+* :mod:`~sim.games.floes.paranoid`: ``paranoid_move`` / ``paranoid_placement``, a stronger
+  player (paranoid alpha-beta on score plus prospects, within a node budget), for either scoring.
 
 How a game plugs in:
 
@@ -22,10 +25,10 @@ How a game plugs in:
    (row, col) one step in direction ``d`` (an index into ``directions``; the direction order is
    the order searches and course harnesses try them). Off-board results are fine: the layout
    clips. Fish: hexagons in offset rows (``sim.games.fish.rules.HEX``); Penguins: squares.
-2. **Rules** where the games differ: ``Rules(geometry, score_on_leave, placement_fish,
-   collect_on_place, eliminate_unplaceable)``. Fish scores the tile it leaves and places on any
-   free floe; Penguins scores the floe it lands on (which keeps no fish), places only on 1-fish
-   floes and collects that fish.
+2. **Rules** where the games differ: ``Rules(geometry, *, score_on_leave,
+   placement_fish=None, collect_on_place=False, eliminate_unplaceable=False)``. Fish scores the
+   tile it leaves and places on any free floe; Penguins scores the floe it lands on (which keeps
+   no fish), places only on 1-fish floes and collects that fish.
 3. A **position**: ``Floes(rules, rows, cols, fish, quota, penguins=..., scores=...,
    phase=..., current=...)``.
 
