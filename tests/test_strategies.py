@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import random
 
+import numpy as np
 import pytest
 
 from client.strategies.base import STRATEGIES, make_strategy
@@ -48,10 +49,11 @@ def random_traps(rng: random.Random, switches: int, count: int) -> list[list[int
 
 
 def brute_force_optimum(traps: list[list[int]], switches: int) -> int:
-    return min(
-        active_count(traps, list(values))
-        for values in itertools.product([False, True], repeat=switches)
-    )
+    """The fewest active traps over all 2**switches assignments (every one tried, in numpy)."""
+    values = np.array(list(itertools.product([False, True], repeat=switches)))
+    clauses = np.array(traps)
+    literal_true = values[:, np.abs(clauses) - 1] == (clauses > 0)
+    return int((~literal_true.any(axis=2)).sum(axis=1).min())
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -62,6 +64,27 @@ def test_solver_reaches_the_optimum(seed: int) -> None:
     assignment = TrapSolver(seed).solve(traps, 10)
     assert len(assignment) == 10
     assert active_count(traps, assignment) == brute_force_optimum(traps, 10)
+
+
+def test_solver_reaches_the_optimum_near_the_threshold() -> None:
+    """At the threshold ratio (optimum 0 or 1: the SAT and the one-active-trap steps) the
+    solver leaves exactly as few traps active as the best assignment does."""
+    rng = random.Random(21)
+    optima = []
+    for _ in range(40):
+        traps = random_traps(rng, 10, 45)
+        best = brute_force_optimum(traps, 10)
+        optima.append(best)
+        assert active_count(traps, TrapSolver(1).solve(traps, 10)) == best
+    assert {0, 1} <= set(optima)  # both steps were exercised
+
+
+def test_solver_takes_the_problem_as_the_wire_gives_it() -> None:
+    """Traps as tuples (a decoded `sat` message) are solved like lists."""
+    rng = random.Random(8)
+    traps = random_traps(rng, 10, 50)
+    as_tuples = tuple(tuple(trap) for trap in traps)
+    assert TrapSolver(2).solve(as_tuples, 10) == TrapSolver(2).solve(traps, 10)
 
 
 def test_solver_is_deterministic_for_a_seed() -> None:
@@ -98,7 +121,29 @@ def test_knowledge_reads_the_dungeon() -> None:
     assert known.adjacency[4] == [1, 3, 5, 7]
     assert known.location == dict.fromkeys(range(6), 3)
     assert known.forbidden == {1, 7}
-    assert known.moves_from(0) == [3]
+    assert known.moves_from(0) == (3,)
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "limit", "hops", "first_steps"),
+    [
+        (0, 8, 10, 4, [1]),  # 0-1-4-7-8: the enemy start 3 and shrine 5 are barred
+        (0, 8, 3, -1, []),  # farther than the limit: not reached
+        (4, 8, 10, 2, [7]),
+        (1, 6, 10, 3, [4]),
+        (4, 4, 10, 0, []),
+    ],
+)
+def test_ball_measures_nearby_routes(
+    source: int, target: int, limit: int, hops: int, first_steps: list[int]
+) -> None:
+    """A search from one node finds hops within a limit and the first steps of shortest routes."""
+    known = Knowledge(0)
+    known.observe(0, dungeon_for(0, 0))
+    ball = known.ball(source)
+    assert ball.hops_to(target, limit) == hops
+    assert ball.first_steps(target, known.adjacency) == first_steps
+    assert ball.hops_to(target, limit) == known.distances_to(target)[source] or hops < 0
 
 
 def test_knowledge_tracks_sightings() -> None:

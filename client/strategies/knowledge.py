@@ -7,15 +7,59 @@ seen resolve (its own ``moved`` messages), which is enough to age old sightings.
 
 from __future__ import annotations
 
-from collections import deque
-
 from protocol.messages import Dungeon, Enemy, GameOver, Moved, ServerMessage
 
-__all__ = ["HEIR", "NPC", "Knowledge"]
+__all__ = ["HEIR", "NPC", "Ball", "Knowledge"]
 
 HEIR = 0
 NPC = -1
 AGENTS = range(6)
+
+
+class Ball:
+    """A breadth-first search from ``source`` grown one level at a time, only as far as asked.
+
+    For questions about nearby nodes ("how far is that node, if within 5 hops", "which steps
+    lead to that node 3 hops away") it visits a small ball instead of the whole dungeon.
+    """
+
+    def __init__(self, moves: list[tuple[int, ...]], source: int) -> None:
+        self._moves = moves
+        self.source = source
+        #: node -> hops from the source, for every node within ``level`` hops.
+        self.dist: dict[int, int] = {source: 0}
+        self.level = 0
+        self._frontier = [source]
+
+    def grow_to(self, level: int) -> None:
+        """Extend the search until it knows every node within ``level`` hops."""
+        moves, dist = self._moves, self.dist
+        while self.level < level and self._frontier:
+            self.level += 1
+            reached = []
+            for node in self._frontier:
+                for nxt in moves[node]:
+                    if nxt not in dist:
+                        dist[nxt] = self.level
+                        reached.append(nxt)
+            self._frontier = reached
+
+    def hops_to(self, target: int, limit: int) -> int:
+        """Hops from the source to ``target`` if at most ``limit``, else -1."""
+        while target not in self.dist and self.level < limit and self._frontier:
+            self.grow_to(self.level + 1)
+        hops = self.dist.get(target, -1)
+        return hops if hops <= limit else -1
+
+    def first_steps(self, target: int, adjacency: list[list[int]]) -> list[int]:
+        """The moves from the source that start a shortest route to ``target`` (sorted; empty
+        if ``target`` is the source or not reached yet), found by walking the levels back."""
+        hops = self.dist.get(target, 0)
+        layer = {target}
+        dist = self.dist
+        for level in range(hops - 1, 0, -1):
+            layer = {u for v in layer for u in adjacency[v] if dist.get(u) == level}
+        return sorted(layer) if hops > 0 else []
 
 
 class Knowledge:
@@ -25,7 +69,6 @@ class Knowledge:
         self.team = team
         self.enemy = 1 - team
         self.adjacency: list[list[int]] = []
-        self.coords: list[tuple[float, float]] = []
         self.start = (0, 0)
         self.shrine = (0, 0)
         self.forbidden: frozenset[int] = frozenset()
@@ -41,6 +84,9 @@ class Knowledge:
         # watcher -> {(node, entity)} it sees right now (enemy henchmen and NPCs).
         self._views: dict[int, set[tuple[int, int]]] = {a: set() for a in AGENTS}
         self.npcs: set[int] = set()
+        #: node -> the neighbours an agent of this team may move to (enemy start/shrine barred).
+        self.moves: list[tuple[int, ...]] = []
+        # target -> hop counts; the graph never changes, so a table once built stays valid.
         self._distances: dict[int, list[int]] = {}
 
     # -- facts ---------------------------------------------------------------------------------
@@ -88,28 +134,40 @@ class Knowledge:
             weights[node] = max(weights.get(node, 0.0), weight)
         return weights
 
-    def moves_from(self, node: int) -> list[int]:
+    def moves_from(self, node: int) -> tuple[int, ...]:
         """The nodes an agent of this team on ``node`` may move to."""
-        return [n for n in self.adjacency[node] if n not in self.forbidden]
+        return self.moves[node]
 
     def distances_to(self, target: int) -> list[int]:
-        """Hop counts to ``target`` over nodes this team may enter (-1: unreachable); cached."""
+        """Hop counts to ``target`` over nodes this team may enter (-1: unreachable); cached.
+
+        The walk is symmetric, so for a node this team may enter the same table gives the hops
+        *from* ``target`` too: one table answers "how far is each node from me".
+        """
         cached = self._distances.get(target)
         if cached is not None:
             return cached
-        dist = [-1] * len(self.adjacency)
+        # Level by level: one list per level is cheaper in Python than a deque of nodes.
+        moves = self.moves
+        dist = [-1] * len(moves)
         dist[target] = 0
-        queue = deque([target])
-        while queue:
-            node = queue.popleft()
-            for nxt in self.adjacency[node]:
-                if dist[nxt] < 0 and nxt not in self.forbidden:
-                    dist[nxt] = dist[node] + 1
-                    queue.append(nxt)
-        if len(self._distances) > 256:
-            self._distances.clear()
+        frontier = [target]
+        level = 0
+        while frontier:
+            level += 1
+            reached = []
+            for node in frontier:
+                for nxt in moves[node]:
+                    if dist[nxt] < 0:
+                        dist[nxt] = level
+                        reached.append(nxt)
+            frontier = reached
         self._distances[target] = dist
         return dist
+
+    def ball(self, source: int) -> Ball:
+        """A lazily grown search from ``source`` over the nodes this team may enter."""
+        return Ball(self.moves, source)
 
     def steps_toward(self, node: int, target: int) -> list[int]:
         """The moves from ``node`` that shorten the way to ``target`` (empty if none)."""
@@ -133,16 +191,21 @@ class Knowledge:
 
     def _on_dungeon(self, agent: int, message: Dungeon) -> None:
         if not self.adjacency:
-            self.coords = [(float(x), float(y)) for x, y in message.nodes]
-            self.adjacency = [[] for _ in message.nodes]
+            adjacency: list[list[int]] = [[] for _ in message.nodes]
             for u, v in message.edges:
-                self.adjacency[u].append(v)
-                self.adjacency[v].append(u)
-            for neighbours in self.adjacency:
+                adjacency[u].append(v)
+                adjacency[v].append(u)
+            for neighbours in adjacency:
                 neighbours.sort()
+            self.adjacency = adjacency
             self.start = (message.start[0], message.start[1])
             self.shrine = (message.shrine[0], message.shrine[1])
             self.forbidden = frozenset({self.enemy_start, self.enemy_shrine})
+            # Only the neighbours of the two barred nodes lose a move.
+            self.moves = [tuple(neighbours) for neighbours in adjacency]
+            for barred in self.forbidden:
+                for node in adjacency[barred]:
+                    self.moves[node] = tuple(n for n in adjacency[node] if n not in self.forbidden)
         self.location[agent] = self.own_start
 
     def _on_moved(self, agent: int, message: Moved) -> None:

@@ -38,6 +38,9 @@ CROSSING_SURVIVAL = 0.96
 THREAT_MEMORY = 6
 #: chance that a threat next to a node steps onto it while our heir stands there.
 STRIKE_CHANCE = 0.5
+#: targets at most this many hops away are found by a search from the agent (a small ball);
+#: farther ones by the cached whole-dungeon table toward the target.
+NEAR = 8
 
 
 class Reference:
@@ -89,48 +92,51 @@ class Reference:
 
     # -- heir ----------------------------------------------------------------------------------
 
-    def _survival_costs(self, risk: dict[int, float]) -> list[float]:
-        """Cost to reach the own shrine from every node: minus log of the chance to get there."""
-        known = self.knowledge
-        base = -math.log(CROSSING_SURVIVAL)
-        cost = [math.inf] * len(known.adjacency)
-        shrine = known.own_shrine
-        cost[shrine] = 0.0
-        heap = [(0.0, shrine)]
-        while heap:
-            here_cost, node = heapq.heappop(heap)
-            if here_cost > cost[node]:
-                continue
-            # Moving into `node` costs a crossing and the risk of standing on it.
-            step = base - math.log(max(1e-6, 1.0 - risk.get(node, 0.0)))
-            for prev in known.adjacency[node]:
-                if prev in known.forbidden:
-                    continue
-                total = here_cost + step
-                if total < cost[prev]:
-                    cost[prev] = total
-                    heapq.heappush(heap, (total, prev))
-        return cost
-
     def _heir_route_next(self) -> int | None:
+        """The first step of the route to the own shrine with the best expected survival.
+
+        Each hop costs ``-ln`` of the chance to survive its crossing and its stay; an A* search
+        from the heir finds the cheapest route, guided by the hop count to the shrine (a lower
+        bound: every hop costs at least a crossing), so it only looks around the threats
+        instead of costing the whole dungeon.
+        """
         known = self.knowledge
         here = known.location[HEIR]
-        if here == known.own_shrine:
+        shrine = known.own_shrine
+        if here == shrine:
             return None
+        moves = known.moves
+        if shrine in moves[here]:
+            return shrine
+        hops = known.distances_to(shrine)
         risk = self._risk(self._threat_nodes())
-        cost = self._survival_costs(risk)
+        if not risk:
+            steps = known.steps_toward(here, shrine)
+            return self._rng.choice(steps) if steps else None
         base = -math.log(CROSSING_SURVIVAL)
-        best: list[int] = []
-        best_value = math.inf
-        for nxt in known.moves_from(here):
-            if nxt == known.own_shrine:
-                return nxt
-            value = cost[nxt] + base - math.log(max(1e-6, 1.0 - risk.get(nxt, 0.0)))
-            if value < best_value - 1e-12:
-                best, best_value = [nxt], value
-            elif abs(value - best_value) <= 1e-12:
-                best.append(nxt)
-        return self._rng.choice(best) if best else None
+        extra = {node: -math.log(max(1e-6, 1.0 - chance)) for node, chance in risk.items()}
+        # Heap entries: (estimated total, -cost so far, node, first step): among equal
+        # estimates the deepest goes first, so the search dives instead of spreading out.
+        heap: list[tuple[float, float, int, int]] = []
+        for step in moves[here]:
+            if hops[step] >= 0:
+                cost = base + extra.get(step, 0.0)
+                heap.append((cost + base * hops[step], -cost, step, step))
+        heapq.heapify(heap)
+        settled = {here}
+        while heap:
+            _, negative_cost, node, first = heapq.heappop(heap)
+            if node == shrine:
+                return first
+            if node in settled:
+                continue
+            settled.add(node)
+            cost = -negative_cost
+            for nxt in moves[node]:
+                if nxt not in settled and hops[nxt] >= 0:
+                    total = cost + base + extra.get(nxt, 0.0)
+                    heapq.heappush(heap, (total + base * hops[nxt], -total, nxt, first))
+        return None
 
     def _heir_move(self) -> int | None:
         return self._heir_route_next()
@@ -162,8 +168,17 @@ class Reference:
         target = ahead[-1] if ahead else heir
         if here == target or (here in ahead and heir != known.own_start):
             return None
-        steps = known.steps_toward(here, target)
+        steps = self._steps_near(here, target)
         return self._rng.choice(steps) if steps else None
+
+    def _steps_near(self, here: int, target: int) -> list[int]:
+        """Steps from ``here`` on a shortest route to ``target``, which is usually close: a
+        search from ``here`` that stops at the target's distance, not a whole-dungeon table."""
+        known = self.knowledge
+        ball = known.ball(here)
+        if ball.hops_to(target, NEAR) < 0:
+            return known.steps_toward(here, target)
+        return ball.first_steps(target, known.adjacency)
 
     def _heir_route_ahead(self, heir: int, count: int) -> list[int]:
         known = self.knowledge
@@ -226,18 +241,24 @@ class Reference:
         path = self._predicted_enemy_path(enemy_heir, 60)
         ahead = set(path[1:])
         target = enemy_heir
+        # The first node of the predicted path this hunter can reach before the enemy heir:
+        # one search from the hunter, grown a level per path node, stops at the answer.
+        ball = known.ball(here)
         for index, node in enumerate(path[1:], start=1):
             if node in known.forbidden:
                 break
-            my_dist = known.distances_to(node)[here]
-            if 0 <= my_dist <= index:
+            if ball.hops_to(node, index) >= 0:
                 target = node
                 break
         if here in known.adjacency[target] and here not in ahead:
             return None  # in ambush beside the predicted path
-        steps = [n for n in known.steps_toward(here, target) if n not in ahead or n == target]
+        if ball.hops_to(target, NEAR) >= 0:
+            shortest = ball.first_steps(target, known.adjacency)
+        else:
+            shortest = known.steps_toward(here, target)
+        steps = [n for n in shortest if n not in ahead or n == target]
         if not steps:
-            steps = known.steps_toward(here, target)
+            steps = shortest
         if target in ahead and steps and all(s == target for s in steps):
             return None  # the next step would stand on the path: wait beside it
         return self._rng.choice(steps) if steps else None

@@ -1,10 +1,19 @@
 """Trap solving for a team: switch assignments that leave as few traps active as we can find.
 
 A trap problem is a 3-SAT formula (traps = clauses, switches = variables, DIMACS literals). The
-solver tries, in order: an exact SAT call; when the formula is unsatisfiable, RC2 MaxSAT for the
-assignment with the fewest active traps; when RC2 runs out of its budget, the best assignment a
-seeded WalkSAT finds. Every budget is counted in solver conflicts or flips, never in seconds, so a
-headless match replays the same way on any machine.
+solver tries, in order, each step exact and each cheaper than the next:
+
+1. one MiniSat 2.2 call on the traps as they are (about 70% of the 20/85 problems are
+   satisfiable: done in ~50 us, most of it adding the 85 clauses);
+2. when that is unsatisfiable, one MiniCard call on the traps, each with its own relaxation
+   switch, and "at most one relaxation true" as a native cardinality constraint: satisfiable
+   means one active trap is the optimum (about 98% of the unsatisfiable problems at 20/85);
+3. when even that fails (optimum >= 2, rare), RC2 MaxSAT for the fewest active traps;
+4. when a conflict budget runs out, the best assignment a seeded WalkSAT finds.
+
+Every budget is counted in solver conflicts or flips, never in seconds, so a headless match
+replays the same way on any machine. Measured (``python -m bench strategies``): about 4x cheaper
+per problem than going from SAT straight to RC2, whose set-up alone costs more than steps 1-2.
 """
 
 from __future__ import annotations
@@ -16,7 +25,7 @@ from typing import Any
 
 from pysat.examples.rc2 import RC2
 from pysat.formula import WCNF
-from pysat.solvers import Solver
+from pysat.solvers import Minicard, Minisat22
 
 __all__ = ["SolverBudget", "TrapSolver", "active_count", "walksat"]
 
@@ -40,7 +49,8 @@ class _BudgetedRC2(RC2):  # type: ignore[misc]
     """RC2 whose SAT calls share one conflict budget (deterministic, unlike a time limit)."""
 
     def __init__(self, formula: WCNF, conflicts: int) -> None:
-        super().__init__(formula, solver="g3")
+        # MiniSat 2.2 as the oracle: measured faster than Glucose 3 on 20/85 cores.
+        super().__init__(formula, solver="m22")
         self._remaining = conflicts
 
     def _call_oracle(self, assumptions: Any = (), expect_interrupt: bool = False) -> Any:
@@ -105,26 +115,50 @@ class TrapSolver:
 
     def solve(self, traps: Traps, switches: int) -> list[bool]:
         """An assignment (one bool per switch) leaving the fewest active traps found."""
-        clauses = [list(trap) for trap in traps]
-        with Solver(name="g3", bootstrap_with=clauses) as sat:
-            sat.conf_budget(self._budget.sat_conflicts)
+        conflicts = self._budget.sat_conflicts
+        with Minisat22() as sat:
+            add = sat.add_clause
+            for trap in traps:
+                add(trap)
+            sat.conf_budget(conflicts)
             found = sat.solve_limited()
             if found:
                 return _model_to_assignment(sat.get_model() or [], switches)
         if found is False:
-            try:
-                return self._maxsat(clauses, switches)
-            except BudgetExhausted:
-                pass
-        return walksat(clauses, switches, self._rng, flips=self._budget.walksat_flips)
+            found, model = _one_active(traps, switches, conflicts)
+            if found:
+                return _model_to_assignment(model, switches)
+            if found is False:
+                try:
+                    return self._maxsat(traps, switches)
+                except BudgetExhausted:
+                    pass
+        return walksat(traps, switches, self._rng, flips=self._budget.walksat_flips)
 
-    def _maxsat(self, clauses: list[list[int]], switches: int) -> list[bool]:
+    def _maxsat(self, traps: Traps, switches: int) -> list[bool]:
         formula = WCNF()
-        for clause in clauses:
-            formula.append(clause, weight=1)
+        for trap in traps:
+            formula.append(list(trap), weight=1)
         rc2 = _BudgetedRC2(formula, self._budget.maxsat_conflicts)
         try:
             model = rc2.compute()
         finally:
             rc2.delete()
         return _model_to_assignment(model or [], switches)
+
+
+def _one_active(traps: Traps, switches: int, conflicts: int) -> tuple[bool | None, list[int]]:
+    """Whether some assignment leaves at most one trap active (None: budget out), and its model.
+
+    Trap i gets relaxation switch ``switches + 1 + i`` (true = trap i may stay active); MiniCard
+    takes "at most one relaxation true" natively, with no cardinality encoding to build.
+    """
+    relaxations = range(switches + 1, switches + 1 + len(traps))
+    with Minicard() as card:
+        add = card.add_clause
+        for trap, relax in zip(traps, relaxations, strict=True):
+            add([*trap, relax])
+        card.add_atmost(list(relaxations), 1)
+        card.conf_budget(conflicts)
+        found = card.solve_limited()
+        return found, (card.get_model() or []) if found else []
