@@ -39,12 +39,56 @@ class Geometry:
         return f"Geometry({self.name!r}, {self.directions!r})"
 
 
+class _Rays(dict[int, tuple[tuple[int, ...], ...]]):
+    """``rays[tile]``, each tile's lines built on first use: a search touches them all within
+    microseconds, but a one-off harness query on a large board touches a handful."""
+
+    __slots__ = ("_layout",)
+
+    def __init__(self, layout: Layout) -> None:
+        super().__init__()
+        self._layout = layout
+
+    def __missing__(self, tile: int) -> tuple[tuple[int, ...], ...]:
+        layout = self._layout
+        if not 0 <= tile < layout.size:
+            raise IndexError(f"tile {tile} is off the {layout.rows} x {layout.cols} board")
+        rows, cols, step = layout.rows, layout.cols, layout.geometry.step
+        row, col = divmod(tile, cols)
+        lines = []
+        for direction in range(len(layout.geometry.directions)):
+            line = []
+            r, c = step(row, col, direction)
+            while 0 <= r < rows and 0 <= c < cols:
+                line.append(r * cols + c)
+                r, c = step(r, c, direction)
+            lines.append(tuple(line))
+        found = self[tile] = tuple(lines)
+        return found
+
+
+class _Neighbours(dict[int, tuple[int, ...]]):
+    """``neighbours[tile]``: the first tile of each non-empty ray, built on first use."""
+
+    __slots__ = ("_rays",)
+
+    def __init__(self, rays: _Rays) -> None:
+        super().__init__()
+        self._rays = rays
+
+    def __missing__(self, tile: int) -> tuple[int, ...]:
+        found = self[tile] = tuple(line[0] for line in self._rays[tile] if line)
+        return found
+
+
 class Layout:
     """A ``rows`` x ``cols`` board of one geometry, with every straight line precomputed.
 
     ``rays[t][d]`` lists the tiles met going from tile ``t`` in direction ``d``, nearest first,
-    up to the board's edge. Moving is then walking a ray until the first blocked tile, with no
-    arithmetic and no bounds checks in the hot loop.
+    up to the board's edge; ``neighbours[t]`` the on-board tiles one step from ``t``, in
+    direction order. Moving is then walking a ray until the first blocked tile, with no
+    arithmetic and no bounds checks in the hot loop. Both are mappings from tile to lines, each
+    filled the first time a tile is asked for (then a plain dict lookup).
     """
 
     __slots__ = ("cols", "geometry", "neighbours", "rays", "rows", "size")
@@ -56,23 +100,8 @@ class Layout:
         self.cols = cols
         self.size = rows * cols
         self.geometry = geometry
-        rays: list[tuple[tuple[int, ...], ...]] = []
-        for tile in range(self.size):
-            row, col = divmod(tile, cols)
-            lines = []
-            for direction in range(len(geometry.directions)):
-                line = []
-                r, c = geometry.step(row, col, direction)
-                while 0 <= r < rows and 0 <= c < cols:
-                    line.append(r * cols + c)
-                    r, c = geometry.step(r, c, direction)
-                lines.append(tuple(line))
-            rays.append(tuple(lines))
-        self.rays: tuple[tuple[tuple[int, ...], ...], ...] = tuple(rays)
-        #: ``neighbours[t]``: the on-board tiles one step from ``t``, in direction order.
-        self.neighbours: tuple[tuple[int, ...], ...] = tuple(
-            tuple(line[0] for line in lines if line) for lines in self.rays
-        )
+        self.rays: dict[int, tuple[tuple[int, ...], ...]] = _Rays(self)
+        self.neighbours: dict[int, tuple[int, ...]] = _Neighbours(self.rays)
 
     def index(self, row: int, col: int) -> int:
         """The tile at (row, col); raises ValueError off the board."""
