@@ -155,3 +155,13 @@ def test_a_seat_that_finds_no_free_tile_to_place_on_is_eliminated_with_its_pengu
     assert floes.owner[1] == -1, "the eliminated penguin's tile stays and is free"
     assert floes.phase == OVER, "nobody can move on a single row"
     assert floes.winners() == [0]
+
+
+def test_reachability_on_a_large_full_board() -> None:
+    """From (50, 50) on a full 100 x 100 board the six lines hold 247 tiles.
+
+    N: rows 48, 46, ..., 0 (25); S: rows 52, ..., 98 (24); NE and NW climb one row a step to
+    row 0 (50 each) while drifting at most 25 columns; SE and SW descend to row 99 (49 each).
+    """
+    floes = Floes(FISH_RULES, 100, 100, [1] * 10_000, [])
+    assert len(floes.reachable(tile(100, 50, 50))) == 25 + 24 + 50 + 50 + 49 + 49
