@@ -17,7 +17,7 @@ from typing import Any
 
 import trio
 
-from client.strategies.base import STRATEGIES, make_strategy
+from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy
 from client.team import TeamError, TeamResult, connect_team
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
 from protocol.logs import configure_logging
@@ -27,6 +27,8 @@ from server.app import Server, serve
 __all__ = ["MatchReport", "main", "play_match"]
 
 HOST = "127.0.0.1"
+#: Seconds the finished match may take to log its outstanding optimum checks.
+LOG_GRACE = 5.0
 
 
 @dataclass(frozen=True)
@@ -67,23 +69,31 @@ async def play_match(
             partial(serve, host=HOST, port=0, server=server, shutdown=shutdown)
         )
         began = time.monotonic()
+        failures: list[TeamError] = []
         try:
             async with trio.open_nursery() as teams:
                 for team in (0, 1):
                     strategy = make_strategy(strategies[team], team, seeds[team])
 
-                    async def play(team: int = team, strategy: object = strategy) -> None:
-                        results[team] = await connect_team(
-                            HOST,
-                            port,
-                            team=team,
-                            strategy=strategy,  # type: ignore[arg-type]
-                        )
+                    async def play(team: int = team, strategy: TeamStrategy = strategy) -> None:
+                        try:
+                            results[team] = await connect_team(
+                                HOST, port, team=team, strategy=strategy
+                            )
+                        except TeamError as error:
+                            failures.append(error)
+                            teams.cancel_scope.cancel()  # the other team cannot finish alone
 
                     teams.start_soon(play)
-        finally:
             seconds = time.monotonic() - began
+            if not failures:
+                # Let the match log its last optimum checks and close before the server stops.
+                with trio.move_on_after(LOG_GRACE):
+                    await server.wait_no_matches()
+        finally:
             shutdown.set()
+    if failures:
+        raise failures[0]
     actor = server.finished[0] if server.finished else None
     first, second = results
     assert first is not None

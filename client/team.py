@@ -118,16 +118,22 @@ async def play_team(
     if len(streams) != len(AGENTS):
         raise ValueError(f"a team needs {len(AGENTS)} streams, got {len(streams)}")
     player = _TeamPlayer(streams, team, strategy)
+    failure: TeamError | None = None
     try:
         async with trio.open_nursery() as nursery:
             for agent in AGENTS:
                 nursery.start_soon(player.read, agent)
-            await player.play(match)
+            try:
+                await player.play(match)
+            except TeamError as error:
+                failure = error  # raised below, outside the nursery: not in an ExceptionGroup
             nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):
             for stream in streams:
                 await trio.aclose_forcefully(stream)
+    if failure is not None:
+        raise failure
     return player.result
 
 

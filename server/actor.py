@@ -74,7 +74,7 @@ class MatchActor:
         log_dir: Path | None,
         checker: Checker | None,
         check_limiter: trio.CapacityLimiter | None,
-        on_over: Callable[[MatchActor], None],
+        on_over: Callable[[MatchActor], None],  # the match is over (its name is free)
     ) -> None:
         self.filling = filling
         self.number = filling.number
@@ -91,6 +91,7 @@ class MatchActor:
         self._open: dict[AgentId, Connection] = dict(filling.seats)
         self._inbox, self._inbox_out = trio.open_memory_channel[_InboxItem](INBOX_SIZE)
         self._stop = trio.CancelScope()
+        self._stop_checks = trio.CancelScope()
         self._stop_reason: str | None = None
         self._pending_checks: set[int] = set()
         self._writer: MatchLogWriter | None = None
@@ -115,6 +116,7 @@ class MatchActor:
         if self._stop_reason is None:
             self._stop_reason = reason
         self._stop.cancel()
+        self._stop_checks.cancel()
 
     # -- the actor -----------------------------------------------------------------------------
 
@@ -127,7 +129,6 @@ class MatchActor:
                 conn.kill("match_crashed")
         finally:
             self._inbox_out.close()
-            self._on_over(self)
 
     async def _run(self) -> None:
         engine = Match(self.seed, self.config)
@@ -161,8 +162,7 @@ class MatchActor:
                     crossings=engine.crossings,
                 )  # fmt: skip
                 self._on_over(self)
-                if self._stop_reason is None:
-                    await self._await_checks()
+                await self._await_checks()
                 for crossing in sorted(self._pending_checks):
                     self._log_optimum(crossing, None)
                 checks.cancel_scope.cancel()
@@ -191,7 +191,8 @@ class MatchActor:
         self.log.info("match_begun", name=self.name, log=str(self.log_path or ""))
 
     async def _await_checks(self) -> None:
-        with trio.move_on_after(min(CHECK_GRACE, self.config.optimum_timeout + 1)):
+        grace = min(CHECK_GRACE, self.config.optimum_timeout + 1)
+        with self._stop_checks, trio.move_on_after(grace):
             while self._pending_checks:
                 item = await self._inbox_out.receive()
                 if isinstance(item, _Optimum):

@@ -66,6 +66,7 @@ class Server:
         self._shutdown = trio.Event()
         self._stopping = False
         self._idle = trio.Event()
+        self._no_matches = trio.Event()
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Host matches until :meth:`shutdown`; then end them as draws and return."""
@@ -135,12 +136,26 @@ class Server:
         )
         self.actors.add(actor)
         self.finished.append(actor)
-        self._matches.start_soon(actor.run)
+        self._matches.start_soon(self._run_actor, actor)
+
+    async def _run_actor(self, actor: MatchActor) -> None:
+        try:
+            await actor.run()
+        finally:
+            self.lobby.finished(actor.filling)
+            self.actors.discard(actor)
+            if not self.actors:
+                self._no_matches.set()
+            self._check_idle()
+
+    async def wait_no_matches(self) -> None:
+        """Return once no match is running (each finished one has closed its log)."""
+        while self.actors:
+            self._no_matches = trio.Event()
+            await self._no_matches.wait()
 
     def _match_over(self, actor: MatchActor) -> None:
         self.lobby.finished(actor.filling)
-        self.actors.discard(actor)
-        self._check_idle()
 
     def _check_idle(self) -> None:
         if self._stopping and not self._connections and not self.actors:

@@ -1,0 +1,149 @@
+"""The team client and the ``arena team`` / ``arena match`` / ``arena serve`` entry points."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+from server_testkit import connect_memory, running_server
+
+from client import cli as team_cli
+from client import match as match_cli
+from client.strategies.base import make_strategy
+from client.team import TeamError, connect_team, play_team
+from dungeon.engine import AgentId
+from protocol.matchlog import read_log
+from protocol.messages import Start
+from server import cli as serve_cli
+
+
+def free_port() -> int:
+    """A loopback port with nothing listening on it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+async def test_unreachable_server_is_a_clear_error() -> None:
+    """Connecting to a port nobody listens on raises TeamError naming the address."""
+    port = free_port()
+    with pytest.raises(TeamError, match=f"cannot reach the server at 127.0.0.1:{port}"):
+        await connect_team("127.0.0.1", port, team=0, strategy=make_strategy("rusher", 0, 1))
+
+
+async def test_taken_slot_is_a_clear_error() -> None:
+    """A team whose slot is already held in a named match fails with the server's reason."""
+    async with running_server() as (server, nursery):
+        holder = connect_memory(server, nursery)
+        await holder.send(Start(team=0, agent=0, match="busy"))
+        streams = []
+        for _ in range(6):
+            client, server_side = trio.testing.memory_stream_pair()
+            nursery.start_soon(server.handle, server_side)
+            streams.append(client)
+        with pytest.raises(TeamError, match=r"refused the start: .*taken"):
+            await play_team(streams, team=0, strategy=make_strategy("rusher", 0, 1), match="busy")
+
+
+async def fake_server(stream: trio.abc.Stream, reply: bytes) -> None:
+    """Read the start, answer with ``reply``, then close."""
+    await stream.receive_some(65536)
+    if reply:
+        await stream.send_all(reply)
+    await stream.aclose()
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (b"garbage\n", "broke the protocol"),
+        (b"", "closed every connection before the match ended"),
+    ],
+    ids=["garbage", "silent-close"],
+)
+async def test_broken_server_is_a_clear_error(reply: bytes, expected: str) -> None:
+    """A server that sends garbage, or closes without a game over, fails the team clearly."""
+    async with trio.open_nursery() as nursery:
+        streams = []
+        for _ in range(6):
+            client, server_side = trio.testing.memory_stream_pair()
+            nursery.start_soon(fake_server, server_side, reply)
+            streams.append(client)
+        with pytest.raises(TeamError, match=expected):
+            await play_team(streams, team=1, strategy=make_strategy("random", 1, 1))
+
+
+@pytest.mark.parametrize(("first", "second"), [("reference", "rusher"), ("random", "reference")])
+async def test_two_teams_play_to_the_end(first: str, second: str) -> None:
+    """Both teams see the same end; the loser's heir did not reach its shrine."""
+    async with running_server() as (server, nursery):
+        streams: dict[AgentId, trio.abc.Stream] = {}
+        for team in (0, 1):
+            for agent in range(6):
+                client, server_side = trio.testing.memory_stream_pair()
+                nursery.start_soon(server.handle, server_side)
+                streams[AgentId(team, agent)] = client
+        results = {}
+        async with trio.open_nursery() as teams:
+            for team, name in ((0, first), (1, second)):
+
+                async def play(team: int = team, name: str = name) -> None:
+                    own = [streams[AgentId(team, agent)] for agent in range(6)]
+                    strategy = make_strategy(name, team, seed=7 + team)
+                    results[team] = await play_team(own, team=team, strategy=strategy)
+
+                teams.start_soon(play)
+    assert results[0].over
+    assert results[1].over
+    assert results[0].winner == results[1].winner
+    if results[0].winner is not None:
+        assert results[results[0].winner].outcome == "won"
+        assert results[1 - results[0].winner].outcome == "lost"
+
+
+def test_arena_match_plays_one_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`arena match` prints the winner, per-team counts, the duration and a complete log."""
+    argv = ["--log-dir", str(tmp_path), "--seed", "4", "--strategies", "rusher,reference",
+            "--config", "nodes=150", "radius=0.16"]  # fmt: skip
+    assert match_cli.main(argv) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("winner: ")
+    assert "team 0 (rusher): " in out
+    assert "team 1 (reference): " in out
+    assert "duration: " in out
+    [path] = sorted(tmp_path.glob("*.jsonl"))
+    assert f"log: {path}" in out
+    log = read_log(path)
+    assert log.complete
+    assert log.seed == 4
+    assert len(log.optima) == len([e for e in log.outputs if e.event == "trap_problem"])
+
+
+@pytest.mark.parametrize(
+    ("main", "argv", "message"),
+    [
+        (match_cli.main, ["--strategies", "rusher"], "--strategies wants two of"),
+        (match_cli.main, ["--strategies", "rusher,nobody"], "--strategies wants two of"),
+        (match_cli.main, ["--config", "nodes=lots"], "'lots' is not a valid int"),
+        (team_cli.main, ["--team", "0", "--match", "bad name!"], "use 1-64 of"),
+        (serve_cli.main, ["--config", "colour=red"], "unknown key 'colour'"),
+        (serve_cli.main, ["--check-workers", "-1"], "--check-workers must be >= 0"),
+    ],
+)
+def test_bad_usage_exits_2_with_a_message(
+    main: object, argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Bad options are refused with exit status 2 and a message on stderr."""
+    assert main(argv) == 2  # type: ignore[operator]
+    assert message in capsys.readouterr().err
+
+
+def test_arena_team_unreachable_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    """`arena team` against a closed port exits 1 and says it cannot reach the server."""
+    port = free_port()
+    assert team_cli.main(["--team", "1", "--port", str(port)]) == 1
+    assert f"cannot reach the server at 127.0.0.1:{port}" in capsys.readouterr().err
