@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.metadata
-import json
+import re
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol, TextIO
@@ -42,14 +42,15 @@ __all__ = [
     "MatchLog",
     "MatchLogWriter",
     "UnsupportedSchemaError",
-    "canonical_json",
     "chain_hash",
     "input_record",
     "output_records",
     "parse_log",
     "read_log",
+    "seal",
     "software_version",
     "to_plain",
+    "unseal",
 ]
 
 #: Bumped whenever a line's meaning changes; readers and the viewer refuse other versions.
@@ -66,6 +67,9 @@ RESERVED_EVENTS: Final = frozenset({HEADER, INPUT, SEND, OPTIMUM, CLOSE})
 RESERVED_KEYS: Final = frozenset({"seq", "t", "hash"})
 #: The ``prev`` of the first line's hash.
 GENESIS: Final = ""
+#: How the hash ends every line: the JSON object's last member.
+_HASH_OPEN: Final = ',"hash":"'
+_HASH_TAIL: Final = re.compile(r',"hash":"([0-9a-f]{64})"\}$')
 SOURCES: Final = frozenset({"server", "sim"})
 
 #: Seconds are rounded to the microsecond: finer is noise, and shorter lines are cheaper.
@@ -136,6 +140,12 @@ def _plain_hook(value: Any) -> Any:
 
 _plain_encoder = msgspec.json.Encoder(enc_hook=_plain_hook, order="deterministic")
 _plain_decoder = msgspec.json.Decoder()
+_line_encoder = msgspec.json.Encoder(enc_hook=_plain_hook)
+
+
+def _serialize(event: Any, **_: Any) -> str:
+    """JSONRenderer's serializer: compact JSON, keys in the order given, UTF-8 as is."""
+    return _line_encoder.encode(event).decode("utf-8")
 
 
 def to_plain(value: Any) -> Any:
@@ -150,24 +160,31 @@ def to_plain(value: Any) -> Any:
 
 
 def _builtins(value: Any) -> Any:
-    """Like :func:`to_plain`, but cheaper: tuples stay tuples (``json`` writes them as lists)."""
+    """Like :func:`to_plain`, but cheaper: tuples stay tuples (JSON writes them as lists)."""
     return msgspec.to_builtins(value, enc_hook=_plain_hook, order="deterministic", str_keys=True)
 
 
-def canonical_json(event: Mapping[str, Any]) -> str:
-    """The form a line's hash covers: sorted keys, compact separators, ``hash`` left out."""
-    return json.dumps(
-        {key: value for key, value in event.items() if key != "hash"},
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        allow_nan=False,
-    )
+def chain_hash(previous: str, body: str) -> str:
+    """The hash of a line whose JSON without its hash is ``body``: sha256 of the previous
+    line's hash followed by ``body`` (hex digits; UTF-8 bytes)."""
+    return hashlib.sha256((previous + body).encode("utf-8")).hexdigest()
 
 
-def chain_hash(previous: str, event: Mapping[str, Any]) -> str:
-    """The hash of a line: sha256 of the previous line's hash followed by its canonical JSON."""
-    return hashlib.sha256((previous + canonical_json(event)).encode("utf-8")).hexdigest()
+def seal(previous: str, body: str) -> tuple[str, str]:
+    """The line (without newline) and the hash for ``body``, a JSON object rendered without its
+    hash: the hash goes in as the object's last member, ``,"hash":"<64 hex>"}``."""
+    if not body.endswith("}") or body.rstrip() == "{}":
+        raise LogWriteError(f"not a rendered JSON object with members: {body[:80]!r}")
+    digest = chain_hash(previous, body)
+    return f'{body[:-1]}{_HASH_OPEN}{digest}"}}', digest
+
+
+def unseal(text: str) -> tuple[str, str] | None:
+    """The body and the hash of a sealed line, or None when it does not end with its hash."""
+    found = _HASH_TAIL.search(text)
+    if found is None:
+        return None
+    return text[: found.start()] + "}", found.group(1)
 
 
 def _message_data(message: Any, plain: bool) -> dict[str, Any]:
@@ -231,9 +248,10 @@ class MatchLogWriter:
         self._seq = 0
         self._previous = GENESIS
         self._closed = False
-        # structlog's renderer, used directly: the lines are structlog's JSON, and nothing global
-        # is configured. Keys stay in insertion order so a line reads seq, t, event, ..., hash.
-        self._render = structlog.processors.JSONRenderer(ensure_ascii=False, allow_nan=False)
+        # structlog's renderer, used directly (nothing global is configured), with msgspec as its
+        # serializer (as structlog suggests orjson): one fast pass per line, keys in insertion
+        # order, so a line reads seq, t, event, ..., and the hash sealed in last.
+        self._render = structlog.processors.JSONRenderer(serializer=_serialize)
 
     @property
     def lines_written(self) -> int:
@@ -307,12 +325,11 @@ class MatchLogWriter:
             "event": event,
             **fields,
         }
-        line["hash"] = chain_hash(self._previous, line)
         rendered = self._render(None, event, line)
-        text = rendered.decode("utf-8") if isinstance(rendered, bytes) else rendered
+        body = rendered.decode("utf-8") if isinstance(rendered, bytes) else rendered
+        text, self._previous = seal(self._previous, body)
         self._stream.write(text + "\n")
         self._stream.flush()
-        self._previous = line["hash"]
 
 
 # --- Reading ---
@@ -418,8 +435,12 @@ def parse_log(text_lines: Iterable[str], path: str = "<log>") -> MatchLog:
             else:
                 log.bad = BadLine(number, "not a JSON object (changed or corrupted)")
             break
-        found = data.get("hash")
-        if not isinstance(found, str) or found != chain_hash(previous, data):
+        sealed = unseal(text)
+        if sealed is None or data.get("hash") != sealed[1]:
+            log.bad = BadLine(number, "the line does not end with its hash (changed)")
+            break
+        sealed_body, found = sealed
+        if found != chain_hash(previous, sealed_body):
             log.bad = BadLine(
                 number, "hash does not chain to the line before: changed, removed or reordered"
             )

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from protocol.matchlog import chain_hash
+from protocol.matchlog import seal
 
 SMALL: dict[str, Any] = {"nodes": 300, "radius": 0.11}
 
@@ -78,10 +78,10 @@ def engine_log(path: Path, seed: int = 7, steps: int = 40) -> Path:
 
 
 def rechain(lines: list[dict[str, Any]]) -> str:
-    """Lines (parsed) re-hashed into a valid chain: what a forger who knows the format writes."""
+    """Lines (parsed) re-sealed into a valid chain: what a forger who knows the format writes."""
     out, previous = [], ""
     for line in lines:
-        line = {key: value for key, value in line.items() if key != "hash"}
-        line["hash"] = previous = chain_hash(previous, line)
-        out.append(json.dumps(line) + "\n")
+        body = json.dumps({key: value for key, value in line.items() if key != "hash"})
+        text, previous = seal(previous, body)
+        out.append(text + "\n")
     return "".join(out)

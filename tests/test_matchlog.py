@@ -144,13 +144,13 @@ def test_inputs_and_outputs_are_written_as_plain_wire_data() -> None:
 
 
 def test_hash_chains_each_line_to_the_previous_one() -> None:
-    """hash = sha256(previous hash + canonical JSON of the line without its hash)."""
+    """Each line ends with ,"hash":"h"} where h = sha256(previous h + the line without it)."""
     previous = ""
     for text in sample_lines():
-        line = json.loads(text)
-        found = line.pop("hash")
-        canonical = json.dumps(line, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        assert found == hashlib.sha256((previous + canonical).encode()).hexdigest()
+        body, tail = text.rstrip("\n").split(',"hash":"')
+        found = tail.removesuffix('"}')
+        assert found == hashlib.sha256((previous + body + "}").encode()).hexdigest()
+        assert json.loads(text)["hash"] == found
         previous = found
 
 
@@ -198,14 +198,21 @@ def edit(lines: list[str], i: int, old: str, new: str) -> list[str]:
 
 TAMPERING = [
     # (what was done, the lines, the first bad line number, words of the reason)
-    ("a value changed", edit(sample_lines(), 3, '"location": 17', '"location": 18'), 4, "hash"),
-    ("a header field changed", edit(sample_lines(), 0, '"seed": 42', '"seed": 43'), 1, "hash"),
+    ("a value changed", edit(sample_lines(), 3, '"location":17', '"location":18'), 4, "hash"),
+    ("a header field changed", edit(sample_lines(), 0, '"seed":42', '"seed":43'), 1, "hash"),
     ("a line removed", sample_lines()[:2] + sample_lines()[3:], 3, "hash"),
     ("two lines swapped", swap(sample_lines(), 4, 5), 5, "hash"),
     ("a line duplicated", [*sample_lines()[:3], *sample_lines()[2:]], 4, "hash"),
     ("a line that is not JSON", edit(sample_lines(), 5, "{", "{{"), 6, "not a JSON object"),
     ("an empty line", [*sample_lines()[:2], "\n", *sample_lines()[2:]], 3, "not a JSON"),
     ("a line appended", [*sample_lines(), sample_lines()[1]], 9, "after the close"),
+    (
+        "its hash cut off",
+        [*sample_lines()[:4], sample_lines()[4].split(',"hash"')[0] + "}\n", *sample_lines()[5:]],
+        5,
+        "does not end with its hash",
+    ),
+    ("reformatted", edit(sample_lines(), 1, '"kind":', '"kind": '), 2, "hash does not chain"),
 ]
 
 
@@ -251,7 +258,7 @@ def test_a_file_that_is_not_a_log_is_refused(lines: list[str], error: str) -> No
 
 def test_another_schema_version_is_refused_with_both_versions_named() -> None:
     """A log of another schema is refused rather than misread."""
-    lines = edit(sample_lines(), 0, f'"schema": {SCHEMA_VERSION}', '"schema": 99')
+    lines = edit(sample_lines(), 0, f'"schema":{SCHEMA_VERSION}', '"schema":99')
     with pytest.raises(UnsupportedSchemaError, match=f"99.*version {SCHEMA_VERSION}"):
         parse_log(lines, "old.jsonl")
 

@@ -78,7 +78,7 @@ def test_server_log_records_optima_beside_the_traps_left_active(logs: LogFiles) 
 
 
 def changed(lines: list[str], n: int) -> list[str]:
-    return [*lines[: n - 1], lines[n - 1].replace('"roll": 0.', '"roll": 0.9'), *lines[n:]]
+    return [*lines[: n - 1], lines[n - 1].replace('"roll":0.', '"roll":0.9'), *lines[n:]]
 
 
 def deleted(lines: list[str], n: int) -> list[str]:
