@@ -71,6 +71,12 @@ class RunSpec:
     #: Directory for one match log per match, for games that write them.
     logs: str | None = None
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The distinct strategies, in the order entered: a table such as
+        ``minimax2,greedy,random,random`` seats one strategy twice but compares three."""
+        return tuple(dict.fromkeys(self.strategies))
+
     def journal_header(self) -> dict[str, Any]:
         """The fields a resumed run must share with the journal it continues."""
         return {
@@ -88,10 +94,15 @@ class Schedule:
         seats = info.num_players
         if seats < 2:
             raise ValueError(f"{info.name} has {seats} seat: the runner compares strategies")
-        if len(strategies) < 2:
-            raise ValueError("enter at least two strategies to compare")
-        if len(set(strategies)) != len(strategies):
-            raise ValueError("each strategy may be entered once")
+        if len(set(strategies)) < 2:
+            raise ValueError("enter at least two different strategies to compare")
+        if len(set(strategies)) != len(strategies) and len(strategies) > seats:
+            # A table (at most one strategy per seat) may seat a strategy twice; a round robin
+            # over more strategies than seats may not: its lineups would repeat.
+            raise ValueError(
+                f"a strategy entered twice must be part of one table of {seats} seats, "
+                f"not a round robin of {len(strategies)}"
+            )
         if matches < 1:
             raise ValueError(f"--matches must be at least 1, got {matches}")
         if len(strategies) > seats:
@@ -303,7 +314,7 @@ def run(
 def _make_sprt(spec: RunSpec, schedule: Schedule) -> stats.Sprt | None:
     if spec.sprt is None:
         return None
-    if len(spec.strategies) != 2:
+    if len(spec.names) != 2:
         raise ValueError("--sprt compares exactly two strategies")
     return stats.Sprt(**spec.sprt, games_per_group=len(schedule.seatings[0]))
 
@@ -326,7 +337,7 @@ def summarize(
     games = [_as_game(r, group_of[r["index"]]) for r in records if "error" not in r]
     pairings = [
         stats.pairing_summary(a, b, [g for g in games if a in g.seats and b in g.seats])
-        for a, b in combinations(spec.strategies, 2)
+        for a, b in combinations(spec.names, 2)
     ]
     report: dict[str, Any] = {
         "game": spec.game,
@@ -348,11 +359,11 @@ def summarize(
                 "games": sum(1 for g in games if name in g.seats),
                 "stats": stats.mean_stats(games, name),
             }
-            for name in spec.strategies
+            for name in spec.names
         ],
     }
-    if len(spec.strategies) > 2:
-        report["ratings"] = stats.ratings(games, spec.strategies)
+    if len(spec.names) > 2:
+        report["ratings"] = stats.ratings(games, spec.names)
     if sprt is not None:
         report["sprt"] = sprt.to_json()
     return report

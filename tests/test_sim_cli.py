@@ -126,3 +126,23 @@ def test_dungeon_logs_one_match_log_per_match(tmp_path: Path) -> None:
     written = sorted(p.name for p in logs.iterdir())
     assert len(written) == 2
     assert all(name.startswith("dungeon-") and name.endswith(".jsonl") for name in written)
+
+
+def test_a_four_seat_table_may_seat_one_strategy_twice(tmp_path: Path) -> None:
+    """`arena sim fish --strategies minimax2,greedy,random,random` (the issue's own example)
+    plays that table and compares the three distinct strategies pairwise, once each."""
+    out = tmp_path / "fish.json"
+    argv = ["fish", "--strategies", "minimax2,greedy,random,random", "--matches", "8"]
+    assert main([*argv, "--workers", "1", "--quiet", "--out", str(out)]) == 0
+    report = load(out)
+    pairs = [(p["a"], p["b"]) for p in report["pairings"]]
+    assert pairs == [("minimax2", "greedy"), ("minimax2", "random"), ("greedy", "random")]
+    assert [team["strategy"] for team in report["teams"]] == ["minimax2", "greedy", "random"]
+    assert all(p["games"] == report["games"] for p in report["pairings"])
+    assert [r["strategy"] for r in report["ratings"]].count("random") == 1
+
+
+def test_a_round_robin_may_not_repeat_a_strategy(capsys: pytest.CaptureFixture[str]) -> None:
+    """In a two-seat game a repeated name is a mistake: exit 2 saying why."""
+    assert main(["race", "--strategies", "greedy,random,greedy", "--quiet"]) == 2
+    assert "entered twice" in capsys.readouterr().err

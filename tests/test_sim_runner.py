@@ -76,10 +76,16 @@ def test_four_strategies_at_a_four_seat_table_sit_in_every_seat_once_per_seed() 
 
 @pytest.mark.parametrize(
     ("strategies", "matches", "cause"),
-    [(["a"], 10, "two strategies"), (["a", "a"], 10, "once"), (["a", "b"], 0, "--matches")],
+    [
+        (["a"], 10, "two different strategies"),
+        (["a", "a"], 10, "two different strategies"),
+        (["a", "b", "a"], 10, "entered twice"),
+        (["a", "b"], 0, "--matches"),
+    ],
 )
 def test_schedule_rejects_bad_runs(strategies: list[str], matches: int, cause: str) -> None:
-    """A run with one strategy, a repeated one or no matches is refused, naming the cause."""
+    """A run with one strategy, a name repeated in a round robin or no matches is refused,
+    naming the cause."""
     with pytest.raises(ValueError, match=cause):
         Schedule(GameInfo("g", 2, -1, 1), strategies, matches, seed=0)
 
