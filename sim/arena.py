@@ -10,7 +10,10 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: start-up time counts here
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 #: subcommand -> (module, one-line description). The module has ``main(argv) -> int``.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
