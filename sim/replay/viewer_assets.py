@@ -72,6 +72,10 @@ TEMPLATE = r"""<!DOCTYPE html>
         <div class="card-title">Score so far</div>
         <table id="score"></table>
       </div>
+      <div class="card">
+        <div class="card-title">Agents (node)</div>
+        <table id="roster"></table>
+      </div>
       <div class="card" id="legend-card">
         <div class="card-title">Legend</div>
         <div id="legend"></div>
@@ -150,6 +154,11 @@ html, body { margin: 0; height: 100%; background: var(--bg); color: var(--text);
 #score { width: 100%; border-collapse: collapse; font-size: 13px; }
 #score th, #score td { padding: 3px 4px; text-align: right; }
 #score th:first-child, #score td:first-child { text-align: left; color: var(--dim); font-weight: 400; }
+#roster { width: 100%; border-collapse: collapse; font-size: 12px; }
+#roster td { padding: 2px 4px; }
+#roster td.node { text-align: right; font-family: ui-monospace, Menlo, Consolas, monospace; color: var(--dim); }
+#roster td.node.moved { color: var(--text); font-weight: 700; }
+#roster td.node.down { color: var(--death); font-weight: 700; }
 #legend { display: grid; grid-template-columns: 22px 1fr; gap: 4px 8px; font-size: 12px;
   color: var(--dim); align-items: center; }
 #legend svg { width: 20px; height: 20px; }
@@ -355,6 +364,22 @@ SCRIPT = r"""
         tally[step][1][i] + "</td></tr>").join("");
   }
 
+  const roster = document.getElementById("roster");
+  function drawRoster(frame, movedSlots, downSlots) {
+    const rows = [];
+    for (let agent = 0; agent < TEAM_SIZE; agent++) {
+      const cells = [0, 1].map((team) => {
+        const slot = team * TEAM_SIZE + agent;
+        const state = downSlots.has(slot) ? "down" : movedSlots.has(slot) ? "moved" : "";
+        const name = agent === 0 ? "heir" : "a" + agent;
+        return '<td class="t' + team + '">' + name + '</td><td class="node ' + state + '">' +
+          frame.p[slot] + (state === "down" ? " ✗" : state === "moved" ? " ●" : "") + "</td>";
+      });
+      rows.push("<tr>" + cells.join("") + "</tr>");
+    }
+    roster.innerHTML = rows.join("");
+  }
+
   // --- drawing one step -----------------------------------------------------------------------
   function spread(positions) {
     // Agents sharing a node stand in a small ring around it, so all of them stay visible.
@@ -438,6 +463,7 @@ SCRIPT = r"""
       '<li class="' + kind + '">' + decorate(text) + "</li>").join("") :
       '<li class="seen">nothing moved</li>';
     drawScore(step);
+    drawRoster(frame, movedSlots, downSlots);
     slider.value = String(step);
     stepno.textContent = step + " / " + last;
     html.dataset.step = String(step);
