@@ -99,6 +99,8 @@ _Error = typing.TypeVar("_Error", bound=ProtocolError)
 
 
 class _Field(typing.NamedTuple):
+    """One field of a message kind, with a decoder that checks that field alone."""
+
     name: str
     required: bool
     description: str | None
