@@ -22,8 +22,9 @@ import trio
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
+from protocol.codec import encode
 from protocol.matchlog import MatchLogWriter, software_version
-from protocol.messages import Error, Move, Solution
+from protocol.messages import Dungeon, Error, Move, Solution
 from server.connection import Connection
 from server.lobby import Filling
 
@@ -40,6 +41,37 @@ INBOX_SIZE = 64
 MAX_PENDING_CHECKS = 256
 #: How long a finished match waits for outstanding optimum checks before logging them unknown.
 CHECK_GRACE = 2.0
+
+
+def encode_dungeons(output: Output) -> dict[AgentId, bytes]:
+    """The twelve `dungeon` lines of a begin output, encoded (and checked) once, not twelve times.
+
+    They differ only in ``team`` and ``agent``, the first fields on the line, so the checked
+    encoding of the first is reused for the rest with its head rewritten.
+    """
+    dungeons = [o for o in output.messages if isinstance(o.message, Dungeon)]
+    if not dungeons:
+        return {}
+    first = dungeons[0].message
+    assert isinstance(first, Dungeon)
+    line = encode(first)
+    head = b'{"type":"dungeon","team":%d,"agent":%d,' % (first.team, first.agent)
+    if not line.startswith(head):
+        raise AssertionError(f"unexpected dungeon encoding: {line[:60]!r}")
+    tail = line[len(head) :]
+    lines: dict[AgentId, bytes] = {}
+    for outbound in dungeons:
+        message = outbound.message
+        assert isinstance(message, Dungeon)
+        same = (message.nodes, message.edges, message.start, message.shrine) == (
+            first.nodes, first.edges, first.start, first.shrine
+        )  # fmt: skip
+        lines[outbound.to] = (
+            b'{"type":"dungeon","team":%d,"agent":%d,' % (message.team, message.agent) + tail
+            if same
+            else encode(message)
+        )
+    return lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,22 +163,17 @@ class MatchActor:
             self._inbox_out.close()
 
     async def _run(self) -> None:
-        engine = Match(self.seed, self.config)
-        self._engine = engine
         with self._open_log() as stream:
             writer = MatchLogWriter(stream) if stream is not None else None
             self._writer = writer
-            if writer is not None:
-                writer.header(
-                    seed=self.seed,
-                    config=self.config.to_dict(),
-                    version=software_version(),
-                    match=self.name,
-                    source="server",
-                )
+            # Generating the dungeon, logging twelve `dungeon` lines and encoding them takes tens
+            # of milliseconds: done in a thread, so other matches' requests are served meanwhile.
+            # The engine is not shared yet: only this actor will ever touch it.
+            engine, begin, lines = await trio.to_thread.run_sync(self._prepare)
+            self._engine = engine
             async with trio.open_nursery() as checks:
                 self._checks = checks
-                self._begin(engine)
+                self._begin(begin, lines)
                 deadline = trio.current_time() + self.config.draw_seconds
                 with self._stop, trio.move_on_at(deadline):
                     async for item in self._inbox_out:
@@ -177,17 +204,39 @@ class MatchActor:
         self.log_path = self.log_dir / f"{stamp}-{os.getpid()}-{self.number:05d}{suffix}.jsonl"
         return open(self.log_path, "x", encoding="utf-8", newline="\n")
 
-    def _begin(self, engine: Match) -> None:
+    def _prepare(self) -> tuple[Match, Output, dict[AgentId, bytes]]:
+        """(In a worker thread.) The engine, its begin output, logged, and the encoded maps."""
+        engine = Match(self.seed, self.config)
+        if self._writer is not None:
+            self._writer.header(
+                seed=self.seed,
+                config=self.config.to_dict(),
+                version=software_version(),
+                match=self.name,
+                source="server",
+            )
         output = engine.begin()
-        for conn in self._open.values():
-            conn.actor = self
         if self._writer is not None:
             self._writer.output(output)
-        self._dispatch(output)
+        return engine, output, encode_dungeons(output)
+
+    def _begin(self, output: Output, lines: dict[AgentId, bytes]) -> None:
+        for conn in self._open.values():
+            conn.actor = self
+        gone: list[Connection] = []
+        for outbound in output.messages:
+            receiver = self._open.get(outbound.to)
+            message = outbound.message
+            item = lines[outbound.to] if isinstance(message, Dungeon) else message
+            # A socket that closed while the match was being prepared has a closed outbox.
+            if receiver is not None and not self._send(receiver, item):
+                gone.append(receiver)
         for conn in list(self._open.values()):
             for _ in range(conn.held):
                 self._send(conn, Error(message="request before dungeon: the match had not begun"))
             conn.held = 0
+        for lost in gone:
+            self._socket_gone(lost)
         self.log.info("match_begun", name=self.name, log=str(self.log_path or ""))
 
     async def _await_checks(self) -> None:

@@ -53,7 +53,8 @@ class _Close(enum.Enum):
 
 
 CLOSE = _Close.CLOSE
-Outgoing = ServerMessage | _Close
+#: A message, a line already encoded (the big `dungeon` lines), or CLOSE.
+Outgoing = ServerMessage | bytes | _Close
 
 
 class Connection:
@@ -142,6 +143,9 @@ class Connection:
                 if item is CLOSE:
                     stop = True
                     break
+                if isinstance(item, bytes):
+                    data += item
+                    continue
                 data += self.codec.send(item)
                 if isinstance(item, GameOver):
                     stop = True
