@@ -26,21 +26,28 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dungeon.config import RulesConfig
-from dungeon.engine import AGENTS, AgentId, Match, Output, Request, TimeUp
+from dungeon.engine import AGENTS, AgentId, Disconnect, Match, Output, Request, TimeUp
 from protocol.messages import Move, Solution
 from sim.game import TERMINAL, Bot, GameInfo, MatchResult
+
+if TYPE_CHECKING:
+    from client.strategies.base import TeamStrategy
+
+Input = Request | Disconnect | TimeUp
 
 __all__ = [
     "STAY",
     "DungeonGame",
     "DungeonState",
     "TeamFigures",
+    "deliver",
     "play_match",
+    "play_steps",
     "step_order_generator",
     "strategy_seed",
 ]
@@ -65,6 +72,62 @@ def strategy_seed(seed: int, team: int) -> int:
 def step_order(generator: np.random.Generator) -> list[AgentId]:
     """The twelve agents in the order they act in the next step."""
     return [AGENTS[i] for i in generator.permutation(len(AGENTS)).tolist()]
+
+
+def deliver(output: Output, strategies: Sequence[TeamStrategy]) -> None:
+    """Hand every message of ``output`` to the strategy of the team it is addressed to."""
+    for outbound in output.messages:
+        strategies[outbound.to.team].observe(outbound.to.agent, outbound.message)
+
+
+def play_steps(
+    match: Match,
+    strategies: Sequence[TeamStrategy],
+    order: np.random.Generator,
+    steps: int,
+    *,
+    before: Callable[[Input], object] | None = None,
+    after: Callable[[Output], object] | None = None,
+) -> int:
+    """Play up to ``steps`` logical steps from wherever ``match`` stands; return how many were
+    played. ``TimeUp`` ends a match still open after the last one, as a draw.
+
+    The one headless driver: whole matches (:func:`play_match`) and forks of a logged match
+    (``arena replay fork``) both run it. An agent left committed by the state a fork starts
+    from answers its pending problem first. ``before`` sees each input before the engine
+    applies it and ``after`` each output (a log writer's ``input`` and ``output``, say); the
+    strategies get every message either way.
+    """
+
+    def apply(event: Input) -> Output:
+        if before is not None:
+            before(event)
+        output = match.apply(event)
+        if after is not None:
+            after(output)
+        deliver(output, strategies)
+        return output
+
+    played = 0
+    while played < steps and not match.is_over:
+        played += 1
+        for agent in step_order(order):
+            if match.is_over:
+                break
+            strategy = strategies[agent.team]
+            if match.pending(agent) is None:
+                to = strategy.choose_move(agent.agent)
+                if to is None:
+                    continue
+                apply(Request(agent, Move(to=to)))
+            problem = match.pending(agent)
+            if problem is None:
+                continue  # the engine refused the move; the strategy got the error
+            assignment = strategy.solve(agent.agent, problem)
+            apply(Request(agent, Solution(assignment=assignment)))
+    if not match.is_over:
+        apply(TimeUp())
+    return played
 
 
 class TeamFigures:
@@ -158,42 +221,24 @@ def play_match(
     order = step_order_generator(seed)
     figures = TeamFigures(config.switches, with_optimum)
 
-    def deliver(output: Output) -> None:
+    def record(output: Output) -> None:
         if log is not None:
             log.output(output)
         for value in figures.add(output.events):
             if log is not None:
                 log.optimum(*value)
-        for outbound in output.messages:
-            teams[outbound.to.team].observe(outbound.to.agent, outbound.message)
 
-    def apply(event: Request | TimeUp) -> Output:
-        if log is not None:
-            log.input(event)
-        output = match.apply(event)
-        deliver(output)
-        return output
-
-    deliver(match.begin())
-    steps = 0
-    while not match.is_over:
-        if steps == config.draw_steps:
-            apply(TimeUp())
-            break
-        steps += 1
-        for agent in step_order(order):
-            if match.is_over:
-                break
-            strategy = teams[agent.team]
-            to = strategy.choose_move(agent.agent)
-            if to is None:
-                continue
-            apply(Request(agent, Move(to=to)))
-            problem = match.pending(agent)
-            if problem is None:
-                continue  # the engine refused the move; the strategy got the error
-            assignment = strategy.solve(agent.agent, problem)
-            apply(Request(agent, Solution(assignment=assignment)))
+    opening = match.begin()
+    record(opening)
+    deliver(opening, teams)
+    steps = play_steps(
+        match,
+        teams,
+        order,
+        config.draw_steps,
+        before=None if log is None else log.input,
+        after=record,
+    )
     winner = match.winner
     returns = [DRAW, DRAW] if winner is None else [WIN if t == winner else LOSS for t in (0, 1)]
     return MatchResult(

@@ -95,8 +95,7 @@ def fork(
     """Fork ``log`` after line ``at`` and play it out headless; write the fork's log to
     ``output`` if given. Raises ForkError naming the cause."""
     from client.strategies.base import make_strategy
-    from sim.games.dungeon import step_order_generator, strategy_seed
-    from sim.replay.headless import deliver, play_steps
+    from sim.games.dungeon import deliver, play_steps, step_order_generator, strategy_seed
 
     if not log.events:
         raise ForkError(f"the log breaks at {log.bad}: nothing to fork from")
