@@ -15,6 +15,8 @@ from client.strategies.base import STRATEGIES, make_strategy
 from client.strategies.knowledge import Knowledge
 from client.strategies.rusher import Rusher
 from client.strategies.solver import SolverBudget, TrapSolver, active_count, walksat
+from dungeon.config import RulesConfig
+from dungeon.engine import Match
 from protocol.messages import Dungeon, Enemy, GameOver, Moved, Sat
 
 # A 3x3 grid, ids row by row from the top-left; team 0 runs top (1) to bottom (7),
@@ -118,7 +120,7 @@ def test_knowledge_reads_the_dungeon() -> None:
     known = Knowledge(1)
     for agent in range(6):
         known.observe(agent, dungeon_for(1, agent))
-    assert known.adjacency[4] == [1, 3, 5, 7]
+    assert known.adjacency[4] == (1, 3, 5, 7)
     assert known.location == dict.fromkeys(range(6), 3)
     assert known.forbidden == {1, 7}
     assert known.moves_from(0) == (3,)
@@ -144,6 +146,42 @@ def test_ball_measures_nearby_routes(
     assert ball.hops_to(target, limit) == hops
     assert ball.first_steps(target, known.adjacency) == first_steps
     assert ball.hops_to(target, limit) == known.distances_to(target)[source] or hops < 0
+
+
+def plain_bfs(adjacency: list[list[int]], barred: set[int], target: int) -> list[int]:
+    """Hops to ``target`` by the textbook queue, never entering ``barred`` (the oracle)."""
+    dist = [-1] * len(adjacency)
+    dist[target] = 0
+    queue = [target]
+    for node in queue:
+        for nxt in adjacency[node]:
+            if dist[nxt] < 0 and nxt not in barred:
+                dist[nxt] = dist[node] + 1
+                queue.append(nxt)
+    return dist
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_knowledge_tables_match_a_plain_search_on_a_generated_dungeon(seed: int) -> None:
+    """Hop tables (scipy) and first steps agree with a textbook search on a real dungeon."""
+    match = Match(seed, RulesConfig(nodes=300, radius=0.11))
+    known = Knowledge(1)
+    for outbound in match.begin().messages:
+        if outbound.to.team == 1:
+            known.observe(outbound.to.agent, outbound.message)
+    adjacency = [list(neighbours) for neighbours in match.dungeon.adjacency]
+    barred = {match.dungeon.start[0], match.dungeon.shrine[0]}
+    rng = random.Random(seed)
+    for target in [*barred, *rng.sample(range(300), 30)]:
+        oracle = plain_bfs(adjacency, barred, target)
+        assert known.distances_to(target) == oracle
+        for source in rng.sample(range(300), 5):
+            if source in barred or oracle[source] <= 0:
+                continue
+            expected = sorted(
+                n for n in known.moves_from(source) if 0 <= oracle[n] < oracle[source]
+            )
+            assert known.first_steps(source, target) == expected
 
 
 def test_knowledge_tracks_sightings() -> None:

@@ -51,6 +51,7 @@ class Reference:
         self._rng = random.Random(seed)
         self._solver = TrapSolver(self._rng.getrandbits(64))
         self._enemy_home: list[int] | None = None
+        self._enemy_paths: dict[tuple[int, int], list[int]] = {}
 
     def observe(self, agent: int, message: ServerMessage) -> None:
         self.knowledge.observe(agent, message)
@@ -213,6 +214,12 @@ class Reference:
         return self._enemy_home
 
     def _predicted_enemy_path(self, start: int, limit: int) -> list[int]:
+        """The enemy heir's shortest way home from ``start`` (lowest node ids on ties); a
+        function of ``start`` alone, so computed once per node the enemy heir stands on."""
+        key = (start, limit)
+        path = self._enemy_paths.get(key)
+        if path is not None:
+            return path
         known = self.knowledge
         dist = self._enemy_home_distances()
         path = [start]
@@ -223,6 +230,7 @@ class Reference:
                 break
             node = min(options)
             path.append(node)
+        self._enemy_paths[key] = path
         return path
 
     def _hunter_move(self, agent: int) -> int | None:
@@ -241,21 +249,17 @@ class Reference:
         path = self._predicted_enemy_path(enemy_heir, 60)
         ahead = set(path[1:])
         target = enemy_heir
-        # The first node of the predicted path this hunter can reach before the enemy heir:
-        # one search from the hunter, grown a level per path node, stops at the answer.
-        ball = known.ball(here)
+        # The first node of the predicted path this hunter can reach before the enemy heir.
+        from_here = known.distances_to(here)
         for index, node in enumerate(path[1:], start=1):
             if node in known.forbidden:
                 break
-            if ball.hops_to(node, index) >= 0:
+            if 0 <= from_here[node] <= index:
                 target = node
                 break
         if here in known.adjacency[target] and here not in ahead:
             return None  # in ambush beside the predicted path
-        if ball.hops_to(target, NEAR) >= 0:
-            shortest = ball.first_steps(target, known.adjacency)
-        else:
-            shortest = known.steps_toward(here, target)
+        shortest = known.first_steps(here, target)
         steps = [n for n in shortest if n not in ahead or n == target]
         if not steps:
             steps = shortest
