@@ -73,6 +73,9 @@ def active_count(traps: Traps, assignment: Sequence[bool]) -> int:
 
 
 def _model_to_assignment(model: Sequence[int], switches: int) -> list[bool]:
+    if len(model) >= switches and model[switches - 1] in (switches, -switches):
+        # A SAT solver's model lists variables 1, 2, ... in order: read the first ones.
+        return [lit > 0 for lit in model[:switches]]
     values = [False] * switches
     for lit in model:
         if 0 < abs(lit) <= switches:
