@@ -12,8 +12,15 @@ the enemy heir is always visible; nobody may enter the other team's start or shr
 - Three hunters (agents 3-5) predict the enemy heir's shortest way home, go to a node beside it
   that they can reach first, wait off the path (standing on it would get them killed), and step
   onto the enemy heir as soon as it is adjacent. With no sensible intercept they chase.
-- Traps: exact SAT, then RC2 MaxSAT for the fewest active traps, WalkSAT as a last resort.
+- Traps: the fewest active traps, exactly (``solver.TrapSolver``: SAT; if unsatisfiable, a
+  cardinality-constrained SAT call for "one trap left"; RC2 MaxSAT beyond; WalkSAT only if a
+  conflict budget runs out).
 NPCs cannot harm anyone under these rules, so the team ignores them.
+
+Every choice reads hop tables that are computed once per match and node (the dungeon never
+changes) or small searches around the agent, so a decision costs tens of microseconds, not a
+whole-dungeon search: that matters in simulation (thousands of matches) and on the network,
+where a slow team simply moves less often.
 """
 
 from __future__ import annotations
