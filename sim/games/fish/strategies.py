@@ -6,9 +6,9 @@
   equals.
 * ``minimaxD`` (any D >= 1): the course's player: places on the first free tile in row-major
   order, moves by minimax over D of its own turns with opponents minimising its score.
-* ``paranoid``: paranoid alpha-beta on score plus prospects against the best opponent,
-  iterative deepening within a node budget, and placement by the same evaluation
-  (:mod:`sim.games.floes.paranoid`).
+* ``paranoid``: the floes core's paranoid alpha-beta (:class:`sim.games.floes.paranoid.Paranoid`,
+  the same search as Penguins' ``alphabeta``) estimating score plus prospects against the best
+  opponent, iterative deepening within a node budget; placement by the same evaluation.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import random
 from typing import TYPE_CHECKING, Any
 
 from sim.games.floes import PLACEMENT, minimax_move
-from sim.games.floes.paranoid import paranoid_move, paranoid_placement
+from sim.games.floes.paranoid import Paranoid, evaluate, paranoid_placement
 
 if TYPE_CHECKING:
     from sim.game import Bot
@@ -57,13 +57,13 @@ class MinimaxBot:
 
 class ParanoidBot:
     def __init__(self, budget: int = PARANOID_BUDGET) -> None:
-        self.budget = budget
+        self.search = Paranoid(evaluate, budget)
 
     def step(self, state: FishState, rng: random.Random) -> Any:
         floes = state.floes
         if floes.phase == PLACEMENT:
             return paranoid_placement(floes, floes.current)
-        return paranoid_move(floes, floes.current, self.budget)
+        return self.search.move(floes, floes.current)
 
 
 def strategy_names() -> list[str]:

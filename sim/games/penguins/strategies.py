@@ -3,12 +3,13 @@
 * ``random``: a uniformly random placement or move.
 * ``greedy``: moves to the floe with the most fish now; places where the most fish lie within
   reach (every placement collects exactly one fish, so "most fish now" cannot tell them apart).
-* ``alphabeta``: iterative-deepening alpha-beta over the moves of all players in turn order,
-  "paranoid" with more than two (every opponent plays against us), within a fixed budget of
-  nodes, so its choice depends on the position alone, on every machine however loaded. Leaves
-  are scored by fish (ours minus the best opponent's) plus a small bonus for the fish within
-  reach, which tells a penguin about to be walled in from one with open water; a finished game
-  counts as a win or loss before any margin. Placement uses the greedy reach heuristic.
+* ``alphabeta``: the floes core's paranoid alpha-beta (shared with Fish's ``paranoid``):
+  iterative deepening over the moves of all players in turn order, every opponent playing
+  against us, within a fixed budget of nodes, so its choice depends on the position alone, on
+  every machine however loaded. A finished game counts as a win or loss before any margin; an
+  unfinished leaf is scored by fish (ours minus the best opponent's) plus a small bonus for the
+  fish within reach (:func:`reach_estimate`, the only Penguins part). Placement uses the greedy
+  reach heuristic.
 * ``minimax2``: the courses' minimax over 2 of one's own turns from the shared floes core
   (:func:`sim.games.floes.minimax_move`): exact, opponents minimising our score.
 
@@ -20,9 +21,17 @@ Standard library only: the player program imports this on every call.
 
 from __future__ import annotations
 
-from sim.games.floes import Floes, minimax_move, next_mover
+from sim.games.floes import Floes, minimax_move
+from sim.games.floes.paranoid import Paranoid
 
-__all__ = ["STRATEGIES", "AlphaBetaStrategy", "Strategy", "make_strategy", "reach"]
+__all__ = [
+    "STRATEGIES",
+    "AlphaBetaStrategy",
+    "Strategy",
+    "make_strategy",
+    "reach",
+    "reach_estimate",
+]
 
 # Only annotations need these: importing random alone costs ~2 ms of a player call that has 30.
 TYPE_CHECKING = False
@@ -121,141 +130,47 @@ class MinimaxStrategy(Strategy):
         return minimax_move(state, seat, self.depth)
 
 
-class _OutOfBudget(Exception):
-    """Raised inside the search when its node budget is spent."""
-
-
 #: Weight of the fish within reach against fish already collected, at a leaf.
 REACH_WEIGHT = 0.05
-#: A finished game outweighs every heuristic difference.
-WIN = 1000.0
+
+
+def reach_estimate(state: Floes, me: int) -> float:
+    """Penguins' estimate of an unfinished position: fish collected plus a small bonus for the
+    fish within reach (:func:`reach`), which tells a penguin about to be walled in from one with
+    open water; ours minus the best opponent's."""
+    values = [
+        state.scores[seat] + REACH_WEIGHT * sum(reach(state, tile) for tile in state.penguins[seat])
+        for seat in range(state.seats)
+    ]
+    others = [values[s] for s in range(state.seats) if s != me and state.active[s]]
+    return values[me] - max(others, default=0.0)
 
 
 class AlphaBetaStrategy(Strategy):
-    """Iterative-deepening paranoid alpha-beta within ``budget`` nodes, up to ``max_depth``
-    plies (moves of any player)."""
+    """The floes core's paranoid alpha-beta (:class:`~sim.games.floes.paranoid.Paranoid`, the
+    same search as Fish's ``paranoid``) with :func:`reach_estimate`, within ``budget`` nodes, up
+    to ``max_depth`` plies (moves of any player). Places like greedy."""
 
     name = "alphabeta"
 
     def __init__(self, budget: int = 3000, max_depth: int = 16) -> None:
-        self.budget = budget
-        self.max_depth = max_depth
-        self.nodes = 0
-        #: The deepest search finished within the budget by the last call (tests, benchmarks).
-        self.completed_depth = 0
+        self.search = Paranoid(reach_estimate, budget, max_depth)
+
+    @property
+    def nodes(self) -> int:
+        """Nodes the last move visited (at most the budget + 1)."""
+        return self.search.nodes
+
+    @property
+    def completed_depth(self) -> int:
+        """The deepest search finished within the budget by the last move."""
+        return self.search.completed_depth
 
     def place(self, state: Floes, seat: int, rng: random.Random | None) -> int | None:
         return best_placement(state, seat)
 
     def move(self, state: Floes, seat: int, rng: random.Random | None) -> Move | None:
-        moves = state.moves(seat)
-        self.nodes = 0
-        self.completed_depth = 0
-        if len(moves) <= 1:
-            return moves[0] if moves else None
-        work = state.clone()
-        # Root moves as (penguin index, destination), most fish first, then the tie order.
-        fish = work.fish
-        root = sorted(
-            ((work.penguins[seat].index(src), dst) for src, dst in moves),
-            key=lambda m: (-fish[m[1]], work.penguins[seat][m[0]], m[1]),
-        )
-        best = root[0]
-        for depth in range(1, self.max_depth + 1):
-            try:
-                value, best = self._root(work, seat, root, best, depth)
-            except _OutOfBudget:
-                break
-            self.completed_depth = depth
-            if abs(value) >= WIN / 2:
-                break  # every line ends the game within the horizon: deeper changes nothing
-        return state.penguins[seat][best[0]], best[1]
-
-    def _root(
-        self, state: Floes, me: int, root: list[Move], first: Move, depth: int
-    ) -> tuple[float, Move]:
-        ordered = [first] + [m for m in root if m != first]
-        alpha = -float("inf")
-        best, best_value = first, -float("inf")
-        for index, dst in ordered:
-            undo = state.push(me, index, dst)
-            try:
-                value = self._value(state, me, me, depth - 1, alpha, float("inf"))
-            finally:
-                state.pop(undo)
-            if value > best_value or (
-                value == best_value and self._before(state, me, (index, dst), best)
-            ):
-                best, best_value = (index, dst), value
-                alpha = max(alpha, value)
-        return best_value, best
-
-    @staticmethod
-    def _before(state: Floes, me: int, move: Move, other: Move) -> bool:
-        """Tie order: the smaller (from, to) tile pair."""
-        tiles = state.penguins[me]
-        return (tiles[move[0]], move[1]) < (tiles[other[0]], other[1])
-
-    def _value(
-        self, state: Floes, me: int, last: int, depth: int, alpha: float, beta: float
-    ) -> float:
-        self.nodes += 1
-        if self.nodes > self.budget:
-            raise _OutOfBudget
-        mover = next_mover(state, last)
-        if mover < 0:
-            return _final(state, me)
-        if depth == 0:
-            return _estimate(state, me)
-        fish, owner, rays = state.fish, state.owner, state.layout.rays
-        moves = []
-        for index, src in enumerate(state.penguins[mover]):
-            for line in rays[src]:
-                for dst in line:
-                    if fish[dst] <= 0 or owner[dst] >= 0:
-                        break
-                    moves.append((index, dst))
-        moves.sort(key=lambda m: -fish[m[1]])
-        maximising = mover == me
-        value = -float("inf") if maximising else float("inf")
-        for index, dst in moves:
-            undo = state.push(mover, index, dst)
-            try:
-                found = self._value(state, me, mover, depth - 1, alpha, beta)
-            finally:
-                state.pop(undo)
-            if maximising:
-                if found > value:
-                    value = found
-                    alpha = max(alpha, found)
-            elif found < value:
-                value = found
-                beta = min(beta, found)
-            if alpha >= beta:
-                break
-        return value
-
-
-def _others_best(state: Floes, me: int, values: list[float]) -> float:
-    others = [values[s] for s in range(state.seats) if s != me and state.active[s]]
-    return max(others, default=0.0)
-
-
-def _final(state: Floes, me: int) -> float:
-    margin = state.scores[me] - _others_best(state, me, [float(s) for s in state.scores])
-    if margin > 0:
-        return WIN + margin
-    if margin < 0:
-        return -WIN + margin
-    return 0.0
-
-
-def _estimate(state: Floes, me: int) -> float:
-    values = [
-        state.scores[seat] + REACH_WEIGHT * sum(reach(state, t) for t in state.penguins[seat])
-        for seat in range(state.seats)
-    ]
-    return values[me] - _others_best(state, me, values)
+        return self.search.move(state, seat)
 
 
 #: Strategy names to factories of a fresh strategy.
