@@ -16,8 +16,10 @@ Both games are one game on two boards. What is really shared lives here:
 * :mod:`~sim.games.floes.search`: :func:`minimax_move`, the courses' minimax over D of one's
   own turns (opponents minimising), exact, with alpha-beta and proven bounds;
   :func:`next_mover` (who moves after a seat, with skipping).
-* :mod:`~sim.games.floes.paranoid`: ``paranoid_move`` / ``paranoid_placement``, a stronger
-  player (paranoid alpha-beta on score plus prospects, within a node budget), for either scoring.
+* :mod:`~sim.games.floes.paranoid`: :class:`Paranoid`, the strong player of both games
+  (paranoid alpha-beta with iterative deepening within a node budget), configured by a game's
+  leaf estimate: Fish's ``paranoid`` with :func:`evaluate` (score plus prospects), Penguins'
+  ``alphabeta`` with its reach estimate; ``paranoid_placement`` places by the same evaluation.
 
 How a game plugs in:
 

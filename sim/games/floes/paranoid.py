@@ -209,34 +209,23 @@ class Paranoid:
         if plies == 0:
             self._horizon = True
             return self.estimate(state, self._me)
-        if mover == self._me:
-            best = -inf
-            for _, index, dst in self._moves(mover):
-                undo = state.push(mover, index, dst)
-                try:
-                    found = self._value(next_mover(state, mover), plies - 1, alpha, beta)
-                finally:
-                    state.pop(undo)
-                if found > best:
-                    best = found
-                    if best > alpha:
-                        alpha = best
-                        if alpha >= beta:
-                            break
-            return best
-        best = inf
+        maximising = mover == self._me
+        best = -inf if maximising else inf
         for _, index, dst in self._moves(mover):
             undo = state.push(mover, index, dst)
             try:
                 found = self._value(next_mover(state, mover), plies - 1, alpha, beta)
             finally:
                 state.pop(undo)
-            if found < best:
+            if maximising:
+                if found > best:
+                    best = found
+                    alpha = max(alpha, best)
+            elif found < best:
                 best = found
-                if best < beta:
-                    beta = best
-                    if alpha >= beta:
-                        break
+                beta = min(beta, best)
+            if alpha >= beta:
+                break
         return best
 
 

@@ -33,23 +33,7 @@ class _Minimax:
         self.state = state
         self.me = me
         self.top = max(state.fish, default=0)
-
-    def can_move(self, seat: int) -> bool:
-        fish, owner = self.state.fish, self.state.owner
-        for src in self.state.penguins[seat]:
-            for other in self.state.layout.neighbours[src]:
-                if fish[other] > 0 and owner[other] < 0:
-                    return True
-        return False
-
-    def next_mover(self, after: int) -> int:
-        state = self.state
-        seats = state.seats
-        for step in range(1, seats + 1):
-            seat = (after + step) % seats
-            if state.active[seat] and self.can_move(seat):
-                return seat
-        return -1
+        self.can_move = state.can_move
 
     def moves(self, seat: int) -> list[tuple[int, int]]:
         """(penguin index, destination) pairs, in no particular order."""
@@ -139,7 +123,7 @@ class _Minimax:
             for index, dst in moves:
                 undo = state.push(me, index, dst)
                 if self.can_move(me):
-                    found = self.value(self.next_mover(me), remaining - 1, max(alpha, best), beta)
+                    found = self.value(next_mover(state, me), remaining - 1, max(alpha, best), beta)
                 else:
                     found = state.scores[me]
                 state.pop(undo)
@@ -166,7 +150,7 @@ class _Minimax:
         for index, dst in moves:
             undo = state.push(mover, index, dst)
             if self.can_move(me):
-                found = self.value(self.next_mover(mover), remaining, alpha, min(beta, best))
+                found = self.value(next_mover(state, mover), remaining, alpha, min(beta, best))
             else:
                 found = state.scores[me]
             state.pop(undo)
@@ -184,7 +168,7 @@ def minimax_value(state: Floes, me: int, move: Move, depth: int) -> int:
     try:
         if depth <= 1 or not search.can_move(me):
             return state.scores[me]
-        return search.value(search.next_mover(me), depth - 1, -(1 << 30), 1 << 30)
+        return search.value(next_mover(state, me), depth - 1, -(1 << 30), 1 << 30)
     finally:
         state.pop(undo)
 
@@ -213,7 +197,7 @@ def minimax_move(state: Floes, me: int, depth: int) -> Move | None:
         if depth <= 1 or not search.can_move(me):
             found = state.scores[me]
         else:
-            found = search.value(search.next_mover(me), depth - 1, alpha, 1 << 30)
+            found = search.value(next_mover(state, me), depth - 1, alpha, 1 << 30)
         state.pop(undo)
         if found > alpha:
             best_value, best_move = found, move
