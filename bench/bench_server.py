@@ -1,0 +1,298 @@
+"""How many concurrent ``rusher`` matches one server core holds at p99 latency <= 20 ms.
+
+``python -m bench server``. The server runs in its own process pinned to CPU 0 (the default
+1000-node rules, match logs written to a temporary directory, no optimum checks: they belong
+to worker processes, not to the server's core); the load runs in this process, pinned to CPU 1
+when there is one. Each load level keeps N named matches of two ``rusher`` teams going (a match
+that ends is replaced at once) for a measuring window after a warm-up. Latency: from a request
+(``move``/``solution``) leaving the client to its answer (``sat``, ``moved`` or ``error``)
+arriving, measured by the client, so it includes the client's own scheduling delays (an upper
+bound of the server's). Memory: the server's resident set at the level minus at rest, per match.
+
+"server CPU" is the share of its core the server used in the window: near 100% the server is the
+bottleneck, well below it the load generator (or a machine shared with other work) is.
+
+Environment: BENCH_SERVER_LEVELS (default "10,25,50,75"), BENCH_SERVER_SECONDS (window, 6).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from functools import partial
+from typing import Any
+
+import msgspec
+import trio
+
+from bench.common import print_table
+
+LEVELS = [int(n) for n in os.environ.get("BENCH_SERVER_LEVELS", "10,25,50,75").split(",")]
+WINDOW = float(os.environ.get("BENCH_SERVER_SECONDS", "6"))
+WARMUP = 2.0
+TARGET_P99_MS = 20.0
+HOST = "127.0.0.1"
+
+
+class Recorder:
+    """Request-to-answer latencies of every socket, kept only inside the measuring window."""
+
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.recording = False
+
+    def answered(self, sent_at: float) -> None:
+        if self.recording:
+            self.latencies.append(time.perf_counter() - sent_at)
+
+
+class LightTeam:
+    """A ``rusher`` team made cheap to drive, so one load process can keep a server core busy.
+
+    Same moves as ``client.strategies.rusher`` (heir down the shortest path, henchmen toward the
+    enemy heir), but lines are decoded to plain dicts and traps get one SAT call (an unsolvable
+    problem is answered with all switches off): the load generator must not be the bottleneck.
+    """
+
+    def __init__(self, team: int) -> None:
+        self.team = team
+        self.adjacency: list[list[int]] = []
+        self.forbidden: set[int] = set()
+        self.shrine = 0
+        self.enemy_heir = -1
+        self.distances: dict[int, list[int]] = {}
+
+    def learn(self, dungeon: dict[str, Any]) -> None:
+        if self.adjacency:
+            return
+        self.adjacency = [[] for _ in dungeon["nodes"]]
+        for u, v in dungeon["edges"]:
+            self.adjacency[u].append(v)
+            self.adjacency[v].append(u)
+        enemy = 1 - self.team
+        self.forbidden = {dungeon["start"][enemy], dungeon["shrine"][enemy]}
+        self.shrine = dungeon["shrine"][self.team]
+        self.enemy_heir = dungeon["start"][enemy]
+
+    def distances_to(self, target: int) -> list[int]:
+        if target not in self.distances:
+            dist = [-1] * len(self.adjacency)
+            dist[target] = 0
+            frontier = [target]
+            while frontier:
+                following = []
+                for node in frontier:
+                    for nxt in self.adjacency[node]:
+                        if dist[nxt] < 0 and nxt not in self.forbidden:
+                            dist[nxt] = dist[node] + 1
+                            following.append(nxt)
+                frontier = following
+            self.distances[target] = dist
+        return self.distances[target]
+
+    def next_step(self, agent: int, here: int) -> int | None:
+        dist = self.distances_to(self.shrine if agent == 0 else self.enemy_heir)
+        best = [n for n in self.adjacency[here] if n not in self.forbidden and dist[n] >= 0]
+        best = [n for n in best if dist[here] < 0 or dist[n] < dist[here]]
+        return best[0] if best else None
+
+
+def solve(traps: list[list[int]], switches: int) -> list[bool]:
+    from pysat.solvers import Minisat22
+
+    with Minisat22(bootstrap_with=traps) as solver:
+        if solver.solve():
+            return [lit > 0 for lit in (solver.get_model() or [])[:switches]] or [False] * switches
+    return [False] * switches
+
+
+async def light_agent(
+    port: int, team: LightTeam, agent: int, name: str, recorder: Recorder
+) -> None:
+    """One socket of a :class:`LightTeam`: start, then move, solve, move... until game over."""
+    decode = msgspec.json.Decoder().decode
+    stream = await trio.open_tcp_stream(HOST, port)
+    start = b'{"type":"start","team":%d,"agent":%d,"match":"%s"}\n' % (
+        team.team, agent, name.encode()
+    )  # fmt: skip
+    await stream.send_all(start)
+    here, sent_at, buffer = -1, 0.0, b""
+    waiting = False  # a request is out
+
+    async def request(line: bytes) -> None:
+        nonlocal sent_at, waiting
+        sent_at, waiting = time.perf_counter(), True
+        await stream.send_all(line)
+
+    try:
+        while True:
+            data = await stream.receive_some(65536)
+            if not data:
+                return
+            *lines, buffer = (buffer + data).split(b"\n")
+            for line in lines:
+                message = decode(line)
+                kind = message["type"]
+                if kind == "dungeon":
+                    team.learn(message)
+                    here = message["start"][team.team]
+                elif kind == "enemy" and message["agent"] == 0 and message["seen"]:
+                    team.enemy_heir = message["location"]
+                elif kind == "sat":
+                    recorder.answered(sent_at)
+                    answer = solve(message["traps"], message["switches"])
+                    await request(
+                        msgspec.json.encode({"type": "solution", "assignment": answer}) + b"\n"
+                    )
+                    continue
+                elif kind == "moved":
+                    here = message["location"]
+                    if message["reason"] != "attacked":
+                        recorder.answered(sent_at)
+                        waiting = False
+                elif kind == "error":
+                    recorder.answered(sent_at)
+                    waiting = False
+                elif kind == "game_over":
+                    return
+                if not waiting and here >= 0:
+                    step = team.next_step(agent, here)
+                    if step is not None:
+                        await request(b'{"type":"move","to":%d}\n' % step)
+    except trio.BrokenResourceError:
+        return
+    finally:
+        await stream.aclose()
+
+
+async def keep_match_going(port: int, slot: int, recorder: Recorder, stop: trio.Event) -> None:
+    """Play light ``rusher`` teams in named matches, one after another, until ``stop``."""
+    round_ = 0
+    while not stop.is_set():
+        round_ += 1
+        name = f"bench-{slot}-{round_}"
+        async with trio.open_nursery() as nursery:
+            for team_number in (0, 1):
+                team = LightTeam(team_number)
+                for agent in range(6):
+                    nursery.start_soon(light_agent, port, team, agent, name, recorder)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds the process has used."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def resident_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+async def measure_level(port: int, server_pid: int, matches: int) -> tuple[object, ...]:
+    recorder = Recorder()
+    stop = trio.Event()
+    rss_before = resident_kib(server_pid)
+    async with trio.open_nursery() as nursery:
+        for slot in range(matches):
+            nursery.start_soon(keep_match_going, port, slot, recorder, stop)
+        await trio.sleep(WARMUP)
+        recorder.recording = True
+        started, cpu_started = time.perf_counter(), cpu_seconds(server_pid)
+        await trio.sleep(WINDOW)
+        recorder.recording = False
+        elapsed = time.perf_counter() - started
+        server_cpu = (cpu_seconds(server_pid) - cpu_started) / elapsed
+        rss = resident_kib(server_pid)
+        stop.set()
+        nursery.cancel_scope.cancel()  # the server sees every team leave: forfeits, then draws
+    await trio.sleep(1.0)  # let the server settle before the next level
+    latencies = sorted(recorder.latencies)
+    if not latencies:
+        return (matches, matches * 12, "-", "-", "-", "-", "-", "-")
+    p50 = 1e3 * statistics.median(latencies)
+    p99 = 1e3 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))]
+    return (
+        matches,
+        matches * 12,
+        f"{len(latencies) / elapsed:,.0f}",
+        f"{p50:.2f}",
+        f"{p99:.2f}",
+        "yes" if p99 <= TARGET_P99_MS else "no",
+        f"{100 * server_cpu:.0f}%",
+        f"{max(0, rss - rss_before) / matches / 1024:.2f}",
+    )
+
+
+def start_server(log_dir: str) -> tuple[subprocess.Popen[str], int]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bench.bench_server", "serve", log_dir],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None
+    port = int(process.stdout.readline())
+    return process, port
+
+
+def main() -> None:
+    from protocol.logs import configure_logging
+
+    configure_logging(level="warning")
+    cpus = sorted(os.sched_getaffinity(0))
+    with tempfile.TemporaryDirectory() as log_dir:
+        process, port = start_server(log_dir)  # it pins itself to the first CPU
+        if len(cpus) > 1:
+            os.sched_setaffinity(0, set(cpus[1:]))
+        try:
+            rows = [trio.run(measure_level, port, process.pid, n) for n in LEVELS]
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+    print_table(
+        f"server: concurrent rusher matches, one core, {WINDOW:g} s windows "
+        f"(goal: p99 <= {TARGET_P99_MS:g} ms at >= 50 matches)",
+        [
+            "matches",
+            "sockets",
+            "requests/s",
+            "p50 ms",
+            "p99 ms",
+            "p99 ok",
+            "server CPU",
+            "RSS MiB/match",
+        ],  # fmt: skip
+        rows,
+    )
+
+
+def _serve(log_dir: str) -> None:
+    """The server process: one core, default rules, no optimum checks; prints its port."""
+    from protocol.logs import configure_logging
+    from server.app import serve
+
+    cpus = sorted(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpus[0]})
+    configure_logging(level="warning")
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(partial(serve, host=HOST, port=0, log_dir=log_dir))
+            print(port, flush=True)
+
+    trio.run(run)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["serve"]:
+        _serve(sys.argv[2])
+    else:
+        main()
