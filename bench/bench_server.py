@@ -269,7 +269,7 @@ def main() -> None:
             "p99 ok",
             "server CPU",
             "RSS MiB/match",
-        ],  # fmt: skip
+        ],
         rows,
     )
 
