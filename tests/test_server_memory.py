@@ -14,6 +14,7 @@ import pytest
 import trio
 import trio.testing
 from server_testkit import (
+    SMALL,
     connect_memory,
     join_all,
     memory_match,
@@ -339,3 +340,21 @@ async def test_every_trap_problem_gets_its_optimum_logged(tmp_path: Path, checke
             else optimum(problems[crossing]["traps"], problems[crossing]["switches"])
         )  # fmt: skip
         assert value == expected
+
+
+async def test_match_is_a_draw_after_the_time_limit(
+    tmp_path: Path, autojump_clock: trio.abc.Clock
+) -> None:
+    """A match still running when its wall-time limit passes ends as a draw for all twelve."""
+    config = SMALL.replace(draw_seconds=30.0)
+    async with running_server(config=config, log_dir=tmp_path) as (server, nursery):
+        agents, _ = await memory_match(server, nursery)
+        began = trio.current_time()
+        for agent in agents.values():
+            assert await agent.receive_a(GameOver) == GameOver(winner=None)
+        assert trio.current_time() - began == pytest.approx(30.0, abs=0.5)
+        await server.wait_no_matches()
+    [path] = sorted(tmp_path.glob("*.jsonl"))
+    log = read_log(path)
+    assert log.complete
+    assert [line.data["kind"] for line in log.inputs] == ["time_up"]
