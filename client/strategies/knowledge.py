@@ -7,6 +7,7 @@ seen resolve (its own ``moved`` messages), which is enough to age old sightings.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -18,7 +19,7 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from protocol.messages import Dungeon, Enemy, GameOver, Moved, ServerMessage
 
-__all__ = ["HEIR", "NPC", "Ball", "Knowledge", "hop_table"]
+__all__ = ["HEIR", "NPC", "Knowledge", "hop_table"]
 
 HEIR = 0
 NPC = -1
@@ -35,63 +36,17 @@ def hop_table(graph: csr_matrix, source: int) -> list[int]:
     order, parents = breadth_first_order(graph, source, directed=True, return_predecessors=True)
     position = np.empty(graph.shape[0], dtype=np.int64)
     position[order] = np.arange(len(order))
-    parent_position = position[parents[order[1:]]]
+    parent_position = position[parents[order[1:]]].tolist()
     sizes = [1]
     last = 0  # position of the last node of the deepest complete level
     while last < len(order) - 1:
-        end = int(parent_position.searchsorted(last, side="right"))
+        end = bisect_right(parent_position, last)
         sizes.append(end - last)
         last = end
     hops = np.full(graph.shape[0], -1, dtype=np.int64)
     hops[order] = np.repeat(np.arange(len(sizes)), sizes)
     table: list[int] = hops.tolist()
     return table
-
-
-class Ball:
-    """A breadth-first search from ``source`` grown one level at a time, only as far as asked.
-
-    For questions about nearby nodes ("how far is that node, if within 5 hops", "which steps
-    lead to that node 3 hops away") it visits a small ball instead of the whole dungeon.
-    """
-
-    def __init__(self, moves: list[tuple[int, ...]], source: int) -> None:
-        self._moves = moves
-        self.source = source
-        #: node -> hops from the source, for every node within ``level`` hops.
-        self.dist: dict[int, int] = {source: 0}
-        self.level = 0
-        self._frontier = [source]
-
-    def grow_to(self, level: int) -> None:
-        """Extend the search until it knows every node within ``level`` hops."""
-        moves, dist = self._moves, self.dist
-        while self.level < level and self._frontier:
-            self.level += 1
-            reached = []
-            for node in self._frontier:
-                for nxt in moves[node]:
-                    if nxt not in dist:
-                        dist[nxt] = self.level
-                        reached.append(nxt)
-            self._frontier = reached
-
-    def hops_to(self, target: int, limit: int) -> int:
-        """Hops from the source to ``target`` if at most ``limit``, else -1."""
-        while target not in self.dist and self.level < limit and self._frontier:
-            self.grow_to(self.level + 1)
-        hops = self.dist.get(target, -1)
-        return hops if hops <= limit else -1
-
-    def first_steps(self, target: int, adjacency: Sequence[Sequence[int]]) -> list[int]:
-        """The moves from the source that start a shortest route to ``target`` (sorted; empty
-        if ``target`` is the source or not reached yet), found by walking the levels back."""
-        hops = self.dist.get(target, 0)
-        layer = {target}
-        dist = self.dist
-        for level in range(hops - 1, 0, -1):
-            layer = {u for v in layer for u in adjacency[v] if dist.get(u) == level}
-        return sorted(layer) if hops > 0 else []
 
 
 class Knowledge:
@@ -119,11 +74,9 @@ class Knowledge:
         #: node -> the neighbours an agent of this team may move to (enemy start/shrine barred).
         self.moves: list[tuple[int, ...]] = []
         # The same moves as a sparse matrix (row u: the nodes u may move to), for scipy.
-        self._graph = csr_matrix((0, 0), dtype=np.int8)
+        self._graph = csr_matrix((0, 0), dtype=np.float64)
         # target -> hop counts; the graph never changes, so a table once built stays valid.
         self._distances: dict[int, list[int]] = {}
-        # source -> its search, grown as far as anyone asked so far (valid for the same reason).
-        self._balls: dict[int, Ball] = {}
 
     # -- facts ---------------------------------------------------------------------------------
 
@@ -184,34 +137,6 @@ class Knowledge:
         if cached is None:
             cached = self._distances[target] = hop_table(self._graph, target)
         return cached
-
-    def ball(self, source: int) -> Ball:
-        """A lazily grown search from ``source`` over the nodes this team may enter (shared:
-        agents on one node, or one agent waiting there, reuse what was already searched)."""
-        ball = self._balls.get(source)
-        if ball is None:
-            ball = self._balls[source] = Ball(self.moves, source)
-        return ball
-
-    def first_steps(self, source: int, target: int) -> list[int]:
-        """The moves from ``source`` that start a shortest route to ``target`` (sorted), found
-        from the table of hops from ``source`` by walking its levels back from ``target``.
-
-        Same answer as :meth:`steps_toward`, but from the source's table: the one to use when
-        the source's table is needed anyway. A target this team may not enter (the enemy start)
-        is not in that table; it goes to :meth:`steps_toward`.
-        """
-        dist = self.distances_to(source)
-        hops = dist[target]
-        if hops < 0:
-            return self.steps_toward(source, target)
-        if hops == 0:
-            return []
-        layer = {target}
-        adjacency = self.adjacency
-        for level in range(hops - 1, 0, -1):
-            layer = {u for v in layer for u in adjacency[v] if dist[u] == level}
-        return sorted(layer)
 
     def steps_toward(self, node: int, target: int) -> list[int]:
         """The moves from ``node`` that shorten the way to ``target`` (empty if none)."""
@@ -301,7 +226,9 @@ class _Corridors:
         heads, tails = self.heads[keep], self.tails[keep]
         count = len(self.adjacency)
         indptr = np.searchsorted(heads, np.arange(count + 1)).astype(np.int32)
-        data = np.ones(len(tails), dtype=np.int8)
+        # float64 and int32 are the types scipy's graph routines want: with any other, every
+        # search would begin by converting the whole matrix (measured: 5x the search itself).
+        data = np.ones(len(tails), dtype=np.float64)
         return csr_matrix((data, tails.astype(np.int32), indptr), shape=(count, count))
 
 

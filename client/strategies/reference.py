@@ -45,9 +45,6 @@ CROSSING_SURVIVAL = 0.96
 THREAT_MEMORY = 6
 #: chance that a threat next to a node steps onto it while our heir stands there.
 STRIKE_CHANCE = 0.5
-#: targets at most this many hops away are found by a search from the agent (a small ball);
-#: farther ones by the cached whole-dungeon table toward the target.
-NEAR = 8
 
 
 class Reference:
@@ -118,7 +115,9 @@ class Reference:
             return shrine
         hops = known.distances_to(shrine)
         risk = self._risk(self._threat_nodes())
-        if not risk:
+        # Every node of a shortest route home is nearer the shrine than the heir is; when no
+        # risky node is, a shortest route is also the safest: no search needed.
+        if not any(0 <= hops[node] < hops[here] for node in risk):
             steps = known.steps_toward(here, shrine)
             return self._rng.choice(steps) if steps else None
         base = -math.log(CROSSING_SURVIVAL)
@@ -176,17 +175,10 @@ class Reference:
         target = ahead[-1] if ahead else heir
         if here == target or (here in ahead and heir != known.own_start):
             return None
-        steps = self._steps_near(here, target)
+        # The target's table: targets are nodes of the heir's way home, the same ones match
+        # after match, so a table is built once per node and shared by both escorts.
+        steps = known.steps_toward(here, target)
         return self._rng.choice(steps) if steps else None
-
-    def _steps_near(self, here: int, target: int) -> list[int]:
-        """Steps from ``here`` on a shortest route to ``target``, which is usually close: a
-        search from ``here`` that stops at the target's distance, not a whole-dungeon table."""
-        known = self.knowledge
-        ball = known.ball(here)
-        if ball.hops_to(target, NEAR) < 0:
-            return known.steps_toward(here, target)
-        return ball.first_steps(target, known.adjacency)
 
     def _heir_route_ahead(self, heir: int, count: int) -> list[int]:
         known = self.knowledge
@@ -256,17 +248,18 @@ class Reference:
         path = self._predicted_enemy_path(enemy_heir, 60)
         ahead = set(path[1:])
         target = enemy_heir
-        # The first node of the predicted path this hunter can reach before the enemy heir.
-        from_here = known.distances_to(here)
+        # The first node of the predicted path this hunter can reach before the enemy heir,
+        # from the tables of the path's nodes: the enemy heir walks the same path again after
+        # each death, so those tables are built once and shared by the three hunters.
         for index, node in enumerate(path[1:], start=1):
             if node in known.forbidden:
                 break
-            if 0 <= from_here[node] <= index:
+            if 0 <= known.distances_to(node)[here] <= index:
                 target = node
                 break
         if here in known.adjacency[target] and here not in ahead:
             return None  # in ambush beside the predicted path
-        shortest = known.first_steps(here, target)
+        shortest = known.steps_toward(here, target)
         steps = [n for n in shortest if n not in ahead or n == target]
         if not steps:
             steps = shortest
