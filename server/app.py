@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
+from collections.abc import Callable
 from pathlib import Path
 
 import structlog
@@ -47,6 +48,7 @@ class Server:
         check_workers: int = 2,
         outbox_size: int = OUTBOX_SIZE,
         linger: float = LINGER_SECONDS,
+        latency: Callable[[float], None] | None = None,
     ) -> None:
         self.config = config
         self.log_dir = None if log_dir is None else Path(log_dir)
@@ -55,6 +57,7 @@ class Server:
         self._limiter = trio.CapacityLimiter(check_workers)
         self._outbox_size = outbox_size
         self._linger = linger
+        self._latency = latency
         self.lobby: Lobby[Connection] = Lobby(self._start_match)
         self.actors: set[MatchActor] = set()
         #: Every actor ever started, in order (tests and ``arena match`` read their results).
@@ -108,6 +111,7 @@ class Server:
             lobby=self.lobby,
             outbox_size=self._outbox_size,
             linger=self._linger,
+            latency=self._latency,
         )
         if self._stopping:
             await trio.aclose_forcefully(stream)

@@ -10,6 +10,8 @@ that stops reading is dropped instead of slowing the eleven others.
 from __future__ import annotations
 
 import enum
+import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import structlog
@@ -24,6 +26,8 @@ from protocol.messages import (
     GameOver,
     Message,
     Move,
+    Moved,
+    Sat,
     ServerMessage,
     Solution,
     Start,
@@ -69,6 +73,7 @@ class Connection:
         lobby: Lobby[Connection],
         outbox_size: int,
         linger: float = 2.0,
+        latency: Callable[[float], None] | None = None,
     ) -> None:
         self.stream = stream
         self.number = number
@@ -88,6 +93,9 @@ class Connection:
         self._tasks = trio.CancelScope()
         self._linger = False
         self._linger_seconds = linger
+        #: Optional probe: seconds from reading a request to having written its answer.
+        self._latency = latency
+        self._request_read_at: float | None = None
         self.log = log.bind(conn=number)
 
     # -- lifetime ------------------------------------------------------------------------------
@@ -139,6 +147,7 @@ class Connection:
                     break
             data = bytearray()
             stop = False
+            answered = False
             for item in batch:
                 if item is CLOSE:
                     stop = True
@@ -147,6 +156,10 @@ class Connection:
                     data += item
                     continue
                 data += self.codec.send(item)
+                if isinstance(item, Sat | Error) or (
+                    isinstance(item, Moved) and item.reason != "attacked"
+                ):
+                    answered = True
                 if isinstance(item, GameOver):
                     stop = True
                     break
@@ -160,6 +173,9 @@ class Connection:
                 await self.stream.send_all(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 stop = True
+            if answered and self._request_read_at is not None and self._latency is not None:
+                self._latency(time.perf_counter() - self._request_read_at)
+                self._request_read_at = None
             if stop:
                 break
         # Done: stop reading requests, then close gracefully (_drain) so the last lines arrive.
@@ -280,6 +296,8 @@ class Connection:
                 self.held = min(self.held + 1, self.config.error_limit)
             elif isinstance(item, Move | Solution):
                 try:
+                    if self._latency is not None:
+                        self._request_read_at = time.perf_counter()
                     await self.actor.submit(self, item)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     return  # the match is over; its actor is gone
