@@ -224,11 +224,23 @@ class Connection:
             self.codec.receive_data(data)
 
     async def _say(self, text: str) -> None:
-        await self.outbox.send(Error(message=text))
+        self._queue(Error(message=text))
+        await trio.lowlevel.checkpoint()
 
     async def _refuse_and_close(self, text: str) -> None:
-        await self.outbox.send(Error(message=text))
-        await self.outbox.send(CLOSE)
+        self._queue(Error(message=text))
+        self._queue(CLOSE)
+        await trio.lowlevel.checkpoint()
+
+    def _queue(self, item: Outgoing) -> None:
+        """Queue an answer of the reader's own without waiting: a full outbox means the client
+        sends but does not read, and it is dropped like any other client that stops reading."""
+        try:
+            self.outbox.send_nowait(item)
+        except trio.WouldBlock:
+            self.kill("outbox_full")
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.kill("closed")
 
     async def _reader(self) -> None:
         """Handshake within the start timeout, then play; returns when the peer has gone."""

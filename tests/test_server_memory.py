@@ -358,3 +358,20 @@ async def test_match_is_a_draw_after_the_time_limit(
     log = read_log(path)
     assert log.complete
     assert [line.data["kind"] for line in log.inputs] == ["time_up"]
+
+
+async def test_client_sending_errors_without_reading_is_dropped_before_its_start(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A socket that sends bad lines but never reads its errors is closed, even before start."""
+    with capture_logs() as logs:
+        async with running_server(outbox_size=4) as (server, nursery):
+            client, server_side = trio.testing.lockstep_stream_pair()
+            nursery.start_soon(server.handle, server_side)
+            with contextlib.suppress(trio.BrokenResourceError):  # closed while we still send
+                for _ in range(20):
+                    await client.send_all(b'{"type": "start"}\n')  # missing fields: not fatal
+            await trio.testing.wait_all_tasks_blocked()
+            killed = [entry for entry in logs if entry["event"] == "connection_killed"]
+            assert [entry["reason"] for entry in killed] == ["outbox_full"]
+            await client.aclose()
