@@ -12,7 +12,9 @@ bound of the server's). Memory: the server's resident set at the level minus at 
 "server CPU" is the share of its core the server used in the window: near 100% the server is the
 bottleneck, well below it the load generator (or a machine shared with other work) is.
 
-Environment: BENCH_SERVER_LEVELS (default "10,25,50,75"), BENCH_SERVER_SECONDS (window, 6).
+Environment: BENCH_SERVER_LEVELS (default "10,25,50,75"), BENCH_SERVER_SECONDS (window, 6),
+BENCH_SERVER_THINK_MS (default 0: bots answer at once; set it to pace each agent's requests
+like slower bots or a network round trip would, and see what rate the server holds at 20 ms).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from bench.common import print_table
 
 LEVELS = [int(n) for n in os.environ.get("BENCH_SERVER_LEVELS", "10,25,50,75").split(",")]
 WINDOW = float(os.environ.get("BENCH_SERVER_SECONDS", "6"))
+THINK = float(os.environ.get("BENCH_SERVER_THINK_MS", "0")) / 1000
 WARMUP = 2.0
 TARGET_P99_MS = 20.0
 HOST = "127.0.0.1"
@@ -125,7 +128,10 @@ async def light_agent(
 
     async def request(line: bytes) -> None:
         nonlocal sent_at, waiting
-        sent_at, waiting = time.perf_counter(), True
+        waiting = True
+        if THINK:
+            await trio.sleep(THINK)
+        sent_at = time.perf_counter()
         await stream.send_all(line)
 
     try:
@@ -281,7 +287,8 @@ def main() -> None:
             process.terminate()
             process.wait(timeout=30)
     print_table(
-        f"server: concurrent rusher matches, one server core, {WINDOW:g} s windows "
+        f"server: concurrent rusher matches, one server core, {WINDOW:g} s windows, "
+        f"{1000 * THINK:g} ms think time "
         f"(goal: server p99 <= {TARGET_P99_MS:g} ms at >= 50 matches)",
         [
             "matches",
