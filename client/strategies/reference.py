@@ -17,9 +17,9 @@ the enemy heir is always visible; nobody may enter the other team's start or shr
   conflict budget runs out).
 NPCs cannot harm anyone under these rules, so the team ignores them.
 
-Every choice reads hop tables that are computed once per match and node (the dungeon never
-changes) or small searches around the agent, so a decision costs tens of microseconds, not a
-whole-dungeon search: that matters in simulation (thousands of matches) and on the network,
+Every choice reads hop tables computed once per match and target node (the dungeon never
+changes) and shared by the agents heading there, so a decision costs tens of microseconds, not
+a whole-dungeon search: that matters in simulation (thousands of matches) and on the network,
 where a slow team simply moves less often.
 """
 
