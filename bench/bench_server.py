@@ -4,10 +4,12 @@
 1000-node rules, match logs written to a temporary directory, no optimum checks: they belong
 to worker processes, not to the server's core); the load runs in this process, pinned to CPU 1
 when there is one. Each load level keeps N named matches of two ``rusher`` teams going (a match
-that ends is replaced at once) for a measuring window after a warm-up. Latency: from a request
-(``move``/``solution``) leaving the client to its answer (``sat``, ``moved`` or ``error``)
-arriving, measured by the client, so it includes the client's own scheduling delays (an upper
-bound of the server's). Memory: the server's resident set at the level minus at rest, per match.
+that ends is replaced at once) for a measuring window after a warm-up. "client" latency: from
+a request (``move``/``solution``) leaving the client to its answer (``sat``, ``moved``, ``error``)
+arriving, so it includes the load process's own delays; "server" latency: measured inside the
+server (a probe in each connection) from reading a request to its answer going out in a write,
+without the time a busy client takes to read. Memory: the server's resident set at the level
+minus at rest, per match.
 
 "server CPU" is the share of its core the server used in the window: near 100% the server is the
 bottleneck, well below it the load generator (or a machine shared with other work) is.
@@ -229,7 +231,7 @@ async def measure_level(
     async with trio.open_nursery() as nursery:
         for slot in range(matches):
             nursery.start_soon(keep_match_going, port, slot, recorder, stop)
-        await trio.sleep(WARMUP)
+        await trio.sleep(WARMUP + 0.1 * matches)  # matches are prepared one at a time
         server_latencies(process, "reset")
         recorder.recording = True
         started, cpu_started = time.perf_counter(), cpu_seconds(process.pid)

@@ -106,6 +106,7 @@ class MatchActor:
         log_dir: Path | None,
         checker: Checker | None,
         check_limiter: trio.CapacityLimiter | None,
+        prepare_limiter: trio.CapacityLimiter | None = None,
         on_over: Callable[[MatchActor], None],  # the match is over (its name is free)
     ) -> None:
         self.filling = filling
@@ -119,6 +120,7 @@ class MatchActor:
         self.winner: int | None = None
         self._checker = checker
         self._limiter = check_limiter
+        self._prepare_limiter = prepare_limiter
         self._on_over = on_over
         self._open: dict[AgentId, Connection] = dict(filling.seats)
         self._inbox, self._inbox_out = trio.open_memory_channel[_InboxItem](INBOX_SIZE)
@@ -169,7 +171,9 @@ class MatchActor:
             # Generating the dungeon, logging twelve `dungeon` lines and encoding them takes tens
             # of milliseconds: done in a thread, so other matches' requests are served meanwhile.
             # The engine is not shared yet: only this actor will ever touch it.
-            engine, begin, lines = await trio.to_thread.run_sync(self._prepare)
+            engine, begin, lines = await trio.to_thread.run_sync(
+                self._prepare, limiter=self._prepare_limiter
+            )
             self._engine = engine
             async with trio.open_nursery() as checks:
                 self._checks = checks

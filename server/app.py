@@ -55,6 +55,9 @@ class Server:
         self._seeds = itertools.count(seed) if seed is not None else None
         self._checker = checker
         self._limiter = trio.CapacityLimiter(check_workers)
+        # One match prepared at a time: each preparing thread competes with the event loop for
+        # the GIL, and fifty of them at once would starve every running match.
+        self._prepare_limiter = trio.CapacityLimiter(1)
         self._outbox_size = outbox_size
         self._linger = linger
         self._latency = latency
@@ -136,6 +139,7 @@ class Server:
             log_dir=self.log_dir,
             checker=self._checker,
             check_limiter=self._limiter,
+            prepare_limiter=self._prepare_limiter,
             on_over=self._match_over,
         )
         self.actors.add(actor)

@@ -93,7 +93,7 @@ class Connection:
         self._tasks = trio.CancelScope()
         self._linger = False
         self._linger_seconds = linger
-        #: Optional probe: seconds from reading a request to having written its answer.
+        #: Optional probe: seconds from reading a request to its answer being written.
         self._latency = latency
         self._request_read_at: float | None = None
         self.log = log.bind(conn=number)
@@ -169,13 +169,15 @@ class Connection:
                         self.log.info("error_limit_reached", slot=self.slot)
                         stop = True
                         break
+            # Measured when the answer is ready to write: how long a slow reader then takes to
+            # accept the bytes is the client's time, not the server's.
+            if answered and self._request_read_at is not None and self._latency is not None:
+                self._latency(time.perf_counter() - self._request_read_at)
+                self._request_read_at = None
             try:
                 await self.stream.send_all(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 stop = True
-            if answered and self._request_read_at is not None and self._latency is not None:
-                self._latency(time.perf_counter() - self._request_read_at)
-                self._request_read_at = None
             if stop:
                 break
         # Done: stop reading requests, then close gracefully (_drain) so the last lines arrive.
