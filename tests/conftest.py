@@ -1,0 +1,21 @@
+"""Fixtures every test gets."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import structlog
+
+
+@pytest.fixture(autouse=True)
+def fresh_structlog() -> Iterator[None]:
+    """Each test starts from structlog's defaults and leaves them so.
+
+    Entry points (``arena match``, ``arena serve``, ...) call ``configure_logging`` once, as they
+    should; run inside a test, that global setting would outlive it, and a level of "warning"
+    would hide the info events a later test reads with ``capture_logs()``.
+    """
+    structlog.reset_defaults()
+    yield
+    structlog.reset_defaults()
