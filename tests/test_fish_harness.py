@@ -161,6 +161,15 @@ def test_the_command_exits_2_on_malformed_input_with_nothing_on_stdout() -> None
     assert "board[0][1]" in done.stderr
 
 
+@pytest.mark.parametrize("text", ["{", "[1 2]", '{"a" 1}', '"\\x"'])
+def test_broken_json_in_a_fresh_process_exits_2_without_a_traceback(text: str) -> None:
+    """A syntax error inside a value (json.decoder not yet loaded) is status 2 and a message."""
+    done = arena("fish", "xboard", stdin=text)
+    assert done.returncode == 2
+    assert done.stderr.startswith("arena fish xboard: stdin is not one JSON value: ")
+    assert "Traceback" not in done.stderr
+
+
 def test_an_unknown_harness_is_a_usage_error() -> None:
     """`arena fish xnothing` exits 2 with usage on stderr."""
     done = arena("fish", "xnothing", stdin="")

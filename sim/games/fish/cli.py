@@ -52,6 +52,9 @@ def run(command: str, text: str) -> tuple[int, str]:
         result = HARNESSES[command](value)
     except MalformedInput as error:
         return 2, f"arena fish {command}: malformed input: {error}"
+    except MemoryError:
+        # e.g. xref with {"row": 100000, "column": 100000}: well-formed, but no board fits.
+        return 2, f"arena fish {command}: the input is too large to hold in memory"
     return 0, dumps(result)
 
 

@@ -51,7 +51,15 @@ def loads(text: str) -> Any:
     """The one JSON value in ``text`` (surrounding whitespace allowed); raises JSONError."""
     start = _skip(text, 0)
     try:
-        value, end = _scan(text, start)
+        try:
+            value, end = _scan(text, start)
+        except SystemError:
+            # The C scanner raises its syntax errors with the json.decoder module it finds in
+            # sys.modules; when that is not loaded yet it returns NULL with no exception set.
+            # Load it (error path only) and scan again to get the real error.
+            import json.decoder  # noqa: F401
+
+            value, end = _scan(text, start)
     except StopIteration as stop:
         raise JSONError(f"expected a JSON value at character {stop.value}") from None
     except ValueError as error:  # json.decoder.JSONDecodeError, or a bad constant
