@@ -2,12 +2,14 @@
 
 Starts a server on a free loopback port, connects both teams (``reference`` against ``rusher`` by
 default), plays one match, and prints the winner, each team's crossings, deaths and kills, the
-duration and the path of the match log. Exits 1 with a message on stderr when anything fails.
+duration and the path of the match log. Exits 2 with a message on stderr on bad options (an
+unplayable ``--config``, a ``--log-dir`` that cannot be created), 1 when anything else fails.
 """
 
 from __future__ import annotations
 
 import argparse
+import secrets
 import sys
 import time
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ import trio
 from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy
 from client.team import TeamError, TeamResult, connect_team
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
+from dungeon.engine import Match
 from protocol.logs import configure_logging
 from server.actor import Checker
 from server.app import Server, serve
@@ -156,6 +159,19 @@ def main(argv: list[str]) -> int:
     except ValueError as error:
         print(f"arena match: {error}", file=sys.stderr)
         return 2
+    # Checked before anything starts: inside the server's nursery these failures would surface
+    # as a traceback (an exception group), not as a message naming the option.
+    seed = args.seed if args.seed is not None else secrets.randbits(63)
+    try:
+        Match(seed, config)
+    except ValueError as error:  # no playable dungeon: the --config cannot work
+        print(f"arena match: --config: {error}", file=sys.stderr)
+        return 2
+    try:
+        args.log_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        print(f"arena match: --log-dir {args.log_dir}: cannot create it: {error}", file=sys.stderr)
+        return 2
     configure_logging(level="warning")
     pool = None if args.no_optimum else _optimum_pool(config)
     try:
@@ -163,7 +179,7 @@ def main(argv: list[str]) -> int:
             partial(
                 play_match,
                 (names[0], names[1]),
-                seed=args.seed,
+                seed=seed,
                 config=config,
                 log_dir=args.log_dir,
                 checker=None if pool is None else pool.check,

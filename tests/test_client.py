@@ -129,6 +129,7 @@ def test_arena_match_plays_one_match(tmp_path: Path, capsys: pytest.CaptureFixtu
         (match_cli.main, ["--strategies", "rusher"], "--strategies wants two of"),
         (match_cli.main, ["--strategies", "rusher,nobody"], "--strategies wants two of"),
         (match_cli.main, ["--config", "nodes=lots"], "'lots' is not a valid int"),
+        (match_cli.main, ["--config", "nodes=10", "radius=0.001"], "--config: no playable dungeon"),
         (team_cli.main, ["--team", "0", "--match", "bad name!"], "use 1-64 of"),
         (serve_cli.main, ["--config", "colour=red"], "unknown key 'colour'"),
         (serve_cli.main, ["--check-workers", "-1"], "--check-workers must be >= 0"),
@@ -140,6 +141,19 @@ def test_bad_usage_exits_2_with_a_message(
     """Bad options are refused with exit status 2 and a message on stderr."""
     assert main(argv) == 2  # type: ignore[operator]
     assert message in capsys.readouterr().err
+
+
+def test_arena_match_log_dir_that_cannot_be_created_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A --log-dir under a regular file is refused up front, naming the option, exit 2."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    argv = ["--log-dir", str(blocker / "logs"), "--config", "nodes=150", "radius=0.16"]
+    assert match_cli.main(argv) == 2
+    err = capsys.readouterr().err
+    assert f"--log-dir {blocker / 'logs'}: cannot create it" in err
+    assert "Traceback" not in err
 
 
 def test_arena_team_unreachable_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
