@@ -149,6 +149,9 @@ def _run(args: argparse.Namespace) -> int:
         if args.workers < 1:
             raise UsageError(f"--workers must be at least 1, got {args.workers}")
         backend = LocalBackend(args.workers)
+    if args.timeout < 0:
+        raise UsageError(f"--timeout must be 0 (none) or more seconds, got {args.timeout:g}")
+    _check_output_files(args)
     spec = RunSpec(
         game=args.game,
         strategies=strategies,
@@ -165,12 +168,15 @@ def _run(args: argparse.Namespace) -> int:
         if spec.logs is not None and not hasattr(game, "play_logged"):
             raise UsageError(f"--logs: {spec.game} does not write match logs")
         if spec.logs is not None:
-            Path(spec.logs).mkdir(parents=True, exist_ok=True)
+            _make_directory(Path(spec.logs), "--logs")
         journal = None
         if args.out is not None:
             path = journal_path(args.out)
             opener = Journal.resume if args.resume else Journal.create
-            journal = opener(path, spec.journal_header())
+            try:
+                journal = opener(path, spec.journal_header())
+            except OSError as exc:
+                raise UsageError(f"--out: cannot open the journal {path}: {exc.strerror}") from None
     except (ValueError, TypeError, JournalError) as exc:
         raise UsageError(str(exc)) from None
     try:
@@ -195,11 +201,34 @@ def _run(args: argparse.Namespace) -> int:
             journal.close()
     if not args.quiet:
         show.print_report(outcome.report)
-    if args.out is not None:
-        show.write_json(outcome.report, args.out)
-    if args.plot is not None:
-        show.write_plot(outcome.report, args.plot)
+    try:
+        if args.out is not None:
+            show.write_json(outcome.report, args.out)
+        if args.plot is not None:
+            show.write_plot(outcome.report, args.plot)
+    except OSError as exc:
+        # Checked before the run, so only a change under our feet gets here; the journal
+        # still holds every match: `--resume` writes the files again without playing.
+        print(f"arena sim: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _make_directory(path: Path, flag: str) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{flag}: cannot make the directory {path}: {exc.strerror}") from None
+
+
+def _check_output_files(args: argparse.Namespace) -> None:
+    """Refuse unwritable --out and --plot paths before the run, not after hours of matches."""
+    for flag, path in (("--out", args.out), ("--plot", args.plot)):
+        if path is None:
+            continue
+        if path.is_dir():
+            raise UsageError(f"{flag} {path}: is a directory; give a file name")
+        _make_directory(path.parent, flag)
 
 
 def _check_game(spec: Any) -> Any:

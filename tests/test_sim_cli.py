@@ -88,6 +88,32 @@ def test_bad_usage_exits_2_naming_the_cause(
     assert cause in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("flag", "target", "cause"),
+    [
+        ("--out", "a_file/r.json", "--out: cannot make the directory"),
+        ("--out", "a_directory", "--out"),
+        ("--plot", "a_file/p.png", "--plot: cannot make the directory"),
+        ("--plot", "a_directory", "is a directory"),
+    ],
+)
+def test_unwritable_output_paths_are_refused_before_the_run(
+    flag: str, target: str, cause: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An --out or --plot that cannot be written exits 2 naming it, before any match is played."""
+    (tmp_path / "a_file").write_text("")
+    (tmp_path / "a_directory").mkdir()
+    assert sim("--matches", "4", "--workers", "1", flag, str(tmp_path / target)) == 2
+    assert cause in capsys.readouterr().err
+    assert not list(tmp_path.glob("**/*.journal"))
+
+
+def test_a_negative_timeout_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    """--timeout -1 exits 2 (0 means no limit) instead of failing every match."""
+    assert sim("--matches", "4", "--workers", "1", "--timeout", "-1") == 2
+    assert "--timeout" in capsys.readouterr().err
+
+
 def test_a_fresh_run_refuses_to_overwrite_an_earlier_journal(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
