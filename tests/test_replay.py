@@ -105,6 +105,12 @@ def test_a_tampered_line_fails_with_its_line_number(
     status, out, _ = run(capsys, "verify", str(tampered))
     assert status == 1
     assert out.startswith(f"FAIL {tampered} line {n}: hash does not chain")
+    # Expected vs found: the crossing the re-run wanted at line n, beside the line that is there.
+    expected = next(line for line in out.splitlines() if line.startswith("  expected: "))
+    assert json.loads(expected.removeprefix("  expected: "))["event"] == "crossing"
+    found = next(line for line in out.splitlines() if line.startswith("  found:    "))
+    shown = found.removeprefix("  found:    ").removesuffix("...")
+    assert tampered.read_text().splitlines()[n - 1].startswith(shown)
 
 
 def forge_roll(event: dict[str, Any]) -> bool:

@@ -79,6 +79,9 @@ def _verify_one(path: str, args: argparse.Namespace) -> int:
         print(f"FAIL {path} {log.bad}")
         if log.bad.line > 1:
             print(f"  lines 1-{log.bad.line - 1} re-run exactly; nothing from there can be trusted")
+            pending = verdict.pending or "an input, optimum or close line (no output pending)"
+            print(f"  expected: {pending}")
+            print(f"  found:    {_line_text(path, log.bad.line)}")
         else:
             print("  the header itself was changed: nothing in this log can be trusted")
         return 1
@@ -98,6 +101,16 @@ def _verify_one(path: str, args: argparse.Namespace) -> int:
     for line in _timeline(log).summary.lines():
         print(f"  {line}")
     return 0 if log.complete or not args.require_complete else 1
+
+
+def _line_text(path: str, number: int, limit: int = 400) -> str:
+    """Line ``number`` (1-based) of the file as written, cut to ``limit`` characters."""
+    with open(path, encoding="utf-8", errors="replace") as stream:
+        for index, text in enumerate(stream, start=1):
+            if index == number:
+                text = text.rstrip("\n")
+                return text if len(text) <= limit else text[: limit - 3] + "..."
+    return "(the file ends)"
 
 
 def _show(args: argparse.Namespace) -> int:

@@ -57,6 +57,9 @@ class Verdict:
     #: optimum lines whose value was recomputed and matched (``check_optimum``)
     optima_checked: int = 0
     warnings: list[str] = field(default_factory=list)
+    #: what the re-run expects on the line after the last one checked: the next output line,
+    #: or None when an input, optimum or close line may come (shown beside a broken chain)
+    pending: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -192,6 +195,7 @@ def verify_log(log: MatchLog, *, check_optimum: bool = False) -> Verdict:
     if expected and log.complete:
         last = log.events[-1].line
         verdict.difference = Difference(last, _show(expected[0]), "(the log ends)")
+    verdict.pending = _show(expected[0]) if expected else None
     return verdict
 
 
