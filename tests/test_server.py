@@ -172,6 +172,25 @@ async def test_team_whose_sockets_all_close_forfeits(tmp_path: Path) -> None:
     assert reasons == ["forfeit"]
 
 
+async def test_a_team_whose_sockets_the_server_closed_forfeits(tmp_path: Path) -> None:
+    """Sockets the server closed itself (here: after a non-JSON line) count toward a forfeit."""
+    async with serving(tmp_path) as port, raw_agents(port) as agents:
+        await join_all(agents)
+        for slot, agent in agents.items():
+            if slot.team == 1:
+                await agent.send(b"this is not json\n")
+                rest = await agent.until_closed()
+                assert any(isinstance(message, Error) for message in rest)
+        for slot, agent in agents.items():
+            if slot.team == 0:
+                assert await agent.receive_a(GameOver) == GameOver(winner=0)
+    [path] = logs_in(tmp_path)
+    log = read_log(path)
+    assert log.complete
+    reasons = [line.data["reason"] for line in log.outputs if line.event == "game_over"]
+    assert reasons == ["forfeit"]
+
+
 async def test_shutdown_mid_match_leaves_complete_logs(tmp_path: Path) -> None:
     """Shutting the server down mid-match draws it, closes every socket and completes the log."""
     shutdown = trio.Event()
