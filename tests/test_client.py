@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import signal
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -161,3 +165,22 @@ def test_arena_team_unreachable_exits_1(capsys: pytest.CaptureFixture[str]) -> N
     port = free_port()
     assert team_cli.main(["--team", "1", "--port", str(port)]) == 1
     assert f"cannot reach the server at 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_arena_serve_stops_cleanly_on_a_signal(signum: signal.Signals, tmp_path: Path) -> None:
+    """`arena serve` (a real process) ends on SIGINT or SIGTERM with status 0, saying so in its
+    log: JSON Lines on stderr, since stderr is not a terminal here."""
+    argv = ["serve", "--port", "0", "--check-workers", "0", "--log-dir", str(tmp_path)]
+    command = [sys.executable, "-m", "sim.arena", *argv]
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as server:
+        assert server.stderr is not None
+        first = json.loads(server.stderr.readline())  # blocks until the server listens
+        assert first["event"] == "server_listening"
+        assert first["port"] > 0
+        server.send_signal(signum)
+        _, rest = server.communicate(timeout=60)
+    events = [json.loads(line)["event"] for line in rest.splitlines()]
+    assert server.returncode == 0
+    assert events[0] == "signal_received"
+    assert "server_stopped" in events
