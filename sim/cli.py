@@ -234,6 +234,7 @@ def _check_output_files(args: argparse.Namespace) -> None:
 def _check_game(spec: Any) -> Any:
     from sim.runner import load_game_cached
 
+    _check_option_types(spec.game, spec.options)
     try:
         return load_game_cached(spec.game, spec.options)
     except TypeError as exc:
@@ -246,3 +247,36 @@ def _check_strategies(spec: Any, known: list[str]) -> None:
         raise UsageError(
             f"unknown {spec.game} strategies: {', '.join(unknown)}; have: {', '.join(known)}"
         )
+
+
+def _check_option_types(game: str, options: dict[str, Any]) -> None:
+    """Name a --config key the game's factory lacks, or a value of the wrong kind for a numeric
+    or true/false option (``rows=abc``, ``rows=2.5``, ``optimum=no``), before the factory fails
+    with a bare TypeError or silently takes a string as true."""
+    import importlib
+    import inspect
+
+    module, _, name = GAMES[game].partition(":")
+    try:
+        parameters = inspect.signature(getattr(importlib.import_module(module), name)).parameters
+    except (TypeError, ValueError):
+        return
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    for key, value in options.items():
+        parameter = parameters.get(key)
+        if parameter is None:
+            if takes_any:
+                continue  # the factory checks its own **options and names the unknown ones
+            known = ", ".join(p for p in parameters if p != "self")
+            raise UsageError(f"--config {key}: {game} has no such option; known: {known}")
+        default = parameter.default
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise UsageError(f"--config {key}={value!r}: expected true or false")
+            continue
+        if not isinstance(default, int | float):
+            continue
+        wanted = int if isinstance(default, int) else int | float
+        if isinstance(value, bool) or not isinstance(value, wanted):
+            kind = "an integer" if wanted is int else "a number"
+            raise UsageError(f"--config {key}={value!r}: expected {kind}")

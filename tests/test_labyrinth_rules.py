@@ -320,6 +320,21 @@ def test_game_options_override_the_config_and_unknown_ones_are_named() -> None:
         LabyrinthGame(max_turn=5)
 
 
+@pytest.mark.parametrize(
+    ("options", "cause"),
+    [
+        ({"width": "abc"}, "width: expected an integer, got 'abc'"),
+        ({"max_turns": 1.5}, "max_turns: expected an integer"),
+        ({"wall_ratio": "x"}, "wall_ratio: expected a number"),
+        ({"start_energy": 3}, "start_energy: expected a pair of integers"),
+    ],
+)
+def test_game_options_of_the_wrong_kind_are_named(options: dict[str, object], cause: str) -> None:
+    """`arena sim labyrinth --config width=abc` is refused naming the option and its kind."""
+    with pytest.raises(ValueError, match=cause):
+        LabyrinthGame(**options)
+
+
 def test_the_protocols_maze_text_round_trips() -> None:
     """from_maze_text(maze_text()) rebuilds the same walls."""
     original = maze("#...#", ".#.#.", ".....", "..#..", "##.##")

@@ -78,6 +78,10 @@ def test_resume_of_a_finished_run_plays_nothing_and_reports_the_same(tmp_path: P
         (["--matches", "0"], "--matches"),
         (["--strategies", "greedy,random,raiser", "--sprt", "elo1=10"], "exactly two"),
         (["--logs", "somewhere"], "does not write match logs"),
+        (["--config", "target=abc"], "--config target='abc': expected an integer"),
+        (["--config", "target=2.5"], "--config target=2.5: expected an integer"),
+        (["--config", "target=true"], "--config target=True: expected an integer"),
+        (["--config", "laps=3"], "--config laps: race has no such option; known: target, trap"),
     ],
 )
 def test_bad_usage_exits_2_naming_the_cause(

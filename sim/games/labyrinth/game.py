@@ -133,8 +133,10 @@ class LabyrinthGame:
         changes: dict[str, Any] = {}
         for key, value in options.items():
             if key in sizes:
+                _check_type(key, value, 0)
                 changes[sizes[key]] = (value, value)
             elif key in fields:
+                _check_type(key, value, getattr(config, key))
                 changes[key] = value
             else:
                 known = ", ".join(sorted(fields | set(sizes)))
@@ -157,6 +159,21 @@ class LabyrinthGame:
 
     def play(self, seed: int, seats: Sequence[str]) -> MatchResult:
         return play_turn_based(self, seed, seats, stats=_stats)
+
+
+def _check_type(key: str, value: object, like: object) -> None:
+    """Refuse an option of another kind than its default (``width=abc``), naming it."""
+    if isinstance(like, bool) or not isinstance(like, int | float | tuple):
+        return
+    if isinstance(like, tuple):
+        ok = isinstance(value, tuple) and all(type(item) is int for item in value)
+        kind = "a pair of integers"
+    elif isinstance(like, int):
+        ok, kind = type(value) is int, "an integer"
+    else:
+        ok, kind = type(value) in (int, float), "a number"
+    if not ok:
+        raise ValueError(f"labyrinth option {key}: expected {kind}, got {value!r}")
 
 
 def _stats(state: Any) -> list[dict[str, float]]:
