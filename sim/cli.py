@@ -192,6 +192,11 @@ def _run(args: argparse.Namespace) -> int:
         return 130
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None
+    except OSError as exc:
+        # The environment, not our code (e.g. no Dask scheduler at that address): the message
+        # says it all, a traceback would only hide it.
+        print(f"arena sim: the run failed: {exc}", file=sys.stderr)
+        return 1
     except Exception as exc:
         log.exception("run_failed")
         print(f"arena sim: the run failed: {type(exc).__name__}: {exc}", file=sys.stderr)

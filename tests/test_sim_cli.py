@@ -176,3 +176,19 @@ def test_a_round_robin_may_not_repeat_a_strategy(capsys: pytest.CaptureFixture[s
     """In a two-seat game a repeated name is a mistake: exit 2 saying why."""
     assert main(["race", "--strategies", "greedy,random,greedy", "--quiet"]) == 2
     assert "entered twice" in capsys.readouterr().err
+
+
+def test_a_backend_that_cannot_start_exits_1_with_its_reason(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An OSError from the backend (say, no Dask scheduler there) is one line and status 1."""
+    from sim.backends import LocalBackend
+
+    def unreachable(self: object, tasks: object) -> None:
+        raise OSError("Timed out trying to connect to tcp://127.0.0.1:1 after 20 s")
+
+    monkeypatch.setattr(LocalBackend, "run", unreachable)
+    assert sim("--matches", "4", "--workers", "1") == 1
+    err = capsys.readouterr().err
+    assert "arena sim: the run failed: Timed out trying to connect" in err
+    assert "Traceback" not in err
