@@ -7,6 +7,7 @@ switch; element i is switch i + 1.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -29,6 +30,39 @@ Clauses = Problem | Sequence[Sequence[int]]
 # The spread of the three switches of a trap: the first from all n, the second from the n - 1
 # others, the third from the n - 2 left (see draw_problem).
 _SPREAD = np.array([0, 1, 2])
+#: Index 0 keeps a literal, index 1 negates it (picked by the negation draw).
+_SIGN = np.array([1, -1], dtype=np.int64)
+#: Up to this many switches, draw_problem maps picks to switches through a lookup table (at 48,
+#: 103,776 rows of 3 int16: 0.6 MB); past it, through the same arithmetic done on each problem.
+_TABLE_SWITCHES = 48
+
+
+def _distinct_switches(first: Problem, second: Problem, third: Problem) -> Problem:
+    """The 1-based switches of picks over n, n - 1 and n - 2 switches (one row per trap).
+
+    The second pick maps over the n - 1 switches other than the first; the third over the n - 2
+    other than both, skipping them in order.
+    """
+    second = second + (second >= first)
+    low, high = np.minimum(first, second), np.maximum(first, second)
+    third = third + (third >= low)
+    third = third + (third >= high)
+    variables: Problem = np.stack([first, second, third], axis=1) + 1
+    return variables
+
+
+@functools.cache
+def _switch_table(switches: int) -> npt.NDArray[np.int16]:
+    """Every pick triple's switches, row ``(first * (n - 1) + second) * (n - 2) + third``.
+
+    Built by _distinct_switches itself, so a looked-up trap is the computed one, value for value;
+    the lookup replaces some fifteen small numpy calls per problem with one.
+    """
+    first, second, third = np.meshgrid(
+        np.arange(switches), np.arange(switches - 1), np.arange(switches - 2), indexing="ij"
+    )
+    variables = _distinct_switches(first.ravel(), second.ravel(), third.ravel())
+    return variables.astype(np.int16)
 
 
 def draw_problem(rng: np.random.Generator, switches: int, traps: int) -> Problem:
@@ -41,16 +75,14 @@ def draw_problem(rng: np.random.Generator, switches: int, traps: int) -> Problem
     if switches < 3:
         raise ValueError(f"a trap needs 3 distinct switches; got switches={switches}")
     picks = rng.integers(0, switches - _SPREAD, size=(traps, 3))
-    first, second, third = picks[:, 0], picks[:, 1], picks[:, 2]
-    # Map the second pick over the n - 1 switches other than the first ...
-    second = second + (second >= first)
-    # ... and the third over the n - 2 switches other than both, skipping them in order.
-    low, high = np.minimum(first, second), np.maximum(first, second)
-    third = third + (third >= low)
-    third = third + (third >= high)
-    variables = np.stack([first, second, third], axis=1) + 1
-    negated = rng.integers(0, 2, size=(traps, 3), dtype=np.int8).astype(bool)
-    problem: Problem = np.where(negated, -variables, variables).astype(np.int64)
+    if switches <= _TABLE_SWITCHES:
+        rows = picks @ np.array([(switches - 1) * (switches - 2), switches - 2, 1])
+        variables = _switch_table(switches)[rows]
+    else:
+        variables = _distinct_switches(picks[:, 0], picks[:, 1], picks[:, 2])
+    negated = rng.integers(0, 2, size=(traps, 3), dtype=np.int8)
+    # int16 (table) times int64 signs: the int64 problem in one call.
+    problem: Problem = variables * _SIGN[negated]
     return problem
 
 
