@@ -389,15 +389,17 @@ class Match:
     def _sighting_updates(self) -> list[Outbound]:
         """`enemy` messages bringing every agent's sightings up to date (unseen before seen)."""
         updates: list[Outbound] = []
-        for agent in AGENTS:
-            enemy = 1 - agent.team
-            for location, entity, seen in self._sightings.update(
-                agent.team * TEAM_SIZE + agent.agent,
-                self._locations[agent.team][agent.agent],
-                self._locations[enemy],
-                self._npcs,
-            ):
-                updates.append(Outbound(agent, wire.Enemy(location, entity, seen)))
+        update = self._sightings.update
+        locations = self._locations
+        npcs = self._npcs
+        for watcher, agent in enumerate(AGENTS):
+            team = agent.team
+            sightings = update(watcher, locations[team][agent.agent], locations[1 - team], npcs)
+            if sightings:
+                updates += [
+                    Outbound(agent, wire.Enemy(location, entity, seen))
+                    for location, entity, seen in sightings
+                ]
         return updates
 
 
