@@ -195,6 +195,11 @@ class _TeamPlayer:
                     return
             if all(phase is _Phase.GONE for phase in self.phase):
                 raise TeamError("the server closed every connection before the match ended")
+            if _Phase.WAITING in self.phase:
+                # The six `dungeon` lines reach six sockets in no promised order: a strategy asked
+                # before all have arrived would not know where its teammates stand (headless play,
+                # too, shows the whole begin before the first choice).
+                continue
             for agent in AGENTS:
                 if self.phase[agent] is _Phase.FREE:
                     target = self.strategy.choose_move(agent)

@@ -7,20 +7,22 @@ import signal
 import socket
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 import trio
 import trio.testing
-from server_testkit import connect_memory, running_server
+from server_testkit import SMALL, connect_memory, running_server
 
 from client import cli as team_cli
 from client import match as match_cli
 from client.strategies.base import make_strategy
 from client.team import TeamError, connect_team, play_team
-from dungeon.engine import AgentId
+from dungeon.engine import AgentId, Match
+from protocol.codec import encode
 from protocol.matchlog import read_log
-from protocol.messages import Start
+from protocol.messages import Dungeon, Start
 from server import cli as serve_cli
 
 
@@ -79,6 +81,40 @@ async def test_broken_server_is_a_clear_error(reply: bytes, expected: str) -> No
             streams.append(client)
         with pytest.raises(TeamError, match=expected):
             await play_team(streams, team=1, strategy=make_strategy("random", 1, 1))
+
+
+async def test_no_agent_moves_before_all_six_dungeons_arrived() -> None:
+    """The six `dungeon` lines may arrive in any order: nobody moves until the last is in."""
+    dungeons = {
+        out.to.agent: encode(out.message)
+        for out in Match(5, SMALL).begin().messages
+        if isinstance(out.message, Dungeon) and out.to.team == 0
+    }
+    sent: dict[int, bytearray] = {agent: bytearray() for agent in range(6)}
+
+    async def collect(agent: int, stream: trio.abc.Stream) -> None:
+        while data := await stream.receive_some(65536):
+            sent[agent] += data
+
+    async with trio.open_nursery() as nursery:
+        servers = []
+        streams = []
+        for agent in range(6):
+            client, server_side = trio.testing.memory_stream_pair()
+            nursery.start_soon(collect, agent, server_side)
+            servers.append(server_side)
+            streams.append(client)
+        nursery.start_soon(
+            partial(play_team, streams, team=0, strategy=make_strategy("reference", 0, 1))
+        )
+        for agent in range(1, 6):  # every dungeon but the heir's
+            await servers[agent].send_all(dungeons[agent])
+        await trio.testing.wait_all_tasks_blocked()
+        assert all(b'"move"' not in sent[agent] for agent in range(6))
+        await servers[0].send_all(dungeons[0])
+        await trio.testing.wait_all_tasks_blocked()
+        assert b'"move"' in sent[0]
+        nursery.cancel_scope.cancel()
 
 
 @pytest.mark.parametrize(("first", "second"), [("reference", "rusher"), ("random", "reference")])
