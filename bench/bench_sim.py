@@ -47,8 +47,9 @@ def _cumulative(stats: pstats.Stats, where: str, names: set[str]) -> float:
     )
 
 
-def profile_split() -> list[tuple[str, float]]:
-    """Seconds per part over PROFILE_MATCHES matches played in this process."""
+def profile_split() -> list[tuple[str, float, bool]]:
+    """(part, seconds, is a detail of the part above) over PROFILE_MATCHES matches played in
+    this process; the parts that are not details add up to the whole."""
     game = DungeonGame()
     seeds = match_seeds(2, PROFILE_MATCHES // 2 or 1)
     profiler = cProfile.Profile()
@@ -61,6 +62,9 @@ def profile_split() -> list[tuple[str, float]]:
     total = time.perf_counter() - started
     stats = pstats.Stats(profiler)
     engine = _cumulative(stats, "dungeon/engine.py", {"__init__", "begin", "apply"})
+    draws = _cumulative(stats, "dungeon/traps.py", {"draw_problem"})
+    sightings = _cumulative(stats, "dungeon/engine.py", {"_sighting_updates"})
+    outcomes = _cumulative(stats, "dungeon/traps.py", {"active_traps"})
     strategy_calls = sum(
         _cumulative(stats, f"client/strategies/{module}.py", {"observe", "choose_move", "solve"})
         for module in ("reference", "rusher")
@@ -69,11 +73,14 @@ def profile_split() -> list[tuple[str, float]]:
     optimum = _cumulative(stats, "sim/games/dungeon.py", {"_optimum"})
     other = total - engine - strategy_calls - optimum
     return [
-        ("engine (Match: generation, moves, traps drawn, sightings)", engine),
-        ("strategies: own code (knowledge, paths, choices)", strategy_calls - strategy_sat),
-        ("strategies: SAT/MaxSAT trap solving", strategy_sat),
-        ("figures: trap optimum (SAT at k = 1, RC2 at k >= 2)", optimum),
-        ("driver, messages, other (profiler overhead included)", other),
+        ("engine (Match: generation, moves, traps drawn, sightings)", engine, False),
+        ("  of which: trap problems drawn (draw_problem)", draws, True),
+        ("  of which: sightings (enemy messages)", sightings, True),
+        ("  of which: active traps of a solution", outcomes, True),
+        ("strategies: own code (knowledge, paths, choices)", strategy_calls - strategy_sat, False),
+        ("strategies: SAT/MaxSAT trap solving", strategy_sat, False),
+        ("figures: trap optimum (SAT at k = 1, RC2 at k >= 2)", optimum, False),
+        ("driver, messages, other (profiler overhead included)", other, False),
     ]
 
 
@@ -96,11 +103,11 @@ def main() -> None:
         rows,
     )
     split = profile_split()
-    total = sum(seconds for _, seconds in split)
+    total = sum(seconds for _, seconds, detail in split if not detail)
     print_table(
         f"where the time goes: {PROFILE_MATCHES} matches in one process under cProfile",
         ["part", "seconds", "share"],
-        [(part, f"{seconds:.2f}", f"{100 * seconds / total:.0f}%") for part, seconds in split],
+        [(part, f"{seconds:.2f}", f"{100 * seconds / total:.0f}%") for part, seconds, _ in split],
     )
 
 
