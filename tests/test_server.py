@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -20,13 +21,13 @@ from client.strategies.base import make_strategy
 from client.team import TeamResult, connect_team
 from dungeon.engine import AGENTS, AgentId
 from protocol.matchlog import read_log
-from protocol.messages import Dungeon, Error, GameOver, Move, Sat, Start
+from protocol.messages import Dungeon, Error, GameOver, Move, Sat, ServerMessage, Start
 from server.app import serve
 
 HOST = "127.0.0.1"
 
 
-async def start_server(nursery: trio.Nursery, log_dir: Path, **options: object) -> int:
+async def start_server(nursery: trio.Nursery, log_dir: Path, **options: Any) -> int:
     port: int = await nursery.start(
         partial(serve, host=HOST, port=0, config=SMALL, log_dir=log_dir, **options)
     )
@@ -34,7 +35,7 @@ async def start_server(nursery: trio.Nursery, log_dir: Path, **options: object) 
 
 
 @asynccontextmanager
-async def serving(log_dir: Path, **options: object) -> AsyncIterator[int]:
+async def serving(log_dir: Path, **options: Any) -> AsyncIterator[int]:
     """A server on a free port; on exit it shuts down and every match log is closed."""
     shutdown = trio.Event()
     async with trio.open_nursery() as nursery:
@@ -140,18 +141,31 @@ async def test_bad_line_closes_only_that_socket(tmp_path: Path, line: bytes) -> 
 async def test_two_clients_claiming_one_slot(tmp_path: Path) -> None:
     """The second claim of a slot is refused; that socket may then take a free slot."""
     async with serving(tmp_path) as port, raw_agents(port) as agents:
-        late = agents[AgentId(1, 5)]
-        await agents[AgentId(0, 0)].send(Start(team=0, agent=0, match="duel"))
-        await late.send(Start(team=0, agent=0, match="duel"))
-        refusal = await late.receive()
+        claimants = [agents[AgentId(0, 0)], agents[AgentId(1, 5)]]
+        for claimant in claimants:
+            await claimant.send(Start(team=0, agent=0, match="duel"))
+        # Two sockets' lines reach the server in no promised order: whichever start comes second
+        # is refused, and the other socket holds the slot (it hears nothing until `dungeon`).
+        refusals: list[tuple[RawAgent, ServerMessage | None]] = []
+        async with trio.open_nursery() as waiting:
+
+            async def await_refusal(claimant: RawAgent) -> None:
+                refusals.append((claimant, await claimant.receive()))
+                waiting.cancel_scope.cancel()
+
+            for claimant in claimants:
+                waiting.start_soon(await_refusal, claimant)
+        [(late, refusal)] = refusals
         assert isinstance(refusal, Error)
         assert "taken" in refusal.message
+        [holder] = [claimant for claimant in claimants if claimant is not late]
         # The refused socket retries on a free slot and plays it.
         await late.send(Start(team=1, agent=5, match="duel"))
-        others = {slot: agent for slot, agent in agents.items() if agent is not late}
-        del others[AgentId(0, 0)]
+        others = {slot: agent for slot, agent in agents.items() if agent not in claimants}
         await join_all(others, match="duel")
-        assert isinstance(await late.receive_a(Dungeon), Dungeon)
+        assert (await holder.receive_a(Dungeon)).agent == 0
+        dungeon = await late.receive_a(Dungeon)
+        assert (dungeon.team, dungeon.agent) == (1, 5)
 
 
 async def test_team_whose_sockets_all_close_forfeits(tmp_path: Path) -> None:
