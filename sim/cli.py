@@ -172,6 +172,10 @@ def _run(args: argparse.Namespace) -> int:
         journal = None
         if args.out is not None:
             path = journal_path(args.out)
+            if args.resume and not path.exists():
+                # Resuming a run that never started starts it (so one command can be rerun until
+                # a run is done), but say so: a mistyped --out must not go unnoticed.
+                print(f"arena sim: no journal at {path}: starting a fresh run", file=sys.stderr)
             opener = Journal.resume if args.resume else Journal.create
             try:
                 journal = opener(path, spec.journal_header())

@@ -72,11 +72,15 @@ def test_show_draws_a_png(tmp_path: pytest.TempPathFactory) -> None:
     assert target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.parametrize("argv", [["show", "--width", "4"], ["show", "--height", "x"], ["fly"]])
+@pytest.mark.parametrize(
+    "argv",
+    [["show", "--width", "4"], ["show", "--height", "x"], ["show", "--width", "301"], ["fly"]],
+)
 def test_bad_usage_exits_2_with_a_message(
     argv: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Even sizes, non-numbers and unknown commands exit 2 naming the problem on stderr."""
+    """Even, huge (generation would take minutes) or non-number sizes and unknown commands
+    exit 2 naming the problem on stderr."""
     assert run(argv)[0] == 2
     assert "error" in capsys.readouterr().err
 

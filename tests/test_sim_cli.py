@@ -192,3 +192,14 @@ def test_a_backend_that_cannot_start_exits_1_with_its_reason(
     err = capsys.readouterr().err
     assert "arena sim: the run failed: Timed out trying to connect" in err
     assert "Traceback" not in err
+
+
+def test_resume_without_a_journal_starts_the_run_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--resume on a run that never started plays it all, and warns that no journal was found
+    (a mistyped --out must not go unnoticed)."""
+    out = tmp_path / "r.json"
+    assert sim("--matches", "4", "--workers", "1", "--out", str(out), "--resume") == 0
+    assert "no journal" in capsys.readouterr().err
+    assert load(out)["games"] == 4

@@ -99,13 +99,18 @@ def _size_config(args: argparse.Namespace) -> LabyrinthConfig:
     return config
 
 
+#: Largest maze side the command accepts: generation tests connectivity per wall, so its time
+#: grows steeply with the area (101 x 101 takes seconds, 301 x 101 most of a minute).
+MAX_SIZE = 99
+
+
 def _odd_size(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 5 or value % 2 == 0:
-        raise argparse.ArgumentTypeError(f"{value} must be odd and at least 5")
+    if value < 5 or value % 2 == 0 or value > MAX_SIZE:
+        raise argparse.ArgumentTypeError(f"{value} must be odd, from 5 to {MAX_SIZE}")
     return value
 
 
@@ -115,8 +120,8 @@ def _parser() -> argparse.ArgumentParser:
     show = commands.add_parser("show", help="print (or draw) the maze of a seed")
     play = commands.add_parser("play", help="play against a bot in this terminal")
     for sub in (show, play):
-        sub.add_argument("--width", type=_odd_size, help="maze width L (odd, >= 5)")
-        sub.add_argument("--height", type=_odd_size, help="maze height H (odd, >= 5)")
+        sub.add_argument("--width", type=_odd_size, help=f"maze width L (odd, 5 to {MAX_SIZE})")
+        sub.add_argument("--height", type=_odd_size, help=f"maze height H (odd, 5 to {MAX_SIZE})")
     show.add_argument("--seed", type=int, default=0, help="maze seed (default 0)")
     show.add_argument("--png", metavar="FILE", help="also draw the maze into this PNG file")
     play.add_argument("--seed", type=int, help="maze seed (default: a random one, printed)")
