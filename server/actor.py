@@ -24,7 +24,7 @@ from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
 from protocol.codec import encode
 from protocol.matchlog import MatchLogWriter, software_version
-from protocol.messages import Dungeon, Error, Move, Solution
+from protocol.messages import Dungeon, Enemy, Error, Move, Solution
 from server.connection import Connection
 from server.lobby import Filling
 
@@ -274,9 +274,21 @@ class MatchActor:
 
     def _dispatch(self, output: Output) -> None:
         gone: list[Connection] = []
+        # One input often sends the same sighting to a whole team (the enemy heir moved): each
+        # distinct `enemy` line is encoded (and checked) once, not once per recipient. Only
+        # sightings go as bytes: the writer inspects answers and game over by their type.
+        sightings: dict[Enemy, bytes] = {}  # frozen structs: hashed by value
         for outbound in output.messages:
             conn = self._open.get(outbound.to)
-            if conn is not None and not self._send(conn, outbound.message):
+            if conn is None:
+                continue
+            message = outbound.message
+            item: Any = message
+            if type(message) is Enemy:
+                item = sightings.get(message)
+                if item is None:
+                    item = sightings[message] = encode(message)
+            if not self._send(conn, item):
                 gone.append(conn)
         for conn in gone:
             self._socket_gone(conn)
