@@ -107,6 +107,7 @@ class MatchActor:
         checker: Checker | None,
         check_limiter: trio.CapacityLimiter | None,
         prepare_limiter: trio.CapacityLimiter | None = None,
+        check_grace: float = CHECK_GRACE,
         on_over: Callable[[MatchActor], None],  # the match is over (its name is free)
     ) -> None:
         self.filling = filling
@@ -121,6 +122,7 @@ class MatchActor:
         self._checker = checker
         self._limiter = check_limiter
         self._prepare_limiter = prepare_limiter
+        self._check_grace = check_grace
         self._on_over = on_over
         self._open: dict[AgentId, Connection] = dict(filling.seats)
         self._inbox, self._inbox_out = trio.open_memory_channel[_InboxItem](INBOX_SIZE)
@@ -237,14 +239,16 @@ class MatchActor:
                 gone.append(receiver)
         for conn in list(self._open.values()):
             for _ in range(conn.held):
-                self._send(conn, Error(message="request before dungeon: the match had not begun"))
+                text = "request before dungeon: the match had not begun"
+                conn.log.info("error_sent", message=text)
+                self._send(conn, Error(message=text))
             conn.held = 0
         for lost in gone:
             self._socket_gone(lost)
         self.log.info("match_begun", name=self.name, log=str(self.log_path or ""))
 
     async def _await_checks(self) -> None:
-        grace = min(CHECK_GRACE, self.config.optimum_timeout + 1)
+        grace = min(self._check_grace, self.config.optimum_timeout + 1)
         with self._stop_checks, trio.move_on_after(grace):
             while self._pending_checks:
                 item = await self._inbox_out.receive()

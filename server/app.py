@@ -21,7 +21,7 @@ import structlog
 import trio
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
-from server.actor import Checker, MatchActor
+from server.actor import CHECK_GRACE, Checker, MatchActor
 from server.connection import LINGER_SECONDS, Connection
 from server.lobby import Filling, Lobby
 
@@ -49,8 +49,10 @@ class Server:
         outbox_size: int = OUTBOX_SIZE,
         linger: float = LINGER_SECONDS,
         latency: Callable[[float], None] | None = None,
+        check_grace: float = CHECK_GRACE,
     ) -> None:
         self.config = config
+        self._check_grace = check_grace
         self.log_dir = None if log_dir is None else Path(log_dir)
         self._seeds = itertools.count(seed) if seed is not None else None
         self._checker = checker
@@ -140,6 +142,7 @@ class Server:
             checker=self._checker,
             check_limiter=self._limiter,
             prepare_limiter=self._prepare_limiter,
+            check_grace=self._check_grace,
             on_over=self._match_over,
         )
         self.actors.add(actor)

@@ -84,6 +84,11 @@ def main(argv: list[str]) -> int:
     if args.check_workers < 0:
         print("arena serve: --check-workers must be >= 0", file=sys.stderr)
         return 2
+    try:
+        args.log_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        print(f"arena serve: --log-dir {args.log_dir}: {error.strerror}", file=sys.stderr)
+        return 2
     configure_logging(level=args.log_level)
     pool = None
     if args.check_workers > 0:
@@ -92,10 +97,28 @@ def main(argv: list[str]) -> int:
         pool = OptimumPool(workers=args.check_workers, timeout=config.optimum_timeout)
     try:
         trio.run(_run, args, config, None if pool is None else pool.check)
-    except OSError as error:
-        print(f"arena serve: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
+    except (OSError, BaseExceptionGroup) as failure:
+        # trio wraps a failed bind in the nurseries' exception groups: find the OSError inside.
+        bind_error = _os_error(failure)
+        if bind_error is None:
+            raise
+        print(
+            f"arena serve: cannot listen on {args.host}:{args.port}: {bind_error}", file=sys.stderr
+        )
         return 1
     finally:
         if pool is not None:
             pool.close()
     return 0
+
+
+def _os_error(failure: BaseException) -> OSError | None:
+    """The OSError a failure is, or holds somewhere in its exception groups; None if none."""
+    if isinstance(failure, OSError):
+        return failure
+    if isinstance(failure, BaseExceptionGroup):
+        for inner in failure.exceptions:
+            found = _os_error(inner)
+            if found is not None:
+                return found
+    return None

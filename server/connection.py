@@ -226,10 +226,14 @@ class Connection:
             self.codec.receive_data(data)
 
     async def _say(self, text: str) -> None:
+        # The server's own log keeps every error it answers outside the engine (the engine's
+        # errors are in the match log): a teacher can see which client misbehaved and how.
+        self.log.info("error_sent", message=text)
         self._queue(Error(message=text))
         await trio.lowlevel.checkpoint()
 
     async def _refuse_and_close(self, text: str) -> None:
+        self.log.info("error_sent", message=text, closing=True)
         self._queue(Error(message=text))
         self._queue(CLOSE)
         await trio.lowlevel.checkpoint()

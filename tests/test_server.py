@@ -226,3 +226,20 @@ async def test_shutdown_mid_match_leaves_complete_logs(tmp_path: Path) -> None:
     assert log.close is not None
     assert log.close.data["reason"] == "shutdown"
     assert [line.data["kind"] for line in log.inputs] == ["request", "time_up"]
+
+
+def test_serve_on_a_busy_port_says_so_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`arena serve` on a port another program holds exits 1 with one line naming the address."""
+    import socket
+
+    from server.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        status = main(["--port", str(port), "--check-workers", "0", "--log-dir", str(tmp_path)])
+    assert status == 1
+    assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err

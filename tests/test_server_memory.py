@@ -300,7 +300,10 @@ def broken_checker(traps: list[list[int]], switches: int) -> int:
 
 
 async def play_three_crossings_then_forfeit(tmp_path: Path, checker: object) -> None:
-    async with running_server(log_dir=tmp_path, checker=checker) as (server, nursery):
+    # A generous grace: the checks run in real threads, and a loaded machine must not turn a
+    # late optimum into "unknown" here (the grace's own cut-off is not what this test is about).
+    options = {"log_dir": tmp_path, "checker": checker, "check_grace": 60.0}
+    async with running_server(**options) as (server, nursery):
         agents, dungeons = await memory_match(server, nursery)
         slot = AgentId(0, 1)
         agent, dungeon = agents[slot], dungeons[slot]
@@ -375,3 +378,22 @@ async def test_client_sending_errors_without_reading_is_dropped_before_its_start
             killed = [entry for entry in logs if entry["event"] == "connection_killed"]
             assert [entry["reason"] for entry in killed] == ["outbox_full"]
             await client.aclose()
+
+
+async def test_errors_the_server_answers_are_in_its_own_log() -> None:
+    """Each error the server answers outside the engine (a bad start, a line that is not JSON)
+    is also an `error_sent` event of its own log, with the connection: who misbehaved, and how."""
+    with capture_logs() as logs:
+        async with running_server() as (server, nursery):
+            fixer = connect_memory(server, nursery)
+            await fixer.send(b'{"type": "start", "team": 7, "agent": 0}\n')
+            error = await fixer.receive()
+            closer = connect_memory(server, nursery)
+            await closer.send(b"nonsense\n")
+            [refusal] = await closer.until_closed()
+    assert isinstance(error, Error)
+    assert isinstance(refusal, Error)
+    sent = [entry for entry in logs if entry["event"] == "error_sent"]
+    assert [entry["message"] for entry in sent] == [error.message, refusal.message]
+    assert sent[0]["conn"] != sent[1]["conn"]
+    assert sent[1]["closing"] is True
