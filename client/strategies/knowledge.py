@@ -85,6 +85,13 @@ class Knowledge:
         """True once the ``dungeon`` message has arrived."""
         return bool(self.adjacency)
 
+    def node_to_act_from(self, agent: int) -> int | None:
+        """The node ``agent`` would move from, or None while it cannot be asked to move: before
+        the ``dungeon`` message, after ``game_over``, or for an agent with no known node."""
+        if not self.ready or self.over:
+            return None
+        return self.location.get(agent)
+
     @property
     def own_start(self) -> int:
         return self.start[self.team]

@@ -21,10 +21,10 @@ class RandomWalk:
         self.knowledge.observe(agent, message)
 
     def choose_move(self, agent: int) -> int | None:
-        known = self.knowledge
-        if not known.ready or known.over or agent not in known.location:
+        here = self.knowledge.node_to_act_from(agent)
+        if here is None:
             return None
-        moves = known.moves_from(known.location[agent])
+        moves = self.knowledge.moves_from(here)
         return self._rng.choice(moves) if moves else None
 
     def solve(self, agent: int, problem: Sat) -> list[bool]:

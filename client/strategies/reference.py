@@ -64,8 +64,7 @@ class Reference:
         return self._solver.solve(problem.traps, problem.switches)
 
     def choose_move(self, agent: int) -> int | None:
-        known = self.knowledge
-        if not known.ready or known.over or agent not in known.location:
+        if self.knowledge.node_to_act_from(agent) is None:
             return None
         if agent == HEIR:
             return self._heir_move()

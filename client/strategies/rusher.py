@@ -27,9 +27,9 @@ class Rusher:
 
     def choose_move(self, agent: int) -> int | None:
         known = self.knowledge
-        if not known.ready or known.over or agent not in known.location:
+        here = known.node_to_act_from(agent)
+        if here is None:
             return None
-        here = known.location[agent]
         if agent == HEIR:
             target = known.own_shrine
         elif known.enemy_heir is not None:
