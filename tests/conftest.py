@@ -19,3 +19,20 @@ def fresh_structlog() -> Iterator[None]:
     structlog.reset_defaults()
     yield
     structlog.reset_defaults()
+
+
+@pytest.fixture
+def dask_scheduler() -> Iterator[str]:
+    """The address of a small Dask LocalCluster on loopback (threads, no dashboard): what the
+    simulator's dask backend needs, started in well under a second."""
+    from distributed import LocalCluster
+
+    with LocalCluster(  # type: ignore[no-untyped-call]
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        dashboard_address=None,
+        host="127.0.0.1",
+        protocol="tcp",
+    ) as cluster:
+        yield cluster.scheduler_address

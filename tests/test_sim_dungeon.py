@@ -124,10 +124,8 @@ def test_a_raising_dungeon_strategy_is_recorded_by_the_runner(
     assert report["pairings"][0]["games"] == 0
 
 
-def test_dungeon_runs_are_identical_on_one_or_two_workers_and_dask() -> None:
+def test_dungeon_runs_are_identical_on_one_or_two_workers_and_dask(dask_scheduler: str) -> None:
     """The dungeon report is the same bytes (timings aside) whatever runs the matches."""
-    from distributed import LocalCluster
-
     spec = RunSpec("dungeon", ("rusher", "random"), matches=4, seed=9, options=SMALL)
 
     def body(report: dict[str, Any]) -> str:
@@ -135,15 +133,7 @@ def test_dungeon_runs_are_identical_on_one_or_two_workers_and_dask() -> None:
 
     one = body(run(spec, LocalBackend(1)).report)
     assert one == body(run(spec, LocalBackend(2)).report)
-    with LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=1,
-        threads_per_worker=2,
-        processes=False,
-        dashboard_address=None,
-        host="127.0.0.1",
-        protocol="tcp",
-    ) as cluster:
-        assert one == body(run(spec, DaskBackend(cluster.scheduler_address)).report)
+    assert one == body(run(spec, DaskBackend(dask_scheduler)).report)
 
 
 def test_state_moves_never_enter_the_enemy_start_or_shrine() -> None:

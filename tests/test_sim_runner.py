@@ -101,19 +101,9 @@ def test_same_seed_same_report_for_one_or_two_workers() -> None:
     assert pairing["win_rate"] > 0.5, "greedy plays the winning line whenever it can"
 
 
-def test_dask_local_cluster_gives_the_local_report() -> None:
+def test_dask_local_cluster_gives_the_local_report(dask_scheduler: str) -> None:
     """A Dask LocalCluster on loopback plays the same matches with the same outcomes."""
-    from distributed import LocalCluster
-
-    with LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=1,
-        threads_per_worker=2,
-        processes=False,
-        dashboard_address=None,
-        host="127.0.0.1",
-        protocol="tcp",
-    ) as cluster:
-        dask = run(spec(matches=12), DaskBackend(cluster.scheduler_address)).report
+    dask = run(spec(matches=12), DaskBackend(dask_scheduler)).report
     local = run(spec(matches=12), LocalBackend(1)).report
     assert without_timing(dask) == without_timing(local)
     assert dask["timing"]["backend"].startswith("dask")
