@@ -313,12 +313,13 @@ def _serve(log_dir: str) -> None:
     answers ``reset`` / ``report`` lines on stdin about its request-to-answer latencies."""
     from protocol.logs import configure_logging
     from server.app import Server, serve
+    from server.collector import Collector
 
     cpus = sorted(os.sched_getaffinity(0))
     os.sched_setaffinity(0, {cpus[0]})
     configure_logging(level="warning")
     latencies: list[float] = []
-    server = Server(log_dir=log_dir, latency=latencies.append)
+    server = Server(log_dir=log_dir, latency=latencies.append, collector=Collector())
 
     async def run() -> None:
         async with trio.open_nursery() as nursery:

@@ -18,7 +18,7 @@ import hashlib
 import importlib.metadata
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol, TextIO
@@ -186,11 +186,44 @@ def unseal(text: str) -> tuple[str, str] | None:
     return text[: found.start()] + "}", found.group(1)
 
 
-def _message_data(message: Any, plain: bool) -> dict[str, Any]:
+def _message_data(message: Any, plain: bool) -> Any:
+    """A message as the log writes it: plain data, or (``plain`` false) a tagged struct as is,
+    since msgspec encodes a struct exactly as the plain data it converts to (same bytes)."""
+    if not plain and _is_tagged_struct(type(message)):
+        return message
     data = to_plain(message) if plain else _builtins(message)
     if not isinstance(data, dict) or "type" not in data:
         raise LogWriteError(f"a message must be a tagged struct with a 'type', not {message!r}")
     return data
+
+
+_tagged_structs: dict[type, bool] = {}
+
+
+def _is_tagged_struct(cls: type) -> bool:
+    """True for a msgspec Struct class tagged by a ``"type"`` field (every wire message)."""
+    known = _tagged_structs.get(cls)
+    if known is None:
+        config = getattr(cls, "__struct_config__", None)
+        known = _tagged_structs[cls] = (
+            issubclass(cls, msgspec.Struct)
+            and config is not None
+            and config.tag_field == "type"
+            and isinstance(config.tag, str)
+        )
+    return known
+
+
+def _event_record(fact: dict[str, Any], plain: bool) -> dict[str, Any]:
+    """An engine event as its log line's fields: ``event`` first, then the others by name."""
+    data = to_plain(fact) if plain else _builtins(fact)
+    name = data.pop("event", None)
+    if not isinstance(name, str) or name in RESERVED_EVENTS:
+        raise LogWriteError(f"an engine event needs its own 'event' name: {fact!r}")
+    clash = RESERVED_KEYS & data.keys()
+    if clash:
+        raise LogWriteError(f"engine event {name!r} uses reserved keys {sorted(clash)}")
+    return {"event": name, **data}
 
 
 def input_record(event: object, *, plain: bool = True) -> dict[str, Any]:
@@ -214,16 +247,7 @@ def output_records(output: _OutputLike, *, plain: bool = True) -> list[dict[str,
     """The lines (``event`` and fields) that an engine ``Output`` is logged as: its engine
     events, then one ``send`` per message. ``replay verify`` compares these; ``plain`` as in
     :func:`input_record`."""
-    records: list[dict[str, Any]] = []
-    for fact in output.events:
-        data = to_plain(fact) if plain else _builtins(fact)
-        name = data.pop("event", None)
-        if not isinstance(name, str) or name in RESERVED_EVENTS:
-            raise LogWriteError(f"an engine event needs its own 'event' name: {fact!r}")
-        clash = RESERVED_KEYS & data.keys()
-        if clash:
-            raise LogWriteError(f"engine event {name!r} uses reserved keys {sorted(clash)}")
-        records.append({"event": name, **data})
+    records = [_event_record(fact, plain) for fact in output.events]
     for outbound in output.messages:
         sent: _OutboundLike = outbound
         to = [sent.to.team, sent.to.agent]
@@ -238,10 +262,23 @@ class MatchLogWriter:
     Call ``header`` first, then ``input`` before applying each input to the engine, ``output``
     with what the engine returned, ``optimum`` whenever a trap optimum check finishes, and
     ``close`` last. Not thread-safe: one owner (the match's actor or driver) writes.
+
+    Each line is flushed as it is written, unless ``flush_each_line`` is false: then lines
+    reach the stream's buffer and the owner calls :meth:`flush` when they must be out (the
+    server does before it sends any message of the input; ``close`` always flushes).
     """
 
-    def __init__(self, stream: TextIO, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        stream: TextIO,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        flush_each_line: bool = True,
+    ) -> None:
         self._stream = stream
+        # False: the owner calls flush() at the moments it promises (the server: once per input,
+        # before any of its messages is sent), one write for the lines of an input, not five.
+        self._flush_each_line = flush_each_line
         self._clock = clock
         self._start: float | None = None
         self._seq = 0
@@ -291,10 +328,23 @@ class MatchLogWriter:
         """An engine input (``Request``, ``Disconnect`` or ``TimeUp``), before it is applied."""
         self._write(INPUT, **input_record(event, plain=False))
 
-    def output(self, output: _OutputLike) -> None:
-        """What applying one input produced: its engine events, then every message sent."""
-        for record in output_records(output, plain=False):
-            self._emit(record)
+    def output(self, output: _OutputLike, *, encoded: Mapping[int, bytes] | None = None) -> None:
+        """What applying one input produced: its engine events, then every message sent.
+
+        ``encoded`` maps positions in ``output.messages`` to the JSON the caller already encoded
+        that message to (``protocol.codec.encode``, its newline allowed): written as is, not
+        encoded again. It must be the very bytes msgspec gives for the message.
+        """
+        for fact in output.events:
+            self._emit(_event_record(fact, plain=False))
+        for index, outbound in enumerate(output.messages):
+            sent: _OutboundLike = outbound
+            line = None if encoded is None else encoded.get(index)
+            if line is None:
+                message: Any = _message_data(sent.message, plain=False)
+            else:
+                message = msgspec.Raw(line[:-1] if line.endswith(b"\n") else line)
+            self._emit({"event": SEND, "to": [sent.to.team, sent.to.agent], "message": message})
 
     def optimum(self, crossing: int, value: int | None) -> None:
         """The least number of active traps for ``crossing``'s problem; None when unknown."""
@@ -304,6 +354,12 @@ class MatchLogWriter:
         """The last line: a log without it is incomplete."""
         self._write(CLOSE, reason=reason)
         self._closed = True
+        if not self._flush_each_line:
+            self._stream.flush()
+
+    def flush(self) -> None:
+        """Hand every line written so far to the operating system (``flush_each_line=False``)."""
+        self._stream.flush()
 
     def _write(self, event: str, **fields: Any) -> None:
         self._emit({"event": event, **fields})
@@ -330,7 +386,8 @@ class MatchLogWriter:
         digest = hashlib.sha256(self._previous.encode("ascii") + body).hexdigest()
         self._previous = digest
         self._stream.write(f'{body[:-1].decode("utf-8")}{_HASH_OPEN}{digest}"}}\n')
-        self._stream.flush()
+        if self._flush_each_line:
+            self._stream.flush()
 
 
 # --- Reading ---

@@ -22,6 +22,7 @@ import trio
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
 from server.actor import CHECK_GRACE, Checker, MatchActor
+from server.collector import Collector
 from server.connection import LINGER_SECONDS, Connection
 from server.lobby import Filling, Lobby
 
@@ -50,16 +51,16 @@ class Server:
         linger: float = LINGER_SECONDS,
         latency: Callable[[float], None] | None = None,
         check_grace: float = CHECK_GRACE,
+        collector: Collector | None = None,
     ) -> None:
         self.config = config
+        #: The process's garbage collection policy, when this server owns the process.
+        self.collector = collector
         self._check_grace = check_grace
         self.log_dir = None if log_dir is None else Path(log_dir)
         self._seeds = itertools.count(seed) if seed is not None else None
         self._checker = checker
         self._limiter = trio.CapacityLimiter(check_workers)
-        # One match prepared at a time: each preparing thread competes with the event loop for
-        # the GIL, and fifty of them at once would starve every running match.
-        self._prepare_limiter = trio.CapacityLimiter(1)
         self._outbox_size = outbox_size
         self._linger = linger
         self._latency = latency
@@ -80,6 +81,16 @@ class Server:
         """Host matches until :meth:`shutdown`; then end them as draws and return."""
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
+        if self.collector is not None:
+            self.collector.started()
+        try:
+            await self._run(task_status)
+        finally:
+            if self.collector is not None:
+                self.collector.stopped()
+        log.info("server_stopped")
+
+    async def _run(self, task_status: trio.TaskStatus[None]) -> None:
         async with trio.open_nursery() as matches:
             self._matches = matches
             async with trio.open_nursery() as sockets:
@@ -98,7 +109,6 @@ class Server:
                     await self._idle.wait()
                 sockets.cancel_scope.cancel()
             matches.cancel_scope.cancel()
-        log.info("server_stopped")
 
     def shutdown(self) -> None:
         """Ask :meth:`run` to end every match as a draw and return."""
@@ -141,9 +151,9 @@ class Server:
             log_dir=self.log_dir,
             checker=self._checker,
             check_limiter=self._limiter,
-            prepare_limiter=self._prepare_limiter,
             check_grace=self._check_grace,
             on_over=self._match_over,
+            on_prepared=None if self.collector is None else self.collector.match_prepared,
         )
         self.actors.add(actor)
         self.finished.append(actor)
@@ -182,6 +192,7 @@ async def serve(
     seed: int | None = None,
     checker: Checker | None = None,
     check_workers: int = 2,
+    collector: Collector | None = None,
     shutdown: trio.Event | None = None,
     server: Server | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
@@ -192,7 +203,12 @@ async def serve(
     """
     if server is None:
         server = Server(
-            config=config, log_dir=log_dir, seed=seed, checker=checker, check_workers=check_workers
+            config=config,
+            log_dir=log_dir,
+            seed=seed,
+            checker=checker,
+            check_workers=check_workers,
+            collector=collector,
         )
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()[1]

@@ -19,6 +19,7 @@ import trio
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
 from protocol.logs import configure_logging
 from server.app import serve
+from server.collector import Collector
 
 __all__ = ["main"]
 
@@ -68,6 +69,8 @@ async def _run(args: argparse.Namespace, config: RulesConfig, checker: Any) -> N
                 seed=args.seed,
                 checker=checker,
                 check_workers=max(1, args.check_workers),
+                # This process is the server's own: keep the collector off its answer times.
+                collector=Collector(),
                 shutdown=shutdown,
             )
         )

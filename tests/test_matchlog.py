@@ -22,8 +22,11 @@ from protocol.matchlog import (
     LogWriteError,
     MatchLogWriter,
     UnsupportedSchemaError,
+    input_record,
+    output_records,
     parse_log,
     read_log,
+    seal,
 )
 
 
@@ -306,3 +309,86 @@ def test_writer_misuse_is_our_error(misuse: Any, error: str) -> None:
     writer = MatchLogWriter(io.StringIO())
     with pytest.raises((LogWriteError, TypeError), match=error):
         misuse(writer)
+
+
+# --- the writer's bytes on real matches ---------------------------------------------------------
+
+
+class RecordingWriter(MatchLogWriter):
+    """A writer that also keeps the plain records (``input_record``, ``output_records``: what
+    ``replay verify`` compares) of every input and output it writes, in order."""
+
+    def __init__(self, stream: io.StringIO) -> None:
+        super().__init__(stream, clock=FakeClock())
+        self.records: list[dict[str, Any]] = []
+
+    def input(self, event: object) -> None:
+        self.records.append({"event": "input", **input_record(event)})
+        super().input(event)
+
+    def output(self, output: Any, **options: Any) -> None:
+        self.records.extend(output_records(output))
+        super().output(output, **options)
+
+
+def test_lines_of_a_real_match_are_their_plain_records_rendered_byte_for_byte() -> None:
+    """Each line is exactly its plain record (as a reader parses it back) rendered compactly,
+    keys in order, with seq, t and the chained hash: the writer's shortcuts (structs encoded as
+    they are, no copy into plain data) change no byte of the format."""
+    from dungeon.config import RulesConfig
+    from sim.games.dungeon import play_match
+
+    stream = io.StringIO()
+    writer = RecordingWriter(stream)
+    writer.header(seed=4, config={}, version="9.9", match=None, source="sim")
+    config = RulesConfig(nodes=300, radius=0.11)
+    play_match(4, ["reference", "rusher"], config, with_optimum=False, log=writer)
+    lines = stream.getvalue().splitlines(keepends=True)
+    assert len(writer.records) == len(lines) - 1 > 200
+    previous = json.loads(lines[0])["hash"]
+    for number, (line, record) in enumerate(zip(lines[1:], writer.records, strict=True), 2):
+        body = msgspec.json.encode({"seq": number, "t": 0.25 * (number - 1), **record})
+        expected, previous = seal(previous, body.decode())
+        assert line == expected + "\n", f"line {number}"
+
+
+def test_messages_given_already_encoded_are_written_as_encoding_them_would() -> None:
+    """``output(..., encoded=...)`` (the server hands over the `dungeon` lines it sends) writes
+    the same bytes as encoding each message again."""
+    from dungeon.config import RulesConfig
+    from dungeon.engine import Match
+    from protocol.codec import encode
+
+    begin = Match(9, RulesConfig(nodes=300, radius=0.11)).begin()
+    logs = []
+    for encoded in (None, {i: encode(o.message) for i, o in enumerate(begin.messages)}):
+        stream = io.StringIO()
+        writer = MatchLogWriter(stream, clock=FakeClock())
+        writer.header(seed=9, config={}, version="9.9", match=None, source="server")
+        writer.output(begin, encoded=encoded)
+        logs.append(stream.getvalue())
+    assert logs[0] == logs[1]
+    assert logs[0].count('"type":"dungeon"') == 12
+
+
+def test_lines_may_be_flushed_by_the_owner_instead() -> None:
+    """With ``flush_each_line=False`` lines wait in the stream's buffer until ``flush``;
+    ``close`` flushes the last ones."""
+
+    class CountingStream(io.StringIO):
+        flushes = 0
+
+        def flush(self) -> None:
+            self.flushes += 1
+            super().flush()
+
+    stream = CountingStream()
+    writer = MatchLogWriter(stream, clock=FakeClock(), flush_each_line=False)
+    writer.header(seed=1, config={}, version="9.9", match=None, source="server")
+    writer.input(TimeUp())
+    assert stream.flushes == 0
+    writer.flush()
+    assert stream.flushes == 1
+    writer.close(reason="over")
+    assert stream.flushes == 2
+    assert writer.lines_written == 3

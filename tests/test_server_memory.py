@@ -8,6 +8,8 @@ start timeout can be checked with ``autojump_clock`` without waiting ten real se
 from __future__ import annotations
 
 import contextlib
+import gc
+import weakref
 from pathlib import Path
 
 import pytest
@@ -397,3 +399,66 @@ async def test_errors_the_server_answers_are_in_its_own_log() -> None:
     assert [entry["message"] for entry in sent] == [error.message, refusal.message]
     assert sent[0]["conn"] != sent[1]["conn"]
     assert sent[1]["closing"] is True
+
+
+# --- the match log on disk, and what a finished match leaves behind -------------------------
+
+
+async def test_every_line_of_a_request_is_on_disk_before_its_answer_is_sent(
+    tmp_path: Path,
+) -> None:
+    """The server flushes the match log once per request, not per line, but before it sends
+    anything: when a client has the answer, the request and all it caused are in the file."""
+    async with running_server(log_dir=tmp_path) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        slot = AgentId(0, 1)
+        agent, dungeon = agents[slot], dungeons[slot]
+        avoid = {dungeon.start[1], dungeon.shrine[1]}
+        await agent.send(Move(to=neighbour(dungeon, dungeon.start[0], avoid=avoid)))
+        sat = await agent.receive_a(Sat)
+        [path] = sorted(tmp_path.glob("*.jsonl"))
+        log = read_log(path)  # read from the file, as another process would
+        assert log.bad is None
+        assert log.inputs[-1].data["message"]["type"] == "move"
+        sent = log.outputs[-1]
+        assert sent.event == "send"
+        assert (sent.data["to"], sent.data["message"]["traps"]) == (
+            [0, 1],
+            [list(t) for t in sat.traps],
+        )
+        await agent.send(Solution(assignment=[False] * sat.switches))
+        moved = await agent.receive_a(Moved)
+        log = read_log(path)
+        assert log.inputs[-1].data["message"]["type"] == "solution"
+        answers = [
+            line for line in log.outputs if line.event == "send" and line.data["to"] == [0, 1]
+        ]
+        assert answers[-1].data["message"]["location"] == moved.location
+
+
+async def test_a_finished_match_is_freed_without_the_cycle_collector() -> None:
+    """Once a match is over its engine and sockets are freed by reference counting alone (the
+    server freezes live objects out of the collector's sight, so a cycle would leak them)."""
+    gc.collect()
+    gc.disable()
+    try:
+        async with running_server() as (server, nursery):
+            agents, _ = await memory_match(server, nursery)
+            [actor] = server.actors
+            engine = weakref.ref(actor._engine)
+            sockets = [weakref.ref(conn) for conn in actor._open.values()]
+            for slot, agent in agents.items():
+                if slot.team == 1:
+                    await agent.aclose()
+            assert await agents[AgentId(0, 0)].receive_a(GameOver) == GameOver(winner=0)
+            for slot, agent in agents.items():
+                if slot.team == 0:
+                    await agent.aclose()
+            await server.wait_no_matches()
+            await trio.testing.wait_all_tasks_blocked()
+            assert engine() is None
+            assert [conn() for conn in sockets] == [None] * 12
+            assert server.finished == [actor]  # its result (winner, log path) is still there
+            assert actor.winner == 0
+    finally:
+        gc.enable()
