@@ -22,11 +22,18 @@ def median_seconds(run: Callable[[], object], *, repeat: int = 50, warmup: int =
     return statistics.median(samples)
 
 
-def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
-    """Print one benchmark's results as a table (the form quoted in closing notes)."""
+def print_table(
+    title: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[object]],
+    *,
+    width: int | None = None,
+) -> None:
+    """Print one benchmark's results as a table (the form quoted in closing notes); ``width``:
+    the characters a wide table may use even when not printing to a terminal (default 80)."""
     table = Table(title=title)
     for column in columns:
         table.add_column(column)
     for row in rows:
         table.add_row(*(str(cell) for cell in row))
-    Console().print(table)
+    Console(width=width).print(table)

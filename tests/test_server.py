@@ -243,3 +243,35 @@ def test_serve_on_a_busy_port_says_so_without_a_traceback(
         status = main(["--port", str(port), "--check-workers", "0", "--log-dir", str(tmp_path)])
     assert status == 1
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+async def test_a_socket_gets_every_byte_in_order_even_past_its_buffer() -> None:
+    """A connection writes to its socket directly: 10 MB (far past the kernel's buffer) arrive
+    whole and in order while the peer reads slowly, and the peer closing reads as the end."""
+    from server.connection import Connection
+    from server.lobby import Lobby
+
+    ours, theirs = trio.socket.socketpair()
+    peer = trio.SocketStream(theirs)
+    conn = Connection(
+        trio.SocketStream(ours), 1, config=SMALL, lobby=Lobby(lambda filling: None), outbox_size=4
+    )
+    data = bytes(range(256)) * 40_000
+    received = bytearray()
+
+    async def read_slowly() -> None:
+        while len(received) < len(data):
+            received.extend(await peer.receive_some(4096))
+            await trio.sleep(0)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(read_slowly)
+        await conn._send_all(data)
+    assert received == data
+    await peer.send_all(b"hello\n")
+    assert await conn._receive() == b"hello\n"
+    await peer.aclose()
+    assert await conn._receive() == b""
+    with pytest.raises(trio.BrokenResourceError):
+        await conn._send_all(b"x" * 10_000_000)
+    await conn.stream.aclose()
