@@ -41,7 +41,7 @@ import enum
 import re
 import typing
 from collections import deque
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
@@ -92,8 +92,37 @@ NEED_DATA: Final = NeedData.NEED_DATA
 # --- encoding -----------------------------------------------------------------------------------
 
 _ENCODER: Final = msgspec.json.Encoder()
+
+
+def _check_twin(cls: type[Message]) -> type:
+    """A struct with ``cls``'s fields, constraints and tag but no ``__post_init__``: decoding
+    into it checks a line exactly as decoding into ``cls`` does, without building the message.
+
+    The messages' ``__post_init__`` copies arrays into tuples: for a `sat` that copy was 27 us of
+    the 36 a checked send took, for a `dungeon` most of 1.4 ms.
+    """
+    config = cls.__struct_config__
+    fields = [
+        (field.name, field.type)
+        if field.default is msgspec.NODEFAULT
+        else (field.name, field.type, field.default)
+        for field in msgspec.structs.fields(cls)
+    ]
+    return msgspec.defstruct(
+        f"{cls.__name__}Check",
+        fields,
+        tag_field=config.tag_field,
+        tag=config.tag,
+        omit_defaults=config.omit_defaults,
+        frozen=True,
+        gc=False,
+    )
+
+
 # Each outgoing line is decoded again with the peer's rules before it is sent.
-_CHECK_DECODERS: Final = {cls: msgspec.json.Decoder(cls) for cls in MESSAGE_TYPES}
+_CHECK_DECODERS: Final[dict[type[Message], msgspec.json.Decoder[Any]]] = {
+    cls: msgspec.json.Decoder(_check_twin(cls)) for cls in MESSAGE_TYPES
+}
 
 
 def _encode_checked(message: object, allowed: tuple[type[Message], ...]) -> bytes:
