@@ -314,6 +314,8 @@ class MatchActor:
         # distinct `enemy` line is encoded (and checked) once, not once per recipient. Only
         # sightings go as bytes: the writer inspects answers and game over by their type.
         sightings: dict[Enemy, bytes] = {}  # frozen structs: hashed by value
+        # Each socket gets what this input produced for it in one delivery (one write).
+        batches: dict[Connection, list[Any]] = {}
         for outbound in output.messages:
             conn = self._open.get(outbound.to)
             if conn is None:
@@ -324,21 +326,20 @@ class MatchActor:
                 item = sightings.get(message)
                 if item is None:
                     item = sightings[message] = encode(message)
-            if not self._send(conn, item):
+            batch = batches.get(conn)
+            if batch is None:
+                batches[conn] = [item]
+            else:
+                batch.append(item)
+        for conn, items in batches.items():
+            if not conn.deliver(items):
                 gone.append(conn)
         for conn in gone:
             self._socket_gone(conn)
 
     def _send(self, conn: Connection, message: Any) -> bool:
-        """Queue ``message`` for ``conn`` without waiting; False if the socket is gone or slow."""
-        try:
-            conn.outbox.send_nowait(message)
-        except trio.WouldBlock:
-            conn.kill("outbox_full")
-            return False
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            return False
-        return True
+        """Send ``message`` to ``conn`` without waiting; False if the socket is gone or slow."""
+        return conn.deliver([message])
 
     def _socket_gone(self, conn: Connection) -> None:
         slot = conn.slot

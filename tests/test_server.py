@@ -275,3 +275,25 @@ async def test_a_socket_gets_every_byte_in_order_even_past_its_buffer() -> None:
     with pytest.raises(trio.BrokenResourceError):
         await conn._send_all(b"x" * 10_000_000)
     await conn.stream.aclose()
+
+
+async def test_over_tcp_the_hundredth_error_and_game_over_end_the_socket(tmp_path: Path) -> None:
+    """Over TCP (answers written by the match's own task when the socket's writer is idle): the
+    100th error is sent and closes its socket, and a forfeit's game over is each winner's last
+    line before the server closes."""
+    async with serving(tmp_path) as port, raw_agents(port) as agents:
+        await join_all(agents)
+        noisy = agents[AgentId(0, 4)]
+        for _ in range(100):
+            await noisy.send(b'{"type": "move", "to": 99999}\n')
+        rest = await noisy.until_closed()
+        errors = [m for m in noisy.received if isinstance(m, Error)]
+        assert len(errors) == 100
+        assert isinstance(rest[-1], Error)
+        for slot, agent in agents.items():
+            if slot.team == 1:
+                await agent.aclose()
+        for slot, agent in agents.items():
+            if slot.team == 0 and slot.agent != 4:
+                tail = await agent.until_closed()
+                assert tail[-1] == GameOver(winner=0)
