@@ -28,12 +28,15 @@ On a machine shared with other work the server may get less than its core (the l
 before the run is printed): then latencies are the machine's, not the server's.
 
 Environment: BENCH_SERVER_THINK_MS (default "0,250": one run of the levels per think time),
-BENCH_SERVER_LEVELS (default "10,25,50"), BENCH_SERVER_SECONDS (window, 5). The default run takes
-about 100 s.
+BENCH_SERVER_LEVELS (default "10,25,50"), BENCH_SERVER_SECONDS (window, 5),
+BENCH_SERVER_STALLS=1 (print, per level, the server's longest task step and garbage collection
+in CPU time: what the server itself holds requests up by, whatever else the machine runs). The
+default run takes about 100 s.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -52,6 +55,7 @@ from bench.common import print_table
 LEVELS = [int(n) for n in os.environ.get("BENCH_SERVER_LEVELS", "10,25,50").split(",")]
 WINDOW = float(os.environ.get("BENCH_SERVER_SECONDS", "5"))
 THINK_MS = [float(n) for n in os.environ.get("BENCH_SERVER_THINK_MS", "0,250").split(",")]
+STALLS = os.environ.get("BENCH_SERVER_STALLS", "") not in ("", "0")
 WARMUP = 2.0
 TARGET_P99_MS = 20.0
 GOAL_MATCHES = 50
@@ -223,15 +227,69 @@ def resident_kib(pid: int) -> int:
 
 
 def server_latencies(process: subprocess.Popen[str], command: str) -> list[float]:
-    """Ask the server process to ``reset`` or ``report`` its request-to-answer latencies."""
+    """Ask the server process to ``reset`` or ``report`` its request-to-answer latencies (and,
+    with BENCH_SERVER_STALLS, print its longest stalls)."""
     assert process.stdin is not None
     assert process.stdout is not None
     process.stdin.write(command + "\n")
     process.stdin.flush()
     if command != "report":
         return []
-    values: list[float] = json.loads(process.stdout.readline())
+    report = json.loads(process.stdout.readline())
+    if report["stalls"]:
+        print(f"  stalls in the window: {report['stalls']}")
+    values: list[float] = report["latencies"]
     return values
+
+
+class StallProbe(trio.abc.Instrument):
+    """The server's longest task steps and garbage collections, in CPU time of its thread.
+
+    CPU time, not wall time: on a machine shared with other work a step also waits for the CPU,
+    and that is the machine, not the server. Costs two clock reads per task step (~3% of the
+    server's CPU), hence off by default.
+    """
+
+    def __init__(self) -> None:
+        self.reset()
+        self._step_started = 0.0
+        self._gc_started = 0.0
+        gc.callbacks.append(self._collection)
+
+    def reset(self) -> None:
+        self.longest_step = (0.0, "")
+        self.steps_over_5ms = 0
+        self.longest_collection = (0.0, -1)
+        self.collections_over_5ms = 0
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        self._step_started = time.thread_time()
+
+    def after_task_step(self, task: trio.lowlevel.Task) -> None:
+        cpu = time.thread_time() - self._step_started
+        if cpu > 0.005:
+            self.steps_over_5ms += 1
+        if cpu > self.longest_step[0]:
+            self.longest_step = (cpu, task.name)
+
+    def _collection(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_started = time.thread_time()
+            return
+        cpu = time.thread_time() - self._gc_started
+        if cpu > 0.005:
+            self.collections_over_5ms += 1
+        if cpu > self.longest_collection[0]:
+            self.longest_collection = (cpu, info["generation"])
+
+    def summary(self) -> str:
+        step, task = self.longest_step
+        collection, generation = self.longest_collection
+        return (
+            f"longest task step {1e3 * step:.1f} ms CPU ({task.rsplit('.', 1)[-1]}), "
+            f"{self.steps_over_5ms} steps over 5 ms; longest collection {1e3 * collection:.1f} "
+            f"ms CPU (generation {generation}), {self.collections_over_5ms} over 5 ms"
+        )
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -407,16 +465,22 @@ def _serve(log_dir: str) -> None:
     configure_logging(level="warning")
     latencies: list[float] = []
     server = Server(log_dir=log_dir, latency=latencies.append, collector=Collector())
+    probe = StallProbe() if STALLS else None
 
     async def run() -> None:
+        if probe is not None:
+            trio.lowlevel.add_instrument(probe)
         async with trio.open_nursery() as nursery:
             port = await nursery.start(partial(serve, host=HOST, port=0, server=server))
             print(port, flush=True)
             async for line in trio.wrap_file(sys.stdin):
                 if line.strip() == "reset":
                     latencies.clear()
+                    if probe is not None:
+                        probe.reset()
                 elif line.strip() == "report":
-                    print(json.dumps(latencies), flush=True)
+                    stalls = "" if probe is None else probe.summary()
+                    print(json.dumps({"latencies": latencies, "stalls": stalls}), flush=True)
             nursery.cancel_scope.cancel()
 
     trio.run(run)
