@@ -2,9 +2,9 @@
 
 CPython's collector pauses the whole process to scan every container object it tracks. A server
 holding 50 matches tracks about 160,000 (each match's dungeon alone has a thousand neighbour
-sets; then the sockets' tasks and coroutines), and a full scan took 90-100 ms of CPU: one to
-three such pauses every few seconds of play, each holding up every request in flight, were most
-of the server's p99 (160 ms at 50 matches at half its capacity).
+sets; then the sockets' tasks and coroutines), and a full scan took 90-105 ms of CPU: one to
+three such pauses every 6 s of play, each holding up every request in flight, were a large part
+of the server's p99 (160 ms at 50 matches of 250 ms bots, with the core 73% busy).
 
 Nearly all those objects live as long as their match, so the policy is to move them out of the
 collector's sight once they exist: :func:`gc.freeze` after start-up (modules, the server) and
