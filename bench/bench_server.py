@@ -31,7 +31,7 @@ Environment: BENCH_SERVER_THINK_MS (default "0,250": one run of the levels per t
 BENCH_SERVER_LEVELS (default "10,25,50"), BENCH_SERVER_SECONDS (window, 5),
 BENCH_SERVER_STALLS=1 (print, per level, the server's longest task step and garbage collection
 in CPU time: what the server itself holds requests up by, whatever else the machine runs). The
-default run takes about 100 s.
+default run takes about a minute.
 """
 
 from __future__ import annotations
