@@ -16,7 +16,7 @@ import numpy as np
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
 from dungeon.generation import Dungeon, generate
-from dungeon.traps import Problem, active_traps, draw_for_policy
+from dungeon.traps import DrawnProblem, draw_for_policy
 from dungeon.visibility import Sightings
 from protocol import messages as wire
 
@@ -92,7 +92,7 @@ class _Pending:
     """A committed move waiting for its solution."""
 
     to: int
-    problem: Problem
+    problem: DrawnProblem
     crossing: int
     sat: wire.Sat
 
@@ -274,7 +274,7 @@ class Match:
         problem, draws = draw_for_policy(self._rng, self.config)
         crossing = self._crossings
         self._crossings += 1
-        traps = problem.tolist()
+        traps = problem.traps
         sat = wire.Sat(to=to, switches=self.config.switches, traps=traps)
         self._pending[agent] = _Pending(to, problem, crossing, sat)
         event = {
@@ -302,7 +302,7 @@ class Match:
                 f"(send exactly one bool per switch)",
             )
         del self._pending[agent]
-        active = active_traps(pending.problem, assignment)
+        active = pending.problem.active(assignment)
         roll = float(self._rng.random())
         survived = roll < self.config.survival**active
         events: list[dict[str, Any]] = [
