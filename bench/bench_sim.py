@@ -111,9 +111,9 @@ def profile_split() -> list[tuple[str, float, bool]]:
     total = time.perf_counter() - started
     stats = pstats.Stats(profiler)
     engine = _cumulative(stats, "dungeon/engine.py", {"__init__", "begin", "apply"})
-    draws = _cumulative(stats, "dungeon/traps.py", {"draw_problem"})
+    draws = _cumulative(stats, "dungeon/traps.py", {"draw_traps"})
     sightings = _cumulative(stats, "dungeon/engine.py", {"_sighting_updates"})
-    outcomes = _cumulative(stats, "dungeon/traps.py", {"active_traps"})
+    outcomes = _cumulative(stats, "dungeon/traps.py", {"active"})
     strategy_calls = sum(
         _cumulative(stats, f"client/strategies/{module}.py", {"observe", "choose_move", "solve"})
         for module in ("reference", "rusher")
@@ -123,7 +123,7 @@ def profile_split() -> list[tuple[str, float, bool]]:
     other = total - engine - strategy_calls - optimum
     return [
         ("engine (Match: generation, moves, traps drawn, sightings)", engine, False),
-        ("  of which: trap problems drawn (draw_problem)", draws, True),
+        ("  of which: trap problems drawn (draw_traps)", draws, True),
         ("  of which: sightings (enemy messages)", sightings, True),
         ("  of which: active traps of a solution", outcomes, True),
         ("strategies: own code (knowledge, paths, choices)", strategy_calls - strategy_sat, False),
