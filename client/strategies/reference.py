@@ -151,8 +151,8 @@ class Reference:
                 if nxt not in settled and hops[nxt] >= 0:
                     total = cost + base + extra.get(nxt, 0.0)
                     key = (total + base * hops[nxt], -total, first)
-                    known = lowest.get(nxt)
-                    if known is not None and known <= key:
+                    pushed = lowest.get(nxt)
+                    if pushed is not None and pushed <= key:
                         continue
                     lowest[nxt] = key
                     push(heap, (key[0], key[1], nxt, first))
