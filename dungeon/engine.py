@@ -419,22 +419,25 @@ class Match:
             touched.add(locations[mover.team][mover.agent])
             if mover.agent == HEIR:
                 heir_moved[mover.team] = True
-        for watcher, agent in enumerate(AGENTS):
-            team = agent.team
-            here = locations[team][agent.agent]
-            if not (
-                everyone
-                or heir_moved[1 - team]
-                or agent in movers
-                or not touched.isdisjoint(views[here])
-            ):
-                continue
-            sightings = update(watcher, here, locations[1 - team], npcs)
-            if sightings:
-                updates += [
-                    Outbound(agent, wire.Enemy(location, entity, seen))
-                    for location, entity, seen in sightings
-                ]
+        for team in (0, 1):
+            mine, theirs = locations[team], locations[1 - team]
+            look_at_all = everyone or heir_moved[1 - team]
+            for number, here in enumerate(mine):
+                # AgentId is a NamedTuple: (team, number) finds it in ``movers``.
+                if (
+                    not look_at_all
+                    and (team, number) not in movers
+                    and touched.isdisjoint(views[here])
+                ):
+                    continue
+                watcher = team * TEAM_SIZE + number
+                sightings = update(watcher, here, theirs, npcs)
+                if sightings:
+                    agent = AGENTS[watcher]
+                    updates += [
+                        Outbound(agent, wire.Enemy(location, entity, seen))
+                        for location, entity, seen in sightings
+                    ]
         return updates
 
 
