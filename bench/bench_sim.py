@@ -24,6 +24,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from bench.common import print_table
 from sim.backends import LocalBackend, Task
 from sim.games.dungeon import DungeonGame
@@ -76,7 +78,10 @@ def throughput(workers: int, optimum: bool, games: int) -> Throughput:
     # worker but one, when fewer matches than workers are left to play.
     first = min(max(2 * workers, len(arrivals) // 5), len(arrivals) - 2)
     last = max(first + 1, len(arrivals) - workers)
-    steady = (last - first) / (arrivals[last] - arrivals[first])
+    # The least-squares slope of results against time between the two: steadier than the two
+    # end points alone, which a single slow match moves.
+    window = np.array(arrivals[first : last + 1])
+    steady = float(np.polyfit(window - window[0], np.arange(len(window)), 1)[0])
     return Throughput(
         games=played,
         rate=played / elapsed,
