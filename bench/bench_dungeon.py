@@ -17,7 +17,7 @@ from bench.common import print_table
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Match, Request
 from dungeon.generation import generate
-from dungeon.traps import active_traps, draw_problem, optimum
+from dungeon.traps import draw_problem, draw_traps, optimum
 from protocol.messages import Move, Solution
 from server.checker import OptimumPool
 
@@ -55,9 +55,9 @@ def main() -> None:
     assignment = (rng.random(20) < 0.5).tolist()
 
     def crossing() -> None:
-        problem = draw_problem(rng, 20, 85)
-        problem.tolist()  # what the `sat` message carries
-        k = active_traps(problem, assignment)
+        # The engine's path: the traps as the `sat` message carries them, then the outcome.
+        problem = draw_traps(rng, 20, 85)
+        k = problem.active(assignment)
         _ = rng.random() < (7 / 8) ** k
 
     timings = samples(crossing, 3000)

@@ -16,7 +16,7 @@ import numpy as np
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
 from dungeon.generation import Dungeon, generate
-from dungeon.traps import Problem, active_traps, draw_for_policy
+from dungeon.traps import DrawnProblem, draw_for_policy
 from dungeon.visibility import Sightings
 from protocol import messages as wire
 
@@ -92,7 +92,7 @@ class _Pending:
     """A committed move waiting for its solution."""
 
     to: int
-    problem: Problem
+    problem: DrawnProblem
     crossing: int
     sat: wire.Sat
 
@@ -274,7 +274,7 @@ class Match:
         problem, draws = draw_for_policy(self._rng, self.config)
         crossing = self._crossings
         self._crossings += 1
-        traps = problem.tolist()
+        traps = problem.traps
         sat = wire.Sat(to=to, switches=self.config.switches, traps=traps)
         self._pending[agent] = _Pending(to, problem, crossing, sat)
         event = {
@@ -302,7 +302,7 @@ class Match:
                 f"(send exactly one bool per switch)",
             )
         del self._pending[agent]
-        active = active_traps(pending.problem, assignment)
+        active = pending.problem.active(assignment)
         roll = float(self._rng.random())
         survived = roll < self.config.survival**active
         events: list[dict[str, Any]] = [
@@ -319,11 +319,12 @@ class Match:
         ]
         messages: list[Outbound] = []
         destination = pending.to if survived else self.dungeon.start[agent.team]
-        killed = self._arrive(agent, destination, messages, events)
+        arrivals: list[tuple[AgentId, int]] = []
+        killed = self._arrive(agent, destination, messages, events, arrivals)
         # The acting agent's `moved` comes first, then the `moved` of everyone it killed.
         reason: wire.Reason = "crossed" if survived else "trap"
         messages.insert(0, Outbound(agent, wire.Moved(survived, destination, killed, reason)))
-        messages += self._sighting_updates()
+        messages += self._sighting_updates(arrivals)
         if agent.agent == HEIR and destination == self.dungeon.shrine[agent.team]:
             return self._end(agent.team, "shrine", messages, events)
         return Output(messages, events)
@@ -334,12 +335,15 @@ class Match:
         node: int,
         messages: list[Outbound],
         events: list[dict[str, Any]],
+        arrivals: list[tuple[AgentId, int]],
     ) -> list[int]:
         """Put ``agent`` on ``node`` and fight there; return the `killed` list of its `moved`.
 
         Every enemy agent on the node is sent to its own start (arriving there, in turn) and told
-        so in ``messages``; an NPC on the node is removed for good.
+        so in ``messages``; an NPC on the node is removed for good. Each agent put somewhere
+        goes to ``arrivals`` with the node it left.
         """
+        arrivals.append((agent, self._locations[agent.team][agent.agent]))
         self._locations[agent.team][agent.agent] = node
         enemy = 1 - agent.team
         killed: list[int] = []
@@ -359,7 +363,7 @@ class Match:
             )
             home = self.dungeon.start[enemy]
             index = len(messages)
-            victim_killed = self._arrive(victim, home, messages, events)
+            victim_killed = self._arrive(victim, home, messages, events, arrivals)
             messages.insert(
                 index, Outbound(victim, wire.Moved(False, home, victim_killed, "attacked"))
             )
@@ -388,20 +392,52 @@ class Match:
         events = (events or []) + [{"event": "game_over", "winner": winner, "reason": reason}]
         return Output(messages, events)
 
-    def _sighting_updates(self) -> list[Outbound]:
-        """`enemy` messages bringing every agent's sightings up to date (unseen before seen)."""
+    def _sighting_updates(
+        self, arrivals: list[tuple[AgentId, int]] | None = None
+    ) -> list[Outbound]:
+        """`enemy` messages bringing every agent's sightings up to date (unseen before seen).
+
+        With ``arrivals`` (each agent put somewhere since the last update, with the node it
+        left), only the watchers whose sightings may have changed are looked at: the agents
+        that moved, everyone when the enemy heir moved (always in sight), and those whose view
+        holds a node something left or reached (an NPC dies only where an agent arrives). The
+        others' enemies moved out of their sight: skipping them saves ~6 sighting computations a
+        crossing (callgrind: 16M instructions a match, 7% of the engine's).
+        """
         updates: list[Outbound] = []
         update = self._sightings.update
         locations = self._locations
         npcs = self._npcs
-        for watcher, agent in enumerate(AGENTS):
-            team = agent.team
-            sightings = update(watcher, locations[team][agent.agent], locations[1 - team], npcs)
-            if sightings:
-                updates += [
-                    Outbound(agent, wire.Enemy(location, entity, seen))
-                    for location, entity, seen in sightings
-                ]
+        views = self.dungeon.views
+        everyone = arrivals is None
+        movers: set[AgentId] = set()
+        touched: set[int] = set()
+        heir_moved = [False, False]
+        for mover, left in arrivals or ():
+            movers.add(mover)
+            touched.add(left)
+            touched.add(locations[mover.team][mover.agent])
+            if mover.agent == HEIR:
+                heir_moved[mover.team] = True
+        for team in (0, 1):
+            mine, theirs = locations[team], locations[1 - team]
+            look_at_all = everyone or heir_moved[1 - team]
+            for number, here in enumerate(mine):
+                # AgentId is a NamedTuple: (team, number) finds it in ``movers``.
+                if (
+                    not look_at_all
+                    and (team, number) not in movers
+                    and touched.isdisjoint(views[here])
+                ):
+                    continue
+                watcher = team * TEAM_SIZE + number
+                sightings = update(watcher, here, theirs, npcs)
+                if sightings:
+                    agent = AGENTS[watcher]
+                    updates += [
+                        Outbound(agent, wire.Enemy(location, entity, seen))
+                        for location, entity, seen in sightings
+                    ]
         return updates
 
 

