@@ -179,15 +179,15 @@ def _clause_lists(problem: Clauses) -> list[list[int]]:
 
 
 def is_satisfiable(problem: Clauses, switches: int) -> bool:
-    """Whether some assignment disarms every trap (one SAT call).
+    """Whether some assignment disarms every trap (one SAT call, or the verdict of one made on
+    this very problem lately: see :mod:`dungeon.sat`).
 
     ``switches`` (here and in :func:`optimum`) states the problem's size for the caller's sake;
     a switch no trap names can take either value, so the solver needs the traps alone.
     """
-    from pysat.solvers import Solver
+    from dungeon.sat import satisfiable
 
-    with Solver(name="minisat22", bootstrap_with=_clause_lists(problem)) as solver:
-        return bool(solver.solve())
+    return satisfiable(problem)
 
 
 def optimum(problem: Clauses, switches: int) -> int:
