@@ -11,8 +11,9 @@ This leans on ``pysolvers``, pysat's internal extension module: pyproject.toml p
 version range, and ``tests/test_sat.py`` checks that these calls give the public API's models.
 
 Verdicts: in a headless match the strategy that solves a problem and the optimum figure that
-checks it run in one process, so :func:`minisat` remembers the verdicts of the last few problems
-it decided and :func:`satisfiable` answers a problem seen there without solving it again.
+checks it run in one process, so :func:`minisat` remembers the last few problems it proved
+unsatisfiable (the figure asks about a problem only when a trap stayed active) and
+:func:`satisfiable` answers those without solving them again.
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ __all__ = ["minicard", "minisat", "satisfiable"]
 
 Clauses = Sequence[Sequence[int]] | npt.NDArray[np.integer[Any]]
 
-#: How many problems' verdicts :func:`minisat` keeps (a headless match asks right after solving).
-VERDICTS_KEPT = 16
-_verdicts: dict[tuple[tuple[int, ...], ...], bool] = {}
-_verdicts_lock = threading.Lock()
+#: How many unsatisfiable problems :func:`minisat` keeps (a headless match asks right after).
+UNSATISFIABLE_KEPT = 16
+_Key = tuple[tuple[int, ...], ...]
+_unsatisfiable: set[_Key] = set()
+_unsatisfiable_lock = threading.Lock()
 
 
 def _clause_sequence(clauses: Clauses) -> Sequence[Sequence[int]]:
@@ -44,17 +46,17 @@ def _clause_sequence(clauses: Clauses) -> Sequence[Sequence[int]]:
     return clauses
 
 
-def _verdict_key(clauses: Sequence[Sequence[int]]) -> tuple[tuple[int, ...], ...]:
-    # A tuple of tuples (the wire's Sat.traps) maps to itself clause by clause: about 3 us.
+def _key(clauses: Sequence[Sequence[int]]) -> _Key:
     return tuple(map(tuple, clauses))
 
 
-def _remember(key: tuple[tuple[int, ...], ...], verdict: bool) -> None:
-    with _verdicts_lock:
-        _verdicts[key] = verdict
-        if len(_verdicts) > VERDICTS_KEPT:
-            # Oldest first: a key decided again keeps its first place (one hash per call).
-            del _verdicts[next(iter(_verdicts))]
+def _remember_unsatisfiable(clauses: Sequence[Sequence[int]]) -> None:
+    key = _key(clauses)
+    with _unsatisfiable_lock:
+        if len(_unsatisfiable) >= UNSATISFIABLE_KEPT:
+            # Forget all at once: evicting the oldest would hash its key again (~3 us).
+            _unsatisfiable.clear()
+        _unsatisfiable.add(key)
 
 
 def _in_main_thread() -> int:
@@ -81,8 +83,8 @@ def minisat(clauses: Clauses, conflicts: int | None = None) -> tuple[bool | None
         model: list[int] = (pysolvers.minisat22_model(handle) or []) if found else []
     finally:
         pysolvers.minisat22_del(handle)
-    if found is not None:
-        _remember(_verdict_key(clauses), bool(found))
+    if found is False:
+        _remember_unsatisfiable(clauses)
     return found, model
 
 
@@ -105,12 +107,12 @@ def minicard(
 
 
 def satisfiable(clauses: Clauses) -> bool:
-    """Whether some assignment satisfies every clause: a verdict :func:`minisat` reached on
-    these very clauses lately, or one MiniSat 2.2 call with no budget."""
+    """Whether some assignment satisfies every clause: False when :func:`minisat` proved these
+    very clauses unsatisfiable lately, else one MiniSat 2.2 call with no budget."""
     clauses = _clause_sequence(clauses)
-    with _verdicts_lock:
-        verdict = _verdicts.get(_verdict_key(clauses))
-    if verdict is not None:
-        return verdict
+    key = _key(clauses)
+    with _unsatisfiable_lock:
+        if key in _unsatisfiable:
+            return False
     found, _ = minisat(clauses)
     return bool(found)

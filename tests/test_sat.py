@@ -49,7 +49,7 @@ def public_minicard(
 
 @pytest.fixture(autouse=True)
 def no_verdicts_from_other_tests() -> None:
-    sat._verdicts.clear()
+    sat._unsatisfiable.clear()
 
 
 def count_solvers_made(monkeypatch: pytest.MonkeyPatch) -> list[None]:
@@ -99,22 +99,21 @@ def test_an_empty_problem_is_satisfiable() -> None:
     assert sat.satisfiable([])
 
 
-def test_a_problem_decided_lately_is_not_solved_again(monkeypatch: pytest.MonkeyPatch) -> None:
-    """satisfiable() answers from the verdict of a recent minisat() call on the same clauses
-    (as tuples, lists or an array), and solves a problem it has not seen."""
+def test_a_problem_proved_unsatisfiable_lately_is_not_solved_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """satisfiable() answers False at once for clauses a recent minisat() call proved
+    unsatisfiable (given as tuples, lists or an array), and solves any other problem."""
     decided = problems(3, 10)
-    fresh = problems(4, 1)[0]
-    expected = [public_minisat(clauses, None)[0] for clauses in [*decided, fresh]]
-    assert set(expected[:-1]) == {True, False}
+    verdicts = [public_minisat(clauses, None)[0] for clauses in decided]
+    assert set(verdicts) == {True, False}
     for clauses in decided:
         sat.minisat(tuple(map(tuple, clauses)), 20_000)
     solved = count_solvers_made(monkeypatch)
-    for clauses, verdict in zip(decided, expected, strict=False):
+    for clauses, verdict in zip(decided, verdicts, strict=True):
         assert sat.satisfiable(clauses) is verdict
         assert is_satisfiable(np.array(clauses), SWITCHES) is verdict
-    assert solved == []
-    assert sat.satisfiable(fresh) is expected[-1]
-    assert len(solved) == 1
+    assert len(solved) == 2 * verdicts.count(True)
 
 
 def test_an_undecided_call_leaves_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -128,7 +127,7 @@ def test_an_undecided_call_leaves_no_verdict(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_only_the_latest_verdicts_are_kept() -> None:
-    """The memo holds at most VERDICTS_KEPT problems: a long run does not grow it."""
-    for clauses in problems(6, sat.VERDICTS_KEPT + 10):
+    """The memo holds at most UNSATISFIABLE_KEPT problems: a long run does not grow it."""
+    for clauses in problems(6, 10 * sat.UNSATISFIABLE_KEPT):
         sat.minisat(clauses)
-    assert len(sat._verdicts) == sat.VERDICTS_KEPT
+    assert len(sat._unsatisfiable) <= sat.UNSATISFIABLE_KEPT
