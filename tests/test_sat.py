@@ -1,5 +1,7 @@
 """dungeon.sat: pysat's solvers fed straight through its C extension, and recent verdicts.
 
+MaxSAT goes through pysat's public RC2; only its results are remembered here.
+
 The fast path leans on pysat's internal ``pysolvers`` module; these tests pin that it finds
 exactly the models of pysat's public API, so a python-sat upgrade that changes the internals
 fails here instead of silently changing the assignments the strategies submit.
@@ -10,10 +12,12 @@ from __future__ import annotations
 import numpy as np
 import pysolvers
 import pytest
+from pysat.examples.rc2 import RC2
+from pysat.formula import WCNF
 from pysat.solvers import Minicard, Minisat22
 
 from dungeon import sat
-from dungeon.traps import draw_problem, is_satisfiable
+from dungeon.traps import draw_problem, is_satisfiable, optimum
 
 SWITCHES, TRAPS = 20, 85
 
@@ -48,8 +52,9 @@ def public_minicard(
 
 
 @pytest.fixture(autouse=True)
-def no_verdicts_from_other_tests() -> None:
+def no_facts_from_other_tests() -> None:
     sat._unsatisfiable.clear()
+    sat._optima.clear()
 
 
 def count_solvers_made(monkeypatch: pytest.MonkeyPatch) -> list[None]:
@@ -127,7 +132,53 @@ def test_an_undecided_call_leaves_no_verdict(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_only_the_latest_verdicts_are_kept() -> None:
-    """The memo holds at most UNSATISFIABLE_KEPT problems: a long run does not grow it."""
-    for clauses in problems(6, 10 * sat.UNSATISFIABLE_KEPT):
+    """The memo holds at most FACTS_KEPT problems: a long run does not grow it."""
+    for clauses in problems(6, 10 * sat.FACTS_KEPT):
         sat.minisat(clauses)
-    assert len(sat._unsatisfiable) <= sat.UNSATISFIABLE_KEPT
+    assert len(sat._unsatisfiable._entries) == sat.FACTS_KEPT
+
+
+def unsatisfiable_problems(seed: int, count: int) -> list[list[list[int]]]:
+    return [c for c in problems(seed, 8 * count) if not public_minisat(c, None)[0]][:count]
+
+
+def false_count(clauses: list[list[int]], model: list[int]) -> int:
+    true = set(model)
+    return sum(not any(literal in true for literal in clause) for clause in clauses)
+
+
+def test_maxsat_gives_the_public_rc2s_optimum_and_model() -> None:
+    """maxsat() is RC2 over MiniSat 2.2 with every clause soft: its cost, and a model leaving
+    exactly that many clauses false, as pysat's RC2 finds them."""
+    for clauses in unsatisfiable_problems(7, 6):
+        formula = WCNF()
+        for clause in clauses:
+            formula.append(clause, weight=1)
+        with RC2(formula, solver="m22") as rc2:
+            model = rc2.compute()
+            expected = (rc2.cost, model)
+        assert sat.maxsat(clauses) == expected
+        assert sat.maxsat(clauses, 50_000) == expected
+        assert false_count(clauses, expected[1]) == expected[0] >= 1
+
+
+def test_an_optimum_proved_lately_is_not_solved_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """least_false() (so optimum()) reuses the cost a recent maxsat() call proved."""
+    clauses = unsatisfiable_problems(8, 1)[0]
+    cost, _ = sat.maxsat(tuple(map(tuple, clauses)), 50_000)
+    solved = count_solvers_made(monkeypatch)
+    assert sat.least_false(clauses) == cost
+    assert optimum(np.array(clauses), SWITCHES) == cost
+    assert solved == []
+
+
+def test_an_exhausted_maxsat_budget_raises_and_proves_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No conflicts to spend: BudgetExhausted, and the next question solves from scratch."""
+    clauses = unsatisfiable_problems(9, 1)[0]
+    with pytest.raises(sat.BudgetExhausted):
+        sat.maxsat(clauses, 0)
+    solved = count_solvers_made(monkeypatch)
+    assert sat.least_false(clauses) >= 1
+    assert solved != []

@@ -23,12 +23,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from pysat.examples.rc2 import RC2
-from pysat.formula import WCNF
-
-from dungeon.sat import minicard, minisat
+from dungeon.sat import BudgetExhausted, maxsat, minicard, minisat
 
 __all__ = ["SolverBudget", "TrapSolver", "active_count", "walksat"]
 
@@ -42,30 +38,6 @@ class SolverBudget:
     sat_conflicts: int = 20_000
     maxsat_conflicts: int = 50_000
     walksat_flips: int = 20_000
-
-
-class BudgetExhausted(Exception):
-    """The MaxSAT search used up its conflict budget before proving an optimum."""
-
-
-class _BudgetedRC2(RC2):  # type: ignore[misc]
-    """RC2 whose SAT calls share one conflict budget (deterministic, unlike a time limit)."""
-
-    def __init__(self, formula: WCNF, conflicts: int) -> None:
-        # MiniSat 2.2 as the oracle: measured faster than Glucose 3 on 20/85 cores.
-        super().__init__(formula, solver="m22")
-        self._remaining = conflicts
-
-    def _call_oracle(self, assumptions: Any = (), expect_interrupt: bool = False) -> Any:
-        if self._remaining <= 0:
-            raise BudgetExhausted
-        before = self.oracle.accum_stats().get("conflicts", 0)
-        self.oracle.conf_budget(self._remaining)
-        result = self.oracle.solve_limited(assumptions=list(assumptions))
-        self._remaining -= self.oracle.accum_stats().get("conflicts", 0) - before
-        if result is None:
-            raise BudgetExhausted
-        return result
 
 
 def active_count(traps: Traps, assignment: Sequence[bool]) -> int:
@@ -137,15 +109,8 @@ class TrapSolver:
         return walksat(traps, switches, self._rng, flips=self._budget.walksat_flips)
 
     def _maxsat(self, traps: Traps, switches: int) -> list[bool]:
-        formula = WCNF()
-        for trap in traps:
-            formula.append(list(trap), weight=1)
-        rc2 = _BudgetedRC2(formula, self._budget.maxsat_conflicts)
-        try:
-            model = rc2.compute()
-        finally:
-            rc2.delete()
-        return _model_to_assignment(model or [], switches)
+        _, model = maxsat(traps, self._budget.maxsat_conflicts)
+        return _model_to_assignment(model, switches)
 
 
 def _one_active(traps: Traps, switches: int, conflicts: int) -> tuple[bool | None, list[int]]:

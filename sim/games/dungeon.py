@@ -173,10 +173,10 @@ class TeamFigures:
         to compute at k = 0, one SAT call at k = 1 (none when the strategy's own SAT call in
         this process just decided it: ``dungeon.sat`` keeps the verdict); only k >= 2 may need
         RC2 MaxSAT."""
+        if active == 0:
+            return 0  # before the import: an import statement costs ~1 us on every crossing
         from dungeon.traps import is_satisfiable, optimum
 
-        if active == 0:
-            return 0
         if active == 1:
             return 0 if is_satisfiable(problem, self.switches) else 1
         return optimum(problem, self.switches)
