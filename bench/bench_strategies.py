@@ -51,12 +51,14 @@ def solving_rows() -> list[tuple[object, ...]]:
     exact: dict[str, list[float]] = defaultdict(list)
     for problem, best in zip(problems, optima, strict=True):
         kind = str(best) if best < 2 else ">= 2"
-        started = clock()
-        solver.solve(problem, config.switches)
-        ours[kind].append(clock() - started)
+        # optimum() first: after solver.solve it would reuse the verdict the solver just
+        # reached (dungeon.sat), and this column is the cost of solving from scratch.
         started = clock()
         optimum(problem, config.switches)
         exact[kind].append(clock() - started)
+        started = clock()
+        solver.solve(problem, config.switches)
+        ours[kind].append(clock() - started)
     rows: list[tuple[object, ...]] = []
     for kind in ("0", "1", ">= 2", "all"):
         mine = list(chain(*ours.values())) if kind == "all" else ours[kind]

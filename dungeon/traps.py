@@ -264,15 +264,15 @@ def _clause_lists(problem: Clauses) -> list[list[int]]:
 
 
 def is_satisfiable(problem: Clauses, switches: int) -> bool:
-    """Whether some assignment disarms every trap (one SAT call).
+    """Whether some assignment disarms every trap (one SAT call, or the verdict of one made on
+    this very problem lately: see :mod:`dungeon.sat`).
 
     ``switches`` (here and in :func:`optimum`) states the problem's size for the caller's sake;
     a switch no trap names can take either value, so the solver needs the traps alone.
     """
-    from pysat.solvers import Solver
+    from dungeon.sat import satisfiable
 
-    with Solver(name="minisat22", bootstrap_with=_clause_lists(problem)) as solver:
-        return bool(solver.solve())
+    return satisfiable(problem)
 
 
 def optimum(problem: Clauses, switches: int) -> int:
@@ -284,17 +284,9 @@ def optimum(problem: Clauses, switches: int) -> int:
     clauses = _clause_lists(problem)
     if not clauses or is_satisfiable(clauses, switches):
         return 0
-    from pysat.examples.rc2 import RC2
-    from pysat.formula import WCNF
+    from dungeon.sat import least_false
 
-    formula = WCNF()
-    for clause in clauses:
-        formula.append(clause, weight=1)
-    # MiniSat 2.2 as RC2's oracle: measured faster than its default Glucose 3 on 20/85 cores.
-    with RC2(formula, solver="m22") as maxsat:
-        if maxsat.compute() is None:  # only hard clauses can make it infeasible; we have none
-            raise AssertionError("RC2 found no assignment for a formula of soft clauses only")
-        return int(maxsat.cost)
+    return least_false(clauses)
 
 
 def draw_for_policy(rng: np.random.Generator, config: RulesConfig) -> tuple[DrawnProblem, int]:

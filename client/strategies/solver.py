@@ -4,7 +4,7 @@ A trap problem is a 3-SAT formula (traps = clauses, switches = variables, DIMACS
 solver tries, in order, each step exact and each cheaper than the next:
 
 1. one MiniSat 2.2 call on the traps as they are (about 70% of the 20/85 problems are
-   satisfiable: done in ~50 us, most of it adding the 85 clauses);
+   satisfiable: done in ~50 us, most of it MiniSat taking in the 85 clauses);
 2. when that is unsatisfiable, one MiniCard call on the traps, each with its own relaxation
    switch, and "at most one relaxation true" as a native cardinality constraint: satisfiable
    means one active trap is the optimum (about 98% of the unsatisfiable problems at 20/85);
@@ -14,6 +14,8 @@ solver tries, in order, each step exact and each cheaper than the next:
 Every budget is counted in solver conflicts or flips, never in seconds, so a headless match
 replays the same way on any machine. Measured (``python -m bench strategies``): about 4x cheaper
 per problem than going from SAT straight to RC2, whose set-up alone costs more than steps 1-2.
+Steps 1 and 2 go through :mod:`dungeon.sat` (the clauses straight to pysat's C solvers, the same
+models as its public classes), which also keeps step 1's verdict for the optimum figure.
 """
 
 from __future__ import annotations
@@ -21,11 +23,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from pysat.examples.rc2 import RC2
-from pysat.formula import WCNF
-from pysat.solvers import Minicard, Minisat22
+from dungeon.sat import BudgetExhausted, maxsat, minicard, minisat
 
 __all__ = ["SolverBudget", "TrapSolver", "active_count", "walksat"]
 
@@ -39,30 +38,6 @@ class SolverBudget:
     sat_conflicts: int = 20_000
     maxsat_conflicts: int = 50_000
     walksat_flips: int = 20_000
-
-
-class BudgetExhausted(Exception):
-    """The MaxSAT search used up its conflict budget before proving an optimum."""
-
-
-class _BudgetedRC2(RC2):  # type: ignore[misc]
-    """RC2 whose SAT calls share one conflict budget (deterministic, unlike a time limit)."""
-
-    def __init__(self, formula: WCNF, conflicts: int) -> None:
-        # MiniSat 2.2 as the oracle: measured faster than Glucose 3 on 20/85 cores.
-        super().__init__(formula, solver="m22")
-        self._remaining = conflicts
-
-    def _call_oracle(self, assumptions: Any = (), expect_interrupt: bool = False) -> Any:
-        if self._remaining <= 0:
-            raise BudgetExhausted
-        before = self.oracle.accum_stats().get("conflicts", 0)
-        self.oracle.conf_budget(self._remaining)
-        result = self.oracle.solve_limited(assumptions=list(assumptions))
-        self._remaining -= self.oracle.accum_stats().get("conflicts", 0) - before
-        if result is None:
-            raise BudgetExhausted
-        return result
 
 
 def active_count(traps: Traps, assignment: Sequence[bool]) -> int:
@@ -119,14 +94,9 @@ class TrapSolver:
     def solve(self, traps: Traps, switches: int) -> list[bool]:
         """An assignment (one bool per switch) leaving the fewest active traps found."""
         conflicts = self._budget.sat_conflicts
-        with Minisat22() as sat:
-            add = sat.add_clause
-            for trap in traps:
-                add(trap)
-            sat.conf_budget(conflicts)
-            found = sat.solve_limited()
-            if found:
-                return _model_to_assignment(sat.get_model() or [], switches)
+        found, model = minisat(traps, conflicts)
+        if found:
+            return _model_to_assignment(model, switches)
         if found is False:
             found, model = _one_active(traps, switches, conflicts)
             if found:
@@ -139,15 +109,8 @@ class TrapSolver:
         return walksat(traps, switches, self._rng, flips=self._budget.walksat_flips)
 
     def _maxsat(self, traps: Traps, switches: int) -> list[bool]:
-        formula = WCNF()
-        for trap in traps:
-            formula.append(list(trap), weight=1)
-        rc2 = _BudgetedRC2(formula, self._budget.maxsat_conflicts)
-        try:
-            model = rc2.compute()
-        finally:
-            rc2.delete()
-        return _model_to_assignment(model or [], switches)
+        _, model = maxsat(traps, self._budget.maxsat_conflicts)
+        return _model_to_assignment(model, switches)
 
 
 def _one_active(traps: Traps, switches: int, conflicts: int) -> tuple[bool | None, list[int]]:
@@ -157,11 +120,5 @@ def _one_active(traps: Traps, switches: int, conflicts: int) -> tuple[bool | Non
     takes "at most one relaxation true" natively, with no cardinality encoding to build.
     """
     relaxations = range(switches + 1, switches + 1 + len(traps))
-    with Minicard() as card:
-        add = card.add_clause
-        for trap, relax in zip(traps, relaxations, strict=True):
-            add([*trap, relax])
-        card.add_atmost(list(relaxations), 1)
-        card.conf_budget(conflicts)
-        found = card.solve_limited()
-        return found, (card.get_model() or []) if found else []
+    relaxed = [(*trap, relax) for trap, relax in zip(traps, relaxations, strict=True)]
+    return minicard(relaxed, list(relaxations), 1, conflicts)

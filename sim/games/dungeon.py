@@ -170,15 +170,16 @@ class TeamFigures:
 
     def _optimum(self, problem: list[list[int]], active: int) -> int:
         """The problem's optimum, knowing it never exceeds the ``active`` traps achieved: none
-        to compute at k = 0, one SAT call at k = 1; only k >= 2 may need RC2 MaxSAT."""
+        to compute at k = 0, one SAT call at k = 1 (none when the strategy's own SAT call in
+        this process just decided it: ``dungeon.sat`` keeps the verdict); only k >= 2 may need
+        RC2 MaxSAT."""
+        if active == 0:
+            return 0  # before the import: an import statement costs ~1 us on every crossing
         from dungeon.traps import is_satisfiable, optimum
 
-        if active == 0:
-            return 0
-        clauses = np.asarray(problem, dtype=np.int64)
         if active == 1:
-            return 0 if is_satisfiable(clauses, self.switches) else 1
-        return optimum(clauses, self.switches)
+            return 0 if is_satisfiable(problem, self.switches) else 1
+        return optimum(problem, self.switches)
 
     def per_team(self, steps: int, winner: int | None) -> list[dict[str, float]]:
         figures = []

@@ -1,0 +1,195 @@
+"""SAT and MaxSAT calls on trap problems: clauses fed straight to pysat's C extension, and the
+facts proved on the last few problems.
+
+pysat's public solver classes add one clause per Python call (``Minisat22.add_clause`` wraps the
+C ``pysolvers.minisat22_add_cl``) and have no bulk call. A trap problem is 85 clauses, and a
+headless match makes some 500 solver calls, so here the clauses go to the same C functions the
+classes call, in the same order, through one ``map`` (no Python frame per clause): the solver
+sees exactly what the public API would give it, so it finds the same models. Measured by
+valgrind on 20/85 problems: 262k instead of 316k instructions to load a problem.
+
+This leans on ``pysolvers``, pysat's internal extension module: pyproject.toml pins python-sat's
+version range, and ``tests/test_sat.py`` checks that these calls give the public API's models.
+MaxSAT is pysat's RC2 as it is (its clause loading is a small part of its cost).
+
+Verdicts: in a headless match the strategy that solves a problem and the optimum figure that
+checks it run in one process, so :func:`minisat` remembers the last few problems it proved
+unsatisfiable (the figure asks about a problem only when a trap stayed active) and
+:func:`satisfiable` answers those without solving them again; likewise :func:`maxsat` the
+optima it proved, for :func:`least_false`. Only this module's own solver calls fill them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Iterable, Sequence
+from itertools import repeat
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pysolvers  # pysat's C extension: the solvers behind pysat.solvers
+from pysat.examples.rc2 import RC2
+from pysat.formula import WCNF
+
+__all__ = ["BudgetExhausted", "least_false", "maxsat", "minicard", "minisat", "satisfiable"]
+
+Clauses = Sequence[Sequence[int]] | npt.NDArray[np.integer[Any]]
+
+#: How many problems' facts each memo keeps (a headless match asks right after solving).
+FACTS_KEPT = 16
+
+
+class _Recent:
+    """A number proved about each of the last FACTS_KEPT problems, found again by comparing
+    clauses: a problem comes as lists from the engine's events and as tuples from the wire,
+    and building a hashable key from lists, then hashing it, costs ~8 us where comparing
+    lists costs ~3 us."""
+
+    def __init__(self) -> None:
+        self._entries: deque[tuple[list[list[int]], int]] = deque(maxlen=FACTS_KEPT)
+        self._lock = threading.Lock()
+
+    def add(self, clauses: Sequence[Sequence[int]], value: int) -> None:
+        entry = (list(map(list, clauses)), value)  # our own copy: the caller's may change
+        with self._lock:
+            self._entries.append(entry)
+
+    def get(self, clauses: Sequence[Sequence[int]]) -> int | None:
+        if type(clauses) is not list or (clauses and type(clauses[0]) is not list):
+            clauses = list(map(list, clauses))
+        with self._lock:
+            for known, value in reversed(self._entries):
+                if known == clauses:
+                    return value
+        return None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+#: Problems minisat() (or maxsat()) proved unsatisfiable, and the optima maxsat() proved.
+_unsatisfiable = _Recent()
+_optima = _Recent()
+
+
+def _clause_sequence(clauses: Clauses) -> Sequence[Sequence[int]]:
+    if isinstance(clauses, np.ndarray):
+        as_lists: list[list[int]] = clauses.reshape(-1, 3).tolist()
+        return as_lists
+    return clauses
+
+
+def _in_main_thread() -> int:
+    # As pysat's MainThread.check(): only the main thread's calls may take over SIGINT.
+    return int(threading.current_thread() is threading.main_thread())
+
+
+def _feed(add: Any, handle: Any, clauses: Iterable[Sequence[int]]) -> None:
+    deque(map(add, repeat(handle), clauses), maxlen=0)
+
+
+def minisat(clauses: Clauses, conflicts: int | None = None) -> tuple[bool | None, list[int]]:
+    """One MiniSat 2.2 call, as ``pysat.solvers.Minisat22`` makes it: (True, model), (False,
+    []) or, when ``conflicts`` (a budget; None: no limit) runs out, (None, [])."""
+    clauses = _clause_sequence(clauses)
+    handle = pysolvers.minisat22_new()
+    try:
+        _feed(pysolvers.minisat22_add_cl, handle, clauses)
+        if conflicts is None:
+            found = pysolvers.minisat22_solve(handle, [], _in_main_thread())
+        else:
+            pysolvers.minisat22_cbudget(handle, conflicts)
+            found = pysolvers.minisat22_solve_lim(handle, [], _in_main_thread(), 0)
+        model: list[int] = (pysolvers.minisat22_model(handle) or []) if found else []
+    finally:
+        pysolvers.minisat22_del(handle)
+    if found is False:
+        _unsatisfiable.add(clauses, 1)
+    return found, model
+
+
+def minicard(
+    clauses: Sequence[Sequence[int]], at_most: Sequence[int], bound: int, conflicts: int
+) -> tuple[bool | None, list[int]]:
+    """One MiniCard call on ``clauses`` and "at most ``bound`` of ``at_most`` true", as
+    ``pysat.solvers.Minicard`` makes it: (True, model), (False, []) or (None, []) when the
+    ``conflicts`` budget runs out."""
+    handle = pysolvers.minicard_new()
+    try:
+        _feed(pysolvers.minicard_add_cl, handle, clauses)
+        pysolvers.minicard_add_am(handle, at_most, bound)
+        pysolvers.minicard_cbudget(handle, conflicts)
+        found = pysolvers.minicard_solve_lim(handle, [], _in_main_thread(), 0)
+        model: list[int] = (pysolvers.minicard_model(handle) or []) if found else []
+    finally:
+        pysolvers.minicard_del(handle)
+    return found, model
+
+
+def satisfiable(clauses: Clauses) -> bool:
+    """Whether some assignment satisfies every clause: False when :func:`minisat` proved these
+    very clauses unsatisfiable lately, else one MiniSat 2.2 call with no budget."""
+    clauses = _clause_sequence(clauses)
+    if _unsatisfiable.get(clauses) is not None:
+        return False
+    found, _ = minisat(clauses)
+    return bool(found)
+
+
+class BudgetExhausted(Exception):
+    """The MaxSAT search used up its conflict budget before proving an optimum."""
+
+
+class _BudgetedRC2(RC2):  # type: ignore[misc]
+    """RC2 whose SAT calls share one conflict budget (deterministic, unlike a time limit)."""
+
+    def __init__(self, formula: WCNF, conflicts: int) -> None:
+        super().__init__(formula, solver="m22")
+        self._remaining = conflicts
+
+    def _call_oracle(self, assumptions: Any = (), expect_interrupt: bool = False) -> Any:
+        if self._remaining <= 0:
+            raise BudgetExhausted
+        before = self.oracle.accum_stats().get("conflicts", 0)
+        self.oracle.conf_budget(self._remaining)
+        result = self.oracle.solve_limited(assumptions=list(assumptions))
+        self._remaining -= self.oracle.accum_stats().get("conflicts", 0) - before
+        if result is None:
+            raise BudgetExhausted
+        return result
+
+
+def maxsat(clauses: Clauses, conflicts: int | None = None) -> tuple[int, list[int]]:
+    """RC2 MaxSAT with every clause soft (weight 1): the fewest clauses an assignment can leave
+    false, and a model leaving that many. MiniSat 2.2 is RC2's oracle: measured faster than its
+    default Glucose 3 on 20/85 cores. Raises BudgetExhausted when ``conflicts`` (a budget over
+    all its SAT calls; None: no limit) runs out."""
+    clauses = _clause_sequence(clauses)
+    formula = WCNF()
+    for clause in clauses:
+        formula.append(list(clause), weight=1)
+    rc2 = RC2(formula, solver="m22") if conflicts is None else _BudgetedRC2(formula, conflicts)
+    try:
+        model = rc2.compute()
+    finally:
+        rc2.delete()
+    if model is None:  # only hard clauses can make it infeasible; we have none
+        raise AssertionError("RC2 found no assignment for a formula of soft clauses only")
+    cost = int(rc2.cost)
+    _optima.add(clauses, cost)
+    if cost > 0:
+        _unsatisfiable.add(clauses, 1)
+    return cost, model
+
+
+def least_false(clauses: Clauses) -> int:
+    """The fewest clauses an assignment can leave false: what :func:`maxsat` proved on these
+    very clauses lately, else one :func:`maxsat` call with no budget."""
+    clauses = _clause_sequence(clauses)
+    cost = _optima.get(clauses)
+    if cost is not None:
+        return cost
+    return maxsat(clauses)[0]
