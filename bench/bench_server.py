@@ -395,9 +395,10 @@ def summary(levels: list[Level]) -> list[str]:
     return lines
 
 
-def start_server(log_dir: str) -> tuple[subprocess.Popen[str], int]:
+def start_server(log_dir: str, cpu: int) -> tuple[subprocess.Popen[str], int]:
+    """The server process, pinned to ``cpu``, and its port."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "bench.bench_server", "serve", log_dir],
+        [sys.executable, "-m", "bench.bench_server", "serve", log_dir, str(cpu)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -407,11 +408,11 @@ def start_server(log_dir: str) -> tuple[subprocess.Popen[str], int]:
     return process, port
 
 
-def run_level(matches: int, think_ms: float) -> Level:
+def run_level(matches: int, think_ms: float, server_cpu: int) -> Level:
     """One level against a fresh server process, so that its memory at rest is the baseline
     (a server that has held more matches keeps their heap) and no level inherits another's."""
     with tempfile.TemporaryDirectory() as log_dir:
-        process, port = start_server(log_dir)  # it pins itself to the first CPU
+        process, port = start_server(log_dir, server_cpu)
         try:
             return trio.run(measure_level, process, port, matches, think_ms)
         finally:
@@ -426,9 +427,14 @@ def main() -> None:
     cpus = sorted(os.sched_getaffinity(0))
     with open("/proc/loadavg", encoding="ascii") as loadavg:
         load = loadavg.read().split()[0]
+    # The server gets the first CPU to itself and the load the others. The CPU is passed to the
+    # server process: it inherits the load's affinity, so "its first CPU" would be the load's.
+    server_cpu = cpus[0]
     if len(cpus) > 1:
         os.sched_setaffinity(0, set(cpus[1:]))
-    levels = [run_level(matches, think_ms) for think_ms in THINK_MS for matches in LEVELS]
+    levels = [
+        run_level(matches, think_ms, server_cpu) for think_ms in THINK_MS for matches in LEVELS
+    ]
     print_table(
         f"server: concurrent rusher matches on one server core, {WINDOW:g} s windows "
         f"(goal: p99 <= {TARGET_P99_MS:g} ms at >= {GOAL_MATCHES} matches); "
@@ -453,15 +459,14 @@ def main() -> None:
         print(line)
 
 
-def _serve(log_dir: str) -> None:
-    """The server process: one core, default rules, no optimum checks; prints its port, then
-    answers ``reset`` / ``report`` lines on stdin about its request-to-answer latencies."""
+def _serve(log_dir: str, cpu: int) -> None:
+    """The server process: pinned to ``cpu``, default rules, no optimum checks; prints its port,
+    then answers ``reset`` / ``report`` lines on stdin about its request-to-answer latencies."""
     from protocol.logs import configure_logging
     from server.app import Server, serve
     from server.collector import Collector
 
-    cpus = sorted(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpus[0]})
+    os.sched_setaffinity(0, {cpu})
     configure_logging(level="warning")
     latencies: list[float] = []
     server = Server(log_dir=log_dir, latency=latencies.append, collector=Collector())
@@ -488,6 +493,6 @@ def _serve(log_dir: str) -> None:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["serve"]:
-        _serve(sys.argv[2])
+        _serve(sys.argv[2], int(sys.argv[3]))
     else:
         main()
