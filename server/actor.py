@@ -106,6 +106,7 @@ class MatchActor:
         log_dir: Path | None,
         checker: Checker | None,
         check_limiter: trio.CapacityLimiter | None,
+        prepare_limiter: trio.CapacityLimiter | None = None,
         check_grace: float = CHECK_GRACE,
         on_over: Callable[[MatchActor], None],  # the match is over (its name is free)
         on_prepared: Callable[[], None] | None = None,  # the engine exists (Collector)
@@ -121,6 +122,7 @@ class MatchActor:
         self.winner: int | None = None
         self._checker = checker
         self._limiter = check_limiter
+        self._prepare_limiter = prepare_limiter
         self._check_grace = check_grace
         self._on_over = on_over
         self._on_prepared = on_prepared
@@ -183,7 +185,12 @@ class MatchActor:
             # socket (see _apply), not once per line: one write instead of about five per request.
             writer = MatchLogWriter(stream, flush_each_line=False) if stream is not None else None
             self._writer = writer
-            engine, begin, lines = await self._prepare()
+            # One match prepares at a time: its steps run between the checkpoints of _prepare,
+            # and a crowd of matches starting at once (a tournament round, a wave of finished
+            # matches replaced) would otherwise put one multi-millisecond step of each into the
+            # same scheduling batch and hold every running match's answers up for all of them.
+            async with self._prepare_limiter or contextlib.nullcontext():
+                engine, begin, lines = await self._prepare()
             self._engine = engine
             if self._on_prepared is not None:
                 self._on_prepared()

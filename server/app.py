@@ -61,6 +61,7 @@ class Server:
         self._seeds = itertools.count(seed) if seed is not None else None
         self._checker = checker
         self._limiter = trio.CapacityLimiter(check_workers)
+        self._prepare_limiter = trio.CapacityLimiter(1)
         self._outbox_size = outbox_size
         self._linger = linger
         self._latency = latency
@@ -151,6 +152,7 @@ class Server:
             log_dir=self.log_dir,
             checker=self._checker,
             check_limiter=self._limiter,
+            prepare_limiter=self._prepare_limiter,
             check_grace=self._check_grace,
             on_over=self._match_over,
             on_prepared=None if self.collector is None else self.collector.match_prepared,
