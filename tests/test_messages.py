@@ -109,3 +109,18 @@ def test_tuples_and_lists_build_the_same_message():
     """Passing tuples instead of lists gives an equal message."""
     assert Sat(1, 3, ((1, 2, 3),)) == Sat(1, 3, [[1, 2, 3]])
     assert Solution((True,)) == Solution([True])
+
+
+def test_pairs_already_frozen_are_shared_not_copied():
+    """Tuples of tuples are kept as they are (the engine gives all twelve `dungeon` messages the
+    same nodes and edges); a tuple holding a list is still frozen into tuples."""
+    nodes = ((0.1, 0.2), (0.3, 0.4))
+    edges = ((0, 1),)
+    first = Dungeon(0, 0, nodes, edges, (0, 1), (1, 0))
+    second = Dungeon(1, 0, nodes, edges, (0, 1), (1, 0))
+    assert first.nodes is nodes
+    assert second.nodes is nodes
+    assert second.edges is edges
+    mixed = Sat(1, 3, ((1, 2, 3), [1, -2, 3]))
+    assert mixed.traps == ((1, 2, 3), (1, -2, 3))
+    assert all(type(trap) is tuple for trap in mixed.traps)
