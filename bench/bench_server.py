@@ -261,6 +261,8 @@ class StallProbe(trio.abc.Instrument):
         self.steps_over_5ms = 0
         self.longest_collection = (0.0, -1)
         self.collections_over_5ms = 0
+        self.collections = 0
+        self.collected_objects = 0  # what the collections freed: 0 means they found no cycles
 
     def before_task_step(self, task: trio.lowlevel.Task) -> None:
         self._step_started = time.thread_time()
@@ -277,6 +279,8 @@ class StallProbe(trio.abc.Instrument):
             self._gc_started = time.thread_time()
             return
         cpu = time.thread_time() - self._gc_started
+        self.collections += 1
+        self.collected_objects += info["collected"]
         if cpu > 0.005:
             self.collections_over_5ms += 1
         if cpu > self.longest_collection[0]:
@@ -288,7 +292,8 @@ class StallProbe(trio.abc.Instrument):
         return (
             f"longest task step {1e3 * step:.1f} ms CPU ({task.rsplit('.', 1)[-1]}), "
             f"{self.steps_over_5ms} steps over 5 ms; longest collection {1e3 * collection:.1f} "
-            f"ms CPU (generation {generation}), {self.collections_over_5ms} over 5 ms"
+            f"ms CPU (generation {generation}), {self.collections_over_5ms} over 5 ms, "
+            f"{self.collections} in all, which freed {self.collected_objects} objects"
         )
 
 
