@@ -277,7 +277,7 @@ class Codec:
             if isinstance(lines[0], RemoteProtocolError):
                 # Raised straight from the queue: held in a local of this frame, which its
                 # traceback holds, the error would be a reference cycle (see below).
-                raise lines.popleft()
+                raise typing.cast(RemoteProtocolError, lines.popleft())
             line = typing.cast(bytes, lines.popleft())
             if not (line.isascii() or _is_utf8(line)):
                 raise diagnose(line, self._accepted, UnicodeError("not UTF-8"), RemoteProtocolError)
