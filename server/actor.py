@@ -232,8 +232,8 @@ class MatchActor:
     async def _prepare(self) -> tuple[Match, Output, dict[AgentId, bytes]]:
         """The engine, its begin output (logged, flushed) and the twelve encoded maps.
 
-        Done in the event loop, in steps of at most a few milliseconds (generate, begin, encode
-        and log) with a checkpoint after each, so other matches are served in between. A worker
+        Done in the event loop, in steps of at most a few milliseconds (generate, begin, encode,
+        log) with a checkpoint after each, so other matches are served in between. A worker
         thread took as much CPU and, fighting the loop for the GIL, held every socket call of
         the loop up for up to 5 ms (the switch interval) while it ran: the server's p99 at 50
         matches was 160 ms at a load it could carry.
@@ -253,6 +253,8 @@ class MatchActor:
         await trio.lowlevel.checkpoint()
         lines = encode_dungeons(output)
         if writer is not None:
+            # Encoding the maps and logging them (hashing 1.1 MB) were one step of 4-5 ms CPU.
+            await trio.lowlevel.checkpoint()
             # The log's `send` lines embed the very bytes sent: each map is encoded once.
             encoded = {
                 index: lines[outbound.to]
