@@ -259,6 +259,7 @@ class StallProbe(trio.abc.Instrument):
     def reset(self) -> None:
         self.longest_step = (0.0, "")
         self.steps_over_5ms = 0
+        self.steps = 0
         self.longest_collection = (0.0, -1)
         self.collections_over_5ms = 0
         self.collections = 0
@@ -269,6 +270,7 @@ class StallProbe(trio.abc.Instrument):
 
     def after_task_step(self, task: trio.lowlevel.Task) -> None:
         cpu = time.thread_time() - self._step_started
+        self.steps += 1
         if cpu > 0.005:
             self.steps_over_5ms += 1
         if cpu > self.longest_step[0]:
@@ -286,14 +288,15 @@ class StallProbe(trio.abc.Instrument):
         if cpu > self.longest_collection[0]:
             self.longest_collection = (cpu, info["generation"])
 
-    def summary(self) -> str:
+    def summary(self, requests: int) -> str:
         step, task = self.longest_step
         collection, generation = self.longest_collection
         return (
             f"longest task step {1e3 * step:.1f} ms CPU ({task.rsplit('.', 1)[-1]}), "
             f"{self.steps_over_5ms} steps over 5 ms; longest collection {1e3 * collection:.1f} "
             f"ms CPU (generation {generation}), {self.collections_over_5ms} over 5 ms, "
-            f"{self.collections} in all, which freed {self.collected_objects} objects"
+            f"{self.collections} in all, which freed {self.collected_objects} objects; "
+            f"{self.steps / max(1, requests):.2f} task steps a request"
         )
 
 
@@ -489,7 +492,7 @@ def _serve(log_dir: str, cpu: int) -> None:
                     if probe is not None:
                         probe.reset()
                 elif line.strip() == "report":
-                    stalls = "" if probe is None else probe.summary()
+                    stalls = "" if probe is None else probe.summary(len(latencies))
                     print(json.dumps({"latencies": latencies, "stalls": stalls}), flush=True)
             nursery.cancel_scope.cancel()
 
