@@ -259,14 +259,18 @@ class StallProbe(trio.abc.Instrument):
     def reset(self) -> None:
         self.longest_step = (0.0, "")
         self.steps_over_5ms = 0
+        self.steps = 0
         self.longest_collection = (0.0, -1)
         self.collections_over_5ms = 0
+        self.collections = 0
+        self.collected_objects = 0  # what the collections freed: 0 means they found no cycles
 
     def before_task_step(self, task: trio.lowlevel.Task) -> None:
         self._step_started = time.thread_time()
 
     def after_task_step(self, task: trio.lowlevel.Task) -> None:
         cpu = time.thread_time() - self._step_started
+        self.steps += 1
         if cpu > 0.005:
             self.steps_over_5ms += 1
         if cpu > self.longest_step[0]:
@@ -277,18 +281,22 @@ class StallProbe(trio.abc.Instrument):
             self._gc_started = time.thread_time()
             return
         cpu = time.thread_time() - self._gc_started
+        self.collections += 1
+        self.collected_objects += info["collected"]
         if cpu > 0.005:
             self.collections_over_5ms += 1
         if cpu > self.longest_collection[0]:
             self.longest_collection = (cpu, info["generation"])
 
-    def summary(self) -> str:
+    def summary(self, requests: int) -> str:
         step, task = self.longest_step
         collection, generation = self.longest_collection
         return (
             f"longest task step {1e3 * step:.1f} ms CPU ({task.rsplit('.', 1)[-1]}), "
             f"{self.steps_over_5ms} steps over 5 ms; longest collection {1e3 * collection:.1f} "
-            f"ms CPU (generation {generation}), {self.collections_over_5ms} over 5 ms"
+            f"ms CPU (generation {generation}), {self.collections_over_5ms} over 5 ms, "
+            f"{self.collections} in all, which freed {self.collected_objects} objects; "
+            f"{self.steps / max(1, requests):.2f} task steps a request"
         )
 
 
@@ -484,7 +492,7 @@ def _serve(log_dir: str, cpu: int) -> None:
                     if probe is not None:
                         probe.reset()
                 elif line.strip() == "report":
-                    stalls = "" if probe is None else probe.summary()
+                    stalls = "" if probe is None else probe.summary(len(latencies))
                     print(json.dumps({"latencies": latencies, "stalls": stalls}), flush=True)
             nursery.cancel_scope.cancel()
 

@@ -274,15 +274,20 @@ class Codec:
         """The next message the peer sent, or ``NEED_DATA``; raises only RemoteProtocolError."""
         lines = self._lines
         while lines:
-            line = lines.popleft()
-            if isinstance(line, RemoteProtocolError):
-                raise line
+            if isinstance(lines[0], RemoteProtocolError):
+                # Raised straight from the queue: held in a local of this frame, which its
+                # traceback holds, the error would be a reference cycle (see below).
+                raise typing.cast(RemoteProtocolError, lines.popleft())
+            line = typing.cast(bytes, lines.popleft())
             if not (line.isascii() or _is_utf8(line)):
                 raise diagnose(line, self._accepted, UnicodeError("not UTF-8"), RemoteProtocolError)
             try:
                 message: Message = self._decoder.decode(line)
             except (msgspec.DecodeError, RecursionError) as exc:
-                error: Exception = exc
+                # Without its traceback: kept in a local of this frame, which the traceback
+                # holds, it would be a reference cycle per bad line, and the server runs with
+                # no automatic cycle collection (server/collector.py).
+                error: Exception = exc.with_traceback(None)
             else:
                 return message
             if not line.strip():
@@ -291,7 +296,7 @@ class Codec:
                 try:
                     message = self._decoder.decode(repaired)
                 except (msgspec.DecodeError, RecursionError) as exc:
-                    line, error = repaired, exc
+                    line, error = repaired, exc.with_traceback(None)
                 else:
                     return message
             raise diagnose(line, self._accepted, error, RemoteProtocolError)

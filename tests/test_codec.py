@@ -9,6 +9,7 @@ comes out of next_message.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 from collections.abc import Iterable
@@ -631,3 +632,40 @@ def test_any_json_object_is_a_message_or_a_non_fatal_error(tag, fields, accept):
     else:
         assert isinstance(result, accept.__args__)
         assert type(result).__struct_config__.tag == tag
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(b'{"type":"move","to":"a"}\n', id="bad-field"),
+        pytest.param(b"not json\n", id="not-json"),
+        pytest.param(b"\xff\xfe\n", id="not-utf8"),
+        pytest.param(b'{"type":"nope"}\n', id="unknown-type"),
+        pytest.param(b'{"type":"move","to":"\\ud800"}\n', id="lone-surrogate"),
+        pytest.param(b"x" * (SMALL + 1) + b"\n", id="too-long"),
+        pytest.param(b"x", id="incomplete"),
+    ],
+)
+def test_a_refused_line_leaves_no_reference_cycle(data: bytes):
+    """The errors a peer's garbage raises are freed by reference counting alone: the server
+    runs with no automatic cycle collection, so a cycle per bad line would pile up."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for attempt in range(21):
+            if attempt == 1:
+                gc.collect()  # what the first error sets up once (msgspec's caches) is not it
+            codec = Codec(accept=ClientMessage, max_line=SMALL)
+            codec.receive_data(data)
+            if not data.endswith(b"\n"):
+                codec.receive_data(b"")
+            refused = 0
+            try:
+                codec.next_message()
+            except RemoteProtocolError:
+                refused += 1
+            assert refused == 1
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -19,6 +19,7 @@ def collector() -> Iterator[Collector]:
         yield policy
     finally:
         policy.stopped()
+        gc.enable()
         gc.collect()
 
 
@@ -33,6 +34,15 @@ def test_start_freezes_everything_alive(collector: Collector) -> None:
     assert gc.get_freeze_count() > 0
     assert gc.get_objects(generation=2) == []
     assert collector.full_collections == 1
+
+
+def test_only_the_policy_collects_while_the_server_runs(collector: Collector) -> None:
+    """Automatic collections are off from start-up to stop (each one scanned every parked
+    socket's coroutines), and back on afterwards."""
+    collector.started()
+    assert not gc.isenabled()
+    collector.stopped()
+    assert gc.isenabled()
 
 
 def test_each_prepared_match_is_frozen_and_every_nth_runs_a_full_collection(
