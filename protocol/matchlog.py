@@ -243,16 +243,23 @@ def input_record(event: object, *, plain: bool = True) -> dict[str, Any]:
     raise LogWriteError(f"not an engine input: {event!r}")
 
 
-def output_records(output: _OutputLike, *, plain: bool = True) -> list[dict[str, Any]]:
+def output_records(
+    output: _OutputLike, *, plain: bool = True, encoded: Mapping[int, bytes] | None = None
+) -> list[dict[str, Any]]:
     """The lines (``event`` and fields) that an engine ``Output`` is logged as: its engine
     events, then one ``send`` per message. ``replay verify`` compares these; ``plain`` as in
-    :func:`input_record`."""
+    :func:`input_record`. ``encoded`` (the writer's, with ``plain`` false) maps positions in
+    ``output.messages`` to the JSON already encoded for that message, embedded as it is."""
     records = [_event_record(fact, plain) for fact in output.events]
-    for outbound in output.messages:
+    for index, outbound in enumerate(output.messages):
         sent: _OutboundLike = outbound
-        to = [sent.to.team, sent.to.agent]
-        message = _message_data(sent.message, plain)
-        records.append({"event": SEND, "to": to, "message": message})
+        line = None if encoded is None else encoded.get(index)
+        message: Any = (
+            _message_data(sent.message, plain)
+            if line is None
+            else msgspec.Raw(line[:-1] if line.endswith(b"\n") else line)
+        )
+        records.append({"event": SEND, "to": [sent.to.team, sent.to.agent], "message": message})
     return records
 
 
@@ -335,16 +342,8 @@ class MatchLogWriter:
         that message to (``protocol.codec.encode``, its newline allowed): written as is, not
         encoded again. It must be the very bytes msgspec gives for the message.
         """
-        for fact in output.events:
-            self._emit(_event_record(fact, plain=False))
-        for index, outbound in enumerate(output.messages):
-            sent: _OutboundLike = outbound
-            line = None if encoded is None else encoded.get(index)
-            if line is None:
-                message: Any = _message_data(sent.message, plain=False)
-            else:
-                message = msgspec.Raw(line[:-1] if line.endswith(b"\n") else line)
-            self._emit({"event": SEND, "to": [sent.to.team, sent.to.agent], "message": message})
+        for record in output_records(output, plain=False, encoded=encoded):
+            self._emit(record)
 
     def optimum(self, crossing: int, value: int | None) -> None:
         """The least number of active traps for ``crossing``'s problem; None when unknown."""
