@@ -157,15 +157,18 @@ def test_hash_chains_each_line_to_the_previous_one() -> None:
         previous = found
 
 
+class CountingStream(io.StringIO):
+    """A text stream that counts its flushes."""
+
+    flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        super().flush()
+
+
 def test_lines_are_flushed_as_written() -> None:
     """A reader sees each event as soon as the writer returns (the server may be killed next)."""
-
-    class CountingStream(io.StringIO):
-        flushes = 0
-
-        def flush(self) -> None:
-            self.flushes += 1
-            super().flush()
 
     stream = CountingStream()
     writer = write_sample(stream)
@@ -374,13 +377,6 @@ def test_messages_given_already_encoded_are_written_as_encoding_them_would() -> 
 def test_lines_may_be_flushed_by_the_owner_instead() -> None:
     """With ``flush_each_line=False`` lines wait in the stream's buffer until ``flush``;
     ``close`` flushes the last ones."""
-
-    class CountingStream(io.StringIO):
-        flushes = 0
-
-        def flush(self) -> None:
-            self.flushes += 1
-            super().flush()
 
     stream = CountingStream()
     writer = MatchLogWriter(stream, clock=FakeClock(), flush_each_line=False)
