@@ -19,7 +19,9 @@ from sim.games.fish.codec import state_to_json
 from sim.games.fish.game import FishGame
 
 REPO = Path(__file__).resolve().parent.parent
-FIXTURES = REPO.parent / "shared" / "fixtures" / "fish-course"
+# The course's own examples (one folder per harness), copied into the repository so that a clean
+# clone has them wherever it stands (tests/fixtures/README.md).
+FIXTURES = REPO / "tests" / "fixtures" / "fish-course"
 RUNS = 20
 
 

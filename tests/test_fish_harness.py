@@ -13,7 +13,9 @@ import pytest
 from sim.games.fish.cli import run
 
 REPO = Path(__file__).resolve().parent.parent
-FIXTURES = REPO.parent / "shared" / "fixtures" / "fish-course"
+# The course's own examples (one folder per harness), copied into the repository so that a clean
+# clone has them wherever it stands (tests/fixtures/README.md).
+FIXTURES = REPO / "tests" / "fixtures" / "fish-course"
 HARNESSES = ["xboard", "xstate", "xtree", "xstrategy", "xref"]
 
 
