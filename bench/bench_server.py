@@ -13,10 +13,14 @@ Two kinds of bots, because the answer depends on them more than on anything else
   server runs flat out and latency is simply queueing: 600 sockets / throughput. This row
   measures the saturating rate; p99 <= 20 ms at 50 matches this way would need ~30,000
   requests/s on one core, which no CPython server reaches.
-- think 250 ms: each agent waits 250 ms before each request, the pace of a bot that plays over a
-  real network (a few ms to 100 ms round trips) and solves its own trap problems (tens of ms for
-  a SAT call in Python). This is the open question: how many such matches one core serves with
-  p99 <= 20 ms.
+- think 250 ms: each agent waits about 250 ms before each request, the pace of a bot that plays
+  over a real network (a few ms to 100 ms round trips) and solves its own trap problems (tens of
+  ms for a SAT call in Python). This is the open question: how many such matches one core serves
+  with p99 <= 20 ms. Each wait is drawn uniformly between half and one and a half times the
+  think time (seeded per agent), as load testers do (Locust's ``between``, TPC-C's random think
+  times): with one fixed wait, the 600 bots that all began together keep firing in waves 250 ms
+  apart, and the server's p50 measured those waves (8.7 ms, against 2.2-3.6 ms with the spread)
+  rather than its own speed. ``BENCH_SERVER_JITTER=0`` restores the fixed wait.
 
 Columns. "server" latency: measured inside the server (a probe in each connection) from reading
 a request to its answer going out in a write; the goal is judged on it. "client" latency: from a
@@ -28,6 +32,7 @@ On a machine shared with other work the server may get less than its core (the l
 before the run is printed): then latencies are the machine's, not the server's.
 
 Environment: BENCH_SERVER_THINK_MS (default "0,250": one run of the levels per think time),
+BENCH_SERVER_JITTER (default 1: waits spread over 0.5-1.5 times the think time; 0: fixed),
 BENCH_SERVER_LEVELS (default "10,25,40,50"), BENCH_SERVER_SECONDS (window, 5),
 BENCH_SERVER_STALLS=1 (print, per level, the server's longest task step and garbage collection
 in CPU time: what the server itself holds requests up by, whatever else the machine runs). The
@@ -39,6 +44,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -55,6 +61,7 @@ from bench.common import print_table
 LEVELS = [int(n) for n in os.environ.get("BENCH_SERVER_LEVELS", "10,25,40,50").split(",")]
 WINDOW = float(os.environ.get("BENCH_SERVER_SECONDS", "5"))
 THINK_MS = [float(n) for n in os.environ.get("BENCH_SERVER_THINK_MS", "0,250").split(",")]
+JITTER = os.environ.get("BENCH_SERVER_JITTER", "1") not in ("", "0")
 STALLS = os.environ.get("BENCH_SERVER_STALLS", "") not in ("", "0")
 WARMUP = 2.0
 TARGET_P99_MS = 20.0
@@ -147,13 +154,14 @@ async def light_agent(
     )  # fmt: skip
     await stream.send_all(start)
     here, sent_at, buffer = -1, 0.0, b""
+    jitter = random.Random(f"{name}/{team.team}/{agent}")
     waiting = False  # a request is out
 
     async def request(line: bytes) -> None:
         nonlocal sent_at, waiting
         waiting = True
         if recorder.think:
-            await trio.sleep(recorder.think)
+            await trio.sleep(recorder.think * (jitter.uniform(0.5, 1.5) if JITTER else 1.0))
         sent_at = time.perf_counter()
         await stream.send_all(line)
 
