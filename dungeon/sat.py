@@ -59,11 +59,16 @@ class _Recent:
             self._entries.append(entry)
 
     def get(self, clauses: Sequence[Sequence[int]]) -> int | None:
-        clauses = _frozen(clauses)
         with self._lock:
-            for known, value in reversed(self._entries):
-                if known is clauses or known == clauses:
-                    return value
+            entries = list(self._entries)
+        # The very object first: no need to check that it is made of tuples.
+        for known, value in reversed(entries):
+            if known is clauses:
+                return value
+        clauses = _frozen(clauses)
+        for known, value in reversed(entries):
+            if known == clauses:
+                return value
         return None
 
     def clear(self) -> None:
