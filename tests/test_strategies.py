@@ -10,9 +10,10 @@ import random
 
 import numpy as np
 import pytest
+from scipy.sparse import csr_matrix
 
 from client.strategies.base import STRATEGIES, make_strategy
-from client.strategies.knowledge import Knowledge
+from client.strategies.knowledge import Knowledge, hop_table
 from client.strategies.rusher import Rusher
 from client.strategies.solver import SolverBudget, TrapSolver, active_count, walksat
 from dungeon.config import RulesConfig
@@ -161,6 +162,30 @@ def test_knowledge_tables_match_a_plain_search_on_a_generated_dungeon(seed: int)
                 n for n in known.moves_from(source) if 0 <= oracle[n] < oracle[source]
             )
             assert sorted(known.steps_toward(source, target)) == expected
+
+
+@pytest.mark.parametrize(
+    ("edges", "source", "expected"),
+    [
+        # a lone node, a node with no way out, and one nothing reaches
+        ([], 0, [0, -1, -1]),
+        ([(1, 0)], 0, [0, -1, -1]),
+        ([(0, 1), (1, 2)], 2, [-1, -1, 0]),
+        # one-way edges; levels of one, two and one nodes, the second level's children out of
+        # node order
+        ([(0, 2), (0, 1), (2, 3), (1, 4), (3, 0), (4, 3)], 0, [0, 1, 1, 2, 2]),
+        ([(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)], 0, [0, 1, 2, 3, 1]),
+    ],
+)
+def test_hop_table_counts_hops_along_one_way_edges(
+    edges: list[tuple[int, int]], source: int, expected: list[int]
+) -> None:
+    """hop_table follows edges one way only and leaves nodes it never reaches at -1."""
+    count = len(expected)
+    matrix = np.zeros((count, count))
+    for head, tail in edges:
+        matrix[head, tail] = 1.0
+    assert hop_table(csr_matrix(matrix), source) == expected
 
 
 def test_knowledge_tracks_sightings() -> None:

@@ -7,7 +7,6 @@ seen resolve (its own ``moved`` messages), which is enough to age old sightings.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -30,21 +29,22 @@ def hop_table(graph: csr_matrix, source: int) -> list[int]:
     """Hops from ``source`` to every node along the directed edges of ``graph`` (-1: never).
 
     scipy's breadth-first search runs in C (about 3x faster than the same search in Python on
-    a 1000-node dungeon); it gives the visiting order and each node's parent, and since parents
-    come in visiting order, the level boundaries follow by bisection, one step per level.
+    a 1000-node dungeon); it gives the visiting order and each node's parent. Nodes come level
+    by level, and each level's children in the order of their parents, so the children of the
+    first p + 1 nodes visited fill positions 1 to (their count): a running count of children
+    in visiting order leads from each level's last position to the next one's, one step per
+    level (measured: ~570k instructions a table, against ~680k when each parent's position was
+    looked up and each level found by bisection).
     """
+    count = graph.shape[0]
     order, parents = breadth_first_order(graph, source, directed=True, return_predecessors=True)
-    position = np.empty(graph.shape[0], dtype=np.int64)
-    position[order] = np.arange(len(order))
-    parent_position = position[parents[order[1:]]].tolist()
-    sizes = [1]
-    last = 0  # position of the last node of the deepest complete level
-    while last < len(order) - 1:
-        end = bisect_right(parent_position, last)
-        sizes.append(end - last)
-        last = end
-    hops = np.full(graph.shape[0], -1, dtype=np.int64)
-    hops[order] = np.repeat(np.arange(len(sizes)), sizes)
+    # last_child[p]: the position of the last child of the nodes at positions 0 to p.
+    last_child = np.bincount(parents.take(order[1:]), minlength=count).take(order).cumsum()
+    ends = [0]  # each level's last position
+    while ends[-1] < len(order) - 1:
+        ends.append(int(last_child[ends[-1]]))
+    hops = np.full(count, -1, dtype=np.int64)
+    hops[order] = np.repeat(np.arange(len(ends)), np.diff(ends, prepend=-1))
     table: list[int] = hops.tolist()
     return table
 
