@@ -124,18 +124,18 @@ class Reference:
         # Heap entries: (estimated total, -cost so far, node, first step): among equal
         # estimates the deepest goes first, so the search dives instead of spreading out.
         heap: list[tuple[float, float, int, int]] = []
-        # The smallest heap key pushed so far per node (node left out, it is the dict's key):
-        # an entry with a key no smaller pops after that one, which settles the node first, so
-        # it is never pushed (measured: 227 -> 115 pushes a search; same pops, same order).
-        lowest: dict[int, tuple[float, float, int]] = {}
+        # The smallest entry pushed so far per node: an entry no smaller pops after that one,
+        # which settles the node first, so it is never pushed (measured: 227 -> 115 pushes a
+        # search; same pops, same order). Two entries for one node differ only in their other
+        # fields, so comparing whole entries compares those.
+        lowest: dict[int, tuple[float, float, int, int]] = {}
         for step in moves[here]:
             if hops[step] >= 0:
                 cost = base + extra.get(step, 0.0)
-                estimate = cost + base * hops[step]
-                heap.append((estimate, -cost, step, step))
-                key = (estimate, -cost, step)
-                if step not in lowest or key < lowest[step]:
-                    lowest[step] = key
+                entry = (cost + base * hops[step], -cost, step, step)
+                heap.append(entry)
+                if step not in lowest or entry < lowest[step]:
+                    lowest[step] = entry
         heapq.heapify(heap)
         settled = {here}
         push = heapq.heappush
@@ -146,16 +146,16 @@ class Reference:
             if node in settled:
                 continue
             settled.add(node)
-            cost = -negative_cost
+            crossed = base - negative_cost  # the cost so far plus one more crossing
             for nxt in moves[node]:
                 if nxt not in settled and hops[nxt] >= 0:
-                    total = cost + base + extra.get(nxt, 0.0)
-                    key = (total + base * hops[nxt], -total, first)
+                    total = crossed + extra.get(nxt, 0.0)
+                    entry = (total + base * hops[nxt], -total, nxt, first)
                     pushed = lowest.get(nxt)
-                    if pushed is not None and pushed <= key:
+                    if pushed is not None and pushed <= entry:
                         continue
-                    lowest[nxt] = key
-                    push(heap, (key[0], key[1], nxt, first))
+                    lowest[nxt] = entry
+                    push(heap, entry)
         return None
 
     def _heir_move(self) -> int | None:
