@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 import structlog
 import trio
@@ -228,13 +228,15 @@ class MatchActor:
             if writer is not None:
                 writer.close(reason=self.end_reason or "over")
 
-    def _open_log(self) -> contextlib.AbstractContextManager[TextIO | None]:
+    def _open_log(self) -> contextlib.AbstractContextManager[BinaryIO | None]:
         if self.log_dir is None:
             return contextlib.nullcontext()
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         suffix = f"-{self.name}" if self.name else ""
         self.log_path = self.log_dir / f"{stamp}-{os.getpid()}-{self.number:05d}{suffix}.jsonl"
-        return open(self.log_path, "x", encoding="utf-8", newline="\n")
+        # Binary: the writer builds each line as bytes (a text stream would decode it only to
+        # encode it again).
+        return open(self.log_path, "xb")
 
     async def _prepare(self) -> tuple[Match, Output, dict[AgentId, bytes]]:
         """The engine, its begin output (logged, flushed) and the twelve encoded maps.
