@@ -58,8 +58,9 @@ class _Close(enum.Enum):
 
 
 CLOSE = _Close.CLOSE
-#: A message, a line already encoded (the big `dungeon` lines), or CLOSE.
-Outgoing = ServerMessage | bytes | _Close
+#: A message, a line already encoded (the big `dungeon` lines, sightings), a message with its
+#: line already encoded (the match's answers: the socket still inspects them), or CLOSE.
+Outgoing = ServerMessage | bytes | tuple[ServerMessage, bytes] | _Close
 
 
 class Connection:
@@ -196,7 +197,11 @@ class Connection:
             if isinstance(item, bytes):
                 data += item
                 continue
-            data += self.codec.send(item)
+            if isinstance(item, tuple):
+                item, line = item
+                data += line
+            else:
+                data += self.codec.send(item)
             if isinstance(item, Sat | Error) or (
                 isinstance(item, Moved) and item.reason != "attacked"
             ):
