@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, BinaryIO
 
 import structlog
 import trio
@@ -25,7 +25,7 @@ from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, T
 from protocol.codec import encode
 from protocol.matchlog import MatchLogWriter, software_version
 from protocol.messages import Dungeon, Enemy, Error, Move, Solution
-from server.connection import Connection
+from server.connection import Connection, Outgoing
 from server.lobby import Filling
 
 __all__ = ["Checker", "MatchActor"]
@@ -71,6 +71,24 @@ def encode_dungeons(output: Output) -> dict[AgentId, bytes]:
             if same
             else encode(message)
         )
+    return lines
+
+
+def _encode_messages(output: Output) -> dict[int, bytes]:
+    """Each message of ``output`` as its checked line, by position: encoded once for its socket
+    and the log alike. One input often sends the same sighting to a whole team (the enemy heir
+    moved): each distinct `enemy` line is encoded (and checked) once, not once per recipient."""
+    lines: dict[int, bytes] = {}
+    sightings: dict[Enemy, bytes] = {}  # frozen structs: hashed by value
+    for index, outbound in enumerate(output.messages):
+        message = outbound.message
+        if type(message) is Enemy:
+            line = sightings.get(message)
+            if line is None:
+                line = sightings[message] = encode(message)
+        else:
+            line = encode(message)
+        lines[index] = line
     return lines
 
 
@@ -228,13 +246,15 @@ class MatchActor:
             if writer is not None:
                 writer.close(reason=self.end_reason or "over")
 
-    def _open_log(self) -> contextlib.AbstractContextManager[TextIO | None]:
+    def _open_log(self) -> contextlib.AbstractContextManager[BinaryIO | None]:
         if self.log_dir is None:
             return contextlib.nullcontext()
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         suffix = f"-{self.name}" if self.name else ""
         self.log_path = self.log_dir / f"{stamp}-{os.getpid()}-{self.number:05d}{suffix}.jsonl"
-        return open(self.log_path, "x", encoding="utf-8", newline="\n")
+        # Binary: the writer builds each line as bytes (a text stream would decode it only to
+        # encode it again).
+        return open(self.log_path, "xb")
 
     async def _prepare(self) -> tuple[Match, Output, dict[AgentId, bytes]]:
         """The engine, its begin output (logged, flushed) and the twelve encoded maps.
@@ -317,31 +337,28 @@ class MatchActor:
         if self._writer is not None:
             self._writer.input(event)
         output = self._engine.apply(event)
+        lines = _encode_messages(output)
         if self._writer is not None:
-            self._writer.output(output)
+            # The log's `send` lines embed the very bytes sent (a `sat`'s clauses were encoded
+            # twice, for the socket and for the log).
+            self._writer.output(output, encoded=lines)
             # On disk (handed to the OS) before any message of this input is queued.
             self._writer.flush()
         self._start_checks(output)
-        self._dispatch(output)
+        self._dispatch(output, lines)
 
-    def _dispatch(self, output: Output) -> None:
+    def _dispatch(self, output: Output, lines: dict[int, bytes]) -> None:
         gone: list[Connection] = []
-        # One input often sends the same sighting to a whole team (the enemy heir moved): each
-        # distinct `enemy` line is encoded (and checked) once, not once per recipient. Only
-        # sightings go as bytes: the writer inspects answers and game over by their type.
-        sightings: dict[Enemy, bytes] = {}  # frozen structs: hashed by value
         # Each socket gets what this input produced for it in one delivery (one write).
-        batches: dict[Connection, list[Any]] = {}
-        for outbound in output.messages:
+        batches: dict[Connection, list[Outgoing]] = {}
+        for index, outbound in enumerate(output.messages):
             conn = self._open.get(outbound.to)
             if conn is None:
                 continue
             message = outbound.message
-            item: Any = message
-            if type(message) is Enemy:
-                item = sightings.get(message)
-                if item is None:
-                    item = sightings[message] = encode(message)
+            # Sightings go as bytes; answers and game over with their message, which the
+            # socket inspects (answer times, the error limit, closing after game over).
+            item: Outgoing = lines[index] if type(message) is Enemy else (message, lines[index])
             batch = batches.get(conn)
             if batch is None:
                 batches[conn] = [item]

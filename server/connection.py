@@ -58,8 +58,9 @@ class _Close(enum.Enum):
 
 
 CLOSE = _Close.CLOSE
-#: A message, a line already encoded (the big `dungeon` lines), or CLOSE.
-Outgoing = ServerMessage | bytes | _Close
+#: A message, a line already encoded (the big `dungeon` lines, sightings), a message with its
+#: line already encoded (the match's answers: the socket still inspects them), or CLOSE.
+Outgoing = ServerMessage | bytes | tuple[ServerMessage, bytes] | _Close
 
 
 class Connection:
@@ -100,8 +101,11 @@ class Connection:
         # A TCP socket is read and written through its descriptor (see _receive, _send_all);
         # any other stream (tests' memory streams) through the trio Stream interface.
         self._fd = stream.socket.fileno() if isinstance(stream, trio.SocketStream) else None
-        #: The writer task holds a batch (``deliver`` must queue behind it, not write).
-        self._writing = False
+        #: Items put in the outbox that the writer has not finished writing: while any is,
+        #: ``deliver`` must queue behind them, not write. (The outbox's own count misses an item
+        #: handed straight to a writer waiting on it, and reading it built a statistics object
+        #: per delivery.)
+        self._unwritten = 0
         #: Game over, CLOSE or the error limit was written: nothing more is.
         self._stopped = False
         self.log = log.bind(conn=number)
@@ -155,12 +159,7 @@ class Connection:
         if self._stopped:
             return not self.closed  # past game over, the limit or CLOSE: nothing more is sent
         fd = self._fd
-        if (
-            fd is not None
-            and not self.closed
-            and not self._writing
-            and self.outbox.statistics().current_buffer_used == 0
-        ):
+        if fd is not None and not self.closed and not self._unwritten:
             data, self._stopped = self._render(items)
             try:
                 sent = os.write(fd, data) if data else 0
@@ -181,6 +180,7 @@ class Connection:
                 return False
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 return False
+            self._unwritten += 1
         return True
 
     def _render(self, items: list[Outgoing]) -> tuple[bytearray, bool]:
@@ -196,7 +196,11 @@ class Connection:
             if isinstance(item, bytes):
                 data += item
                 continue
-            data += self.codec.send(item)
+            if isinstance(item, tuple):
+                item, line = item
+                data += line
+            else:
+                data += self.codec.send(item)
             if isinstance(item, Sat | Error) or (
                 isinstance(item, Moved) and item.reason != "attacked"
             ):
@@ -222,7 +226,6 @@ class Connection:
         error limit."""
         receive = self._outbox_out
         async for first in receive:
-            self._writing = True
             batch = [first]
             while len(batch) < WRITE_BATCH:
                 try:
@@ -234,7 +237,7 @@ class Connection:
                 await self._send_all(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 stop = True
-            self._writing = False
+            self._unwritten -= len(batch)
             if stop:
                 break
         # Done: stop reading requests, then close gracefully (_drain) so the last lines arrive.
@@ -345,6 +348,8 @@ class Connection:
             self.kill("outbox_full")
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.kill("closed")
+        else:
+            self._unwritten += 1
 
     async def _reader(self) -> None:
         """Handshake within the start timeout, then play; returns when the peer has gone."""

@@ -85,7 +85,7 @@ class FakeClock:
         return self.now
 
 
-def write_sample(stream: io.StringIO, *, close: bool = True) -> MatchLogWriter:
+def write_sample(stream: io.StringIO | io.BytesIO, *, close: bool = True) -> MatchLogWriter:
     """A small log: header, a move with its crossing and answer, an optimum, a disconnect, close."""
     writer = MatchLogWriter(stream, clock=FakeClock())
     writer.header(seed=42, config={"nodes": 1000}, version="9.9", match="m17", source="server")
@@ -155,6 +155,17 @@ def test_hash_chains_each_line_to_the_previous_one() -> None:
         assert found == hashlib.sha256((previous + body + "}").encode()).hexdigest()
         assert json.loads(text)["hash"] == found
         previous = found
+
+
+def test_a_binary_stream_gets_the_lines_a_text_stream_gets_in_utf8() -> None:
+    """The server writes its logs to binary files: the very lines, UTF-8 encoded."""
+    text, binary = io.StringIO(), io.BytesIO()
+    for stream in (text, binary):
+        writer = write_sample(stream, close=False)
+        writer.output(Output(events=[{"event": "note", "text": "café ✓", "at": {3, 1}}]))
+        writer.close(reason="over")
+    assert binary.getvalue() == text.getvalue().encode("utf-8")
+    assert '"text":"café ✓"' in text.getvalue()
 
 
 class CountingStream(io.StringIO):

@@ -7,6 +7,7 @@ second. Timeouts are tested in virtual time elsewhere (test_server_memory.py).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -297,3 +298,41 @@ async def test_over_tcp_the_hundredth_error_and_game_over_end_the_socket(tmp_pat
             if slot.team == 0 and slot.agent != 4:
                 tail = await agent.until_closed()
                 assert tail[-1] == GameOver(winner=0)
+
+
+async def test_a_delivery_never_overtakes_bytes_the_writer_still_holds() -> None:
+    """What the kernel did not take of one delivery goes to the socket's writer; a delivery
+    made before the writer has sent it must queue behind it, even when the kernel has room
+    again by then (the peer read meanwhile): the bytes arrive in the order delivered."""
+    import socket
+
+    from server.connection import Connection
+    from server.lobby import Lobby
+
+    ours, theirs = socket.socketpair()
+    theirs.setblocking(False)
+    stream = trio.SocketStream(trio.socket.from_stdlib_socket(ours))
+    conn = Connection(stream, 1, config=SMALL, lobby=Lobby(lambda filling: None), outbox_size=4)
+    first = bytes(range(256)) * 40_000  # far past the kernel's buffer: some is left over
+    received = bytearray()
+
+    def read_what_is_there() -> None:
+        with contextlib.suppress(BlockingIOError):
+            while chunk := theirs.recv(1 << 20):
+                received.extend(chunk)
+
+    with theirs:
+        async with stream, trio.open_nursery() as nursery:
+            nursery.start_soon(conn._writer)
+            await trio.testing.wait_all_tasks_blocked()  # the writer waits on its outbox
+            assert conn.deliver([first])
+            # The peer reads what the kernel took, so the next write would fit at once; the
+            # writer has not run yet (no checkpoint since) and holds the rest of `first`.
+            read_what_is_there()
+            assert 0 < len(received) < len(first)
+            assert conn.deliver([b"second\n"])
+            while len(received) < len(first) + 7:
+                await trio.lowlevel.wait_readable(theirs)
+                read_what_is_there()
+            nursery.cancel_scope.cancel()
+    assert received == first + b"second\n"
