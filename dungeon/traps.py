@@ -11,7 +11,6 @@ import functools
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import compress
 from operator import itemgetter
 from typing import Any, cast
 
@@ -186,30 +185,36 @@ Trap = tuple[int, int, int]
 @functools.lru_cache(maxsize=4)
 def _clause_table(
     switches: int,
-) -> tuple[list[Trap], npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.uint32]]:
+) -> tuple[list[Trap], npt.NDArray[np.uint8], npt.NDArray[np.uint32]]:
     """Every trap over ``switches``, at row ``8 * (its switch triple's row in _switch_table) +
-    negation code``: its literals as a tuple, the bits of its three switches, and the bits under
-    those that leave it active (an assignment ``a``, bit i = switch i + 1, leaves the trap
-    active when ``a & mask == falsifying``); and the strides that give a pick triple's row.
-    Built from _switch_table, so a looked-up trap is draw_problem's, value for value."""
+    negation code``: its literals as a tuple, and as four bytes for :meth:`DrawnProblem.active`
+    (each literal modulo 256, then a 0 that ends the trap); and the strides that give a pick
+    triple's row. Built from _switch_table, so a looked-up trap is draw_problem's, value for
+    value."""
     switch_rows, strides = _switch_table(switches)
     variables = switch_rows.astype(np.int32)
     codes = np.arange(8, dtype=np.int32)
     negations = np.stack([codes >> 2 & 1, codes >> 1 & 1, codes & 1], axis=1)
     traps = (variables[:, None, :] * (1 - 2 * negations)[None, :, :]).reshape(-1, 3)
-    bits = np.left_shift(1, variables - 1)
-    masks = np.repeat(bits.sum(axis=1), 8).astype(np.int32)
-    falsifying = (bits[:, None, :] * negations[None, :, :]).sum(axis=2).reshape(-1)
+    literal_bytes = np.zeros((len(traps), 4), dtype=np.uint8)
+    literal_bytes[:, :3] = traps & 0xFF
     flat = traps.ravel().tolist()
     rows = list(zip(flat[0::3], flat[1::3], flat[2::3], strict=True))
-    return rows, masks, falsifying.astype(np.int32), strides * np.uint32(8)
+    return rows, literal_bytes, strides * np.uint32(8)
+
+
+#: What a literal byte becomes under an assignment (see DrawnProblem.active): 0 when the literal
+#: is false, 1 when it is true; the byte that ends a trap (0) becomes 2.
+_FALSE, _TRUE, _END = b"\x00", b"\x01", b"\x02"
+#: Swaps the bytes of false and true literals: a switch's value as its negation's.
+_NEGATE = bytes.maketrans(_FALSE + _TRUE, _TRUE + _FALSE)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
 class DrawnProblem:
     """A trap problem as the engine keeps it: its traps as tuples (what a `sat` carries) and,
     for small switch counts, the traps' rows in the clause table, with which :meth:`active`
-    counts active traps in a few numpy calls on small ints."""
+    counts active traps with one numpy call and a few bytes operations."""
 
     traps: tuple[Trap, ...]
     switches: int
@@ -219,13 +224,29 @@ class DrawnProblem:
         """How many traps ``assignment`` (one bool per switch) leaves active."""
         if self.rows is None:
             return active_traps(self.traps, assignment)
-        _, masks, falsifying, _ = _clause_table(self.switches)
-        # The assignment as one int, bit i = switch i + 1 (truthiness, as np.asarray(bool)).
-        bits = sum(compress(_POWERS, assignment))
-        return int(np.count_nonzero(masks.take(self.rows) & bits == falsifying.take(self.rows)))
+        # The traps as bytes, a literal l as l % 256 and 0 after each trap, translated by the
+        # assignment into 0 (false), 1 (true) and 2 (end): an active trap is a run of three 0
+        # bytes, and no run of three 0 crosses a trap's end. ``truth`` maps byte i (switch i)
+        # to the switch's value and byte 256 - i (its negation) to the opposite. Bytes rather
+        # than numpy ufuncs: 26% fewer instructions, and in a match, where caches are cold,
+        # each numpy call's code costs several times its microbenchmark time.
+        _, literal_bytes, _ = _clause_table(self.switches)
+        values = _switch_bytes(assignment)
+        fill = bytes(256 - 1 - 2 * len(values))
+        truth = _END + values + fill + values.translate(_NEGATE)[::-1]
+        traps = literal_bytes.take(self.rows, axis=0).tobytes()
+        return traps.translate(truth).count(_FALSE * 3)
 
 
-_POWERS = [1 << i for i in range(_CLAUSE_TABLE_SWITCHES)]
+def _switch_bytes(assignment: Sequence[bool]) -> bytes:
+    """One byte a switch: 1 when on, else 0 (truthiness, as np.asarray(bool) has it)."""
+    try:
+        values = bytes(assignment)  # a list of bools: one C call (bytes(map(bool)): 5x dearer)
+    except (TypeError, ValueError):
+        return bytes(map(bool, assignment))
+    if len(values) != len(assignment) or values.strip(_FALSE + _TRUE):
+        return bytes(map(bool, assignment))  # an array's buffer, or ints other than 0 and 1
+    return values
 
 
 def draw_traps(rng: np.random.Generator, switches: int, traps: int) -> DrawnProblem:
@@ -241,7 +262,7 @@ def draw_traps(rng: np.random.Generator, switches: int, traps: int) -> DrawnProb
         clauses = cast(list[Trap], list(map(tuple, problem.tolist())))
         return DrawnProblem(tuple(clauses), switches, None)
     picks, negated = _picks_and_negations(rng, switches, traps)
-    table, _, _, row_strides = _clause_table(switches)
+    table, _, row_strides = _clause_table(switches)
     rows: _Ints = picks @ row_strides + negated @ _CODE_WEIGHTS
     indices = rows.tolist()
     # itemgetter of 2+ indices gives a tuple of the items at C speed (one index: the item).
