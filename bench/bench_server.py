@@ -41,6 +41,7 @@ default run takes about 90 s.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -49,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -96,6 +98,7 @@ class LightTeam:
         self.adjacency: list[list[int]] = []
         self.forbidden: set[int] = set()
         self.shrine = 0
+        self.start = 0
         self.enemy_heir = -1
         self.distances: dict[int, list[int]] = {}
 
@@ -109,6 +112,7 @@ class LightTeam:
         enemy = 1 - self.team
         self.forbidden = {dungeon["start"][enemy], dungeon["shrine"][enemy]}
         self.shrine = dungeon["shrine"][self.team]
+        self.start = dungeon["start"][self.team]
         self.enemy_heir = dungeon["start"][enemy]
 
     def distances_to(self, target: int) -> list[int]:
@@ -135,11 +139,14 @@ class LightTeam:
 
 
 def solve(traps: list[list[int]], switches: int) -> list[bool]:
-    from pysat.solvers import Minisat22
+    # dungeon.sat's MiniSat call, not pysat's Minisat22 class: the same solver and model at
+    # about a third of the load process's cost, which ran its core at ~85% at 50 matches and
+    # so sent requests in bursts that the server's p99 then measured.
+    from dungeon.sat import minisat
 
-    with Minisat22(bootstrap_with=traps) as solver:
-        if solver.solve():
-            return [lit > 0 for lit in (solver.get_model() or [])[:switches]] or [False] * switches
+    found, model = minisat(traps)
+    if found:
+        return [lit > 0 for lit in model[:switches]] or [False] * switches
     return [False] * switches
 
 
@@ -172,11 +179,16 @@ async def light_agent(
                 return
             *lines, buffer = (buffer + data).split(b"\n")
             for line in lines:
-                message = decode(line)
+                if line.startswith(b'{"type":"dungeon"') and team.adjacency:
+                    # The team's map is known: the 60 KB line is not decoded again. Decoding
+                    # all twelve was about a tenth of the load process's CPU at 50 matches.
+                    message = {"type": "dungeon"}
+                else:
+                    message = decode(line)
                 kind = message["type"]
                 if kind == "dungeon":
                     team.learn(message)
-                    here = message["start"][team.team]
+                    here = team.start
                 elif kind == "enemy" and message["agent"] == 0 and message["seen"]:
                     team.enemy_heir = message["location"]
                 elif kind == "sat":
@@ -424,13 +436,32 @@ def start_server(log_dir: str, cpu: int) -> tuple[subprocess.Popen[str], int]:
     return process, port
 
 
+@contextlib.contextmanager
+def collections_paused() -> Iterator[None]:
+    """No garbage collection in the load process during a level (its cyclic garbage is
+    collected after it). The load's collections paused all 600 bots at once, which then fired
+    together: the server measured those bursts, not its own speed (50 matches of 250 ms bots,
+    one pair of runs: server p99 59.8 ms with the load's collections on, 15.4 ms off; the
+    requests over 20 ms came in clusters of up to 280 within 100 ms)."""
+    gc.collect()
+    gc.freeze()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+        gc.unfreeze()
+        gc.collect()
+
+
 def run_level(matches: int, think_ms: float, server_cpu: int) -> Level:
     """One level against a fresh server process, so that its memory at rest is the baseline
     (a server that has held more matches keeps their heap) and no level inherits another's."""
     with tempfile.TemporaryDirectory() as log_dir:
         process, port = start_server(log_dir, server_cpu)
         try:
-            return trio.run(measure_level, process, port, matches, think_ms)
+            with collections_paused():
+                return trio.run(measure_level, process, port, matches, think_ms)
         finally:
             process.terminate()
             process.wait(timeout=30)
