@@ -8,6 +8,7 @@ cancels what is still pending.
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any, Protocol
@@ -42,7 +43,7 @@ class LocalBackend:
             for index, function, args in tasks:
                 yield index, function(*args)
             return
-        with ProcessPoolExecutor(max_workers=self.workers) as pool:
+        with ProcessPoolExecutor(max_workers=self.workers, initializer=_calm_collector) as pool:
             pending: dict[Future[Any], int] = {}
             queue = iter(tasks)
             try:
@@ -59,6 +60,18 @@ class LocalBackend:
             finally:
                 for future in pending:
                     future.cancel()
+
+
+def _calm_collector() -> None:
+    """Garbage collection in a pool worker: what it inherited (imports, the loaded game) is
+    frozen out of every scan, and a young collection waits for 20,000 net allocations instead
+    of 700. A dungeon match allocates and frees far more than that but keeps ~75 objects in
+    cycles, so collections all but stop and memory stays bounded by the threshold. Measured in
+    one process: collection 3.3-4.6 ms a match -> none (16 matches, gc callbacks); callgrind,
+    6 matches after a warm-up one: 6,593M -> 6,457M instructions, -3% a match. Dask workers
+    are left as they are: their process is Dask's."""
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
 
 
 class DaskBackend:
