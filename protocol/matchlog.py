@@ -218,22 +218,32 @@ def _is_tagged_struct(cls: type) -> bool:
     return known
 
 
-def _event_fields(fact: dict[str, Any], plain: bool) -> tuple[str, dict[str, Any]]:
-    """An engine event's name and its other fields (by name), as its log line holds them."""
-    data = to_plain(fact) if plain else _builtins(fact)
-    name = data.pop("event", None)
+def _event_name(fact: dict[str, Any]) -> str:
+    """An engine event's name, checked: its own (not a log line's kind), and no field of the
+    event takes a key the log line itself uses."""
+    name = fact.get("event")
     if not isinstance(name, str) or name in RESERVED_EVENTS:
         raise LogWriteError(f"an engine event needs its own 'event' name: {fact!r}")
-    if not RESERVED_KEYS.isdisjoint(data):
-        clash = sorted(RESERVED_KEYS & data.keys())
+    if not RESERVED_KEYS.isdisjoint(fact):
+        clash = sorted(RESERVED_KEYS & fact.keys())
         raise LogWriteError(f"engine event {name!r} uses reserved keys {clash}")
-    return name, data
+    return name
 
 
 def _event_record(fact: dict[str, Any], plain: bool) -> dict[str, Any]:
     """An engine event as its log line's fields: ``event`` first, then the others by name."""
-    name, data = _event_fields(fact, plain)
+    name = _event_name(fact)
+    data = to_plain(fact) if plain else _builtins(fact)
+    del data["event"]
     return {"event": name, **data}
+
+
+def _sent_message(message: Any, plain: bool, line: bytes | None) -> Any:
+    """A ``send`` line's ``message``: ``line``, the JSON already encoded for it (its newline
+    allowed), embedded as it is; else the message as :func:`_message_data` gives it."""
+    if line is None:
+        return _message_data(message, plain)
+    return msgspec.Raw(line[:-1] if line.endswith(b"\n") else line)
 
 
 def input_record(event: object, *, plain: bool = True) -> dict[str, Any]:
@@ -253,22 +263,14 @@ def input_record(event: object, *, plain: bool = True) -> dict[str, Any]:
     raise LogWriteError(f"not an engine input: {event!r}")
 
 
-def output_records(
-    output: _OutputLike, *, plain: bool = True, encoded: Mapping[int, bytes] | None = None
-) -> list[dict[str, Any]]:
+def output_records(output: _OutputLike, *, plain: bool = True) -> list[dict[str, Any]]:
     """The lines (``event`` and fields) that an engine ``Output`` is logged as: its engine
     events, then one ``send`` per message. ``replay verify`` compares these; ``plain`` as in
-    :func:`input_record`. ``encoded`` (the writer's, with ``plain`` false) maps positions in
-    ``output.messages`` to the JSON already encoded for that message, embedded as it is."""
+    :func:`input_record`. :meth:`MatchLogWriter.output` writes the same lines."""
     records = [_event_record(fact, plain) for fact in output.events]
-    for index, outbound in enumerate(output.messages):
+    for outbound in output.messages:
         sent: _OutboundLike = outbound
-        line = None if encoded is None else encoded.get(index)
-        message: Any = (
-            _message_data(sent.message, plain)
-            if line is None
-            else msgspec.Raw(line[:-1] if line.endswith(b"\n") else line)
-        )
+        message = _sent_message(sent.message, plain, None)
         records.append({"event": SEND, "to": [sent.to.team, sent.to.agent], "message": message})
     return records
 
@@ -366,11 +368,7 @@ class MatchLogWriter:
         (the server's hot path: about four lines a request).
         """
         for fact in output.events:
-            name = fact.get("event")
-            if not isinstance(name, str) or name in RESERVED_EVENTS:
-                name, _ = _event_fields(fact, False)  # raises the LogWriteError that says why
-            if not RESERVED_KEYS.isdisjoint(fact):
-                _event_fields(fact, False)
+            name = _event_name(fact)
             fields = dict(fact)
             del fields["event"]
             # The fields encoded apart, keys sorted, and joined to the line's head: the bytes
@@ -378,20 +376,12 @@ class MatchLogWriter:
             # trap problem's clauses: about a tenth of the log's instructions).
             tail = b"," + _event_encoder.encode(fields)[1:] if fields else b"}"
             self._seal_body(_line_encoder.encode(self._line(name))[:-1] + tail)
-        tagged = _tagged_structs
         for index, outbound in enumerate(output.messages):
             sent: _OutboundLike = outbound
             raw = None if encoded is None else encoded.get(index)
-            if raw is not None:
-                message: Any = msgspec.Raw(raw[:-1] if raw.endswith(b"\n") else raw)
-            else:
-                message = sent.message
-                if tagged.get(type(message)) is not True:
-                    message = _message_data(message, False)
             line = self._line(SEND)
-            to = sent.to
-            line["to"] = [to.team, to.agent]
-            line["message"] = message
+            line["to"] = [sent.to.team, sent.to.agent]
+            line["message"] = _sent_message(sent.message, False, raw)
             self._seal(line)
 
     def optimum(self, crossing: int, value: int | None) -> None:
