@@ -173,15 +173,24 @@ class Connection:
                 leftover.append(CLOSE)  # the writer sends the rest, then closes gracefully
             items = leftover
         for item in items:
-            try:
-                self.outbox.send_nowait(item)
-            except trio.WouldBlock:
-                self.kill("outbox_full")
+            refused = self._enqueue(item)
+            if refused == "outbox_full":
+                self.kill(refused)
+            if refused is not None:
                 return False
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                return False
-            self._unwritten += 1
         return True
+
+    def _enqueue(self, item: Outgoing) -> str | None:
+        """Put ``item`` in the outbox for the writer, counted as unwritten; None, or why it
+        could not be: "outbox_full" (the client does not read) or "closed"."""
+        try:
+            self.outbox.send_nowait(item)
+        except trio.WouldBlock:
+            return "outbox_full"
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return "closed"
+        self._unwritten += 1
+        return None
 
     def _render(self, items: list[Outgoing]) -> tuple[bytearray, bool]:
         """The bytes for ``items`` and whether the socket must close after them (game over,
@@ -342,14 +351,9 @@ class Connection:
     def _queue(self, item: Outgoing) -> None:
         """Queue an answer of the reader's own without waiting: a full outbox means the client
         sends but does not read, and it is dropped like any other client that stops reading."""
-        try:
-            self.outbox.send_nowait(item)
-        except trio.WouldBlock:
-            self.kill("outbox_full")
-        except (trio.BrokenResourceError, trio.ClosedResourceError):
-            self.kill("closed")
-        else:
-            self._unwritten += 1
+        refused = self._enqueue(item)
+        if refused is not None:
+            self.kill(refused)
 
     async def _reader(self) -> None:
         """Handshake within the start timeout, then play; returns when the peer has gone."""
