@@ -12,10 +12,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-__all__ = ["DEFAULT_RULES", "TRAP_POLICIES", "RulesConfig", "parse_overrides"]
+__all__ = ["DEFAULT_RULES", "MAX_SWITCHES", "TRAP_POLICIES", "RulesConfig", "parse_overrides"]
 
 TrapPolicy = Literal["raw", "satisfiable"]
 TRAP_POLICIES: tuple[TrapPolicy, ...] = ("raw", "satisfiable")
+#: The most switches a problem may have: the 8 n (n - 1) (n - 2) distinct traps over n switches
+#: must be fewer than a 64-bit word's values (dungeon.traps draws each trap from one word).
+MAX_SWITCHES = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,11 @@ class RulesConfig:
         _require(self.npc_near_radius >= 0, "npc_near_radius", "non-negative")
         _require(self.npc_close_radius >= 0, "npc_close_radius", "non-negative")
         _require(self.switches >= 3, "switches", "at least 3 (a trap uses 3 distinct switches)")
+        _require(
+            self.switches <= MAX_SWITCHES,
+            "switches",
+            f"at most {MAX_SWITCHES} (each trap is drawn from one 64-bit word)",
+        )
         _require(self.traps >= 0, "traps", "non-negative")
         _require(self.start_timeout > 0, "start_timeout", "positive")
         _require(self.error_limit >= 1, "error_limit", "at least 1")

@@ -8,11 +8,10 @@ switch; element i is switch i + 1.
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -27,180 +26,105 @@ __all__ = [
     "draw_problem",
     "is_satisfiable",
     "optimum",
+    "trap_kinds",
 ]
 
 Problem = npt.NDArray[np.int64]
 Clauses = Problem | Sequence[Sequence[int]]
-# Picks and negation bits, whatever integer type the path that drew them gives.
-_Ints = npt.NDArray[np.integer[Any]]
+Trap = tuple[int, int, int]
+#: Trap kinds: a trap's index among every trap over n switches (see _decode).
+_Kinds = npt.NDArray[np.uint64]
 
-# The spread of the three switches of a trap: the first from all n, the second from the n - 1
-# others, the third from the n - 2 left (see draw_problem).
-_SPREAD = np.array([0, 1, 2])
-#: Index 0 keeps a literal, index 1 negates it (picked by the negation draw).
-_SIGN = np.array([1, -1], dtype=np.int64)
-#: Up to this many switches, draw_problem maps picks to switches through a lookup table (at 48,
-#: 103,776 rows of 3 int16: 0.6 MB); past it, through the same arithmetic done on each problem.
-_TABLE_SWITCHES = 48
-_LITTLE_ENDIAN = sys.byteorder == "little"
 #: Up to this many switches the engine's draws read each trap, a ready-made tuple, from a table
-#: of every (switch triple, negations) pair: 8 n (n - 1) (n - 2) rows, 54,720 at 20 switches
-#: (about 4 MB, built once per process in ~20 ms), 97,152 at 24.
+#: of every trap: 8 n (n - 1) (n - 2) rows, 54,720 at 20 switches (about 4 MB, built once per
+#: process in ~20 ms), 97,152 at 24.
 _CLAUSE_TABLE_SWITCHES = 24
-#: A trap's negation code (its row within its switch triple's 8 rows): 4, 2, 1 per literal.
-_CODE_WEIGHTS = np.array([4, 2, 1], dtype=np.uint8)
 
 
-def _distinct_switches(first: _Ints, second: _Ints, third: _Ints) -> _Ints:
-    """The 1-based switches of picks over n, n - 1 and n - 2 switches (one row per trap).
-
-    The second pick maps over the n - 1 switches other than the first; the third over the n - 2
-    other than both, skipping them in order.
-    """
-    second = second + (second >= first)
-    low, high = np.minimum(first, second), np.maximum(first, second)
-    third = third + (third >= low)
-    third = third + (third >= high)
-    variables: _Ints = np.stack([first, second, third], axis=1) + 1
-    return variables
-
-
-@functools.lru_cache(maxsize=8)
-def _switch_table(switches: int) -> tuple[npt.NDArray[np.int16], npt.NDArray[np.uint32]]:
-    """Every pick triple's switches, and the strides that give a triple's row in the table.
-
-    Row ``(first * (n - 1) + second) * (n - 2) + third``, built by _distinct_switches itself,
-    so a looked-up trap is the computed one, value for value; the lookup replaces some fifteen
-    small numpy calls per problem with two.
-    """
-    first, second, third = np.meshgrid(
-        np.arange(switches), np.arange(switches - 1), np.arange(switches - 2), indexing="ij"
-    )
-    variables = _distinct_switches(first.ravel(), second.ravel(), third.ravel())
-    strides = np.array([(switches - 1) * (switches - 2), switches - 2, 1], dtype=np.uint32)
-    return variables.astype(np.int16), strides
-
-
-def _spec_draws(rng: np.random.Generator, switches: int, traps: int) -> tuple[_Ints, _Ints]:
-    """The picks and negations as the spec states them: two ``Generator.integers`` calls."""
-    picks: Problem = rng.integers(0, switches - _SPREAD, size=(traps, 3))
-    negated = rng.integers(0, 2, size=(traps, 3), dtype=np.int8)
-    return picks, negated.astype(np.int64)
-
-
-@functools.lru_cache(maxsize=64)
-def _pick_ranges(switches: int, traps: int) -> npt.NDArray[np.uint64]:
-    """How many values each pick ranges over, in draw order: n, n - 1, n - 2 per trap."""
-    return np.tile(np.array([switches, switches - 1, switches - 2], dtype=np.uint64), traps)
-
-
-def _fast_draws(rng: np.random.Generator, switches: int, traps: int) -> tuple[_Ints, _Ints]:
-    """_spec_draws, value for value and draw for draw, in one generator call instead of two.
-
-    ``integers`` draws each bounded value by Lemire's method on one 32-bit word of the generator
-    (a word ``w`` gives the high half of ``w * range``, redrawn in the rare case the low half
-    falls under a threshold), and each int8 in [0, 2) from one byte of a 32-bit word, four per
-    word, low byte first: its top bit. So one call for all the words gives the same values as
-    the two calls, at about a third of their cost (array bounds make ``integers`` check and
-    loop per element). A low half under the range, where a redraw may be due (about one problem
-    in a million at 20 switches), sends the problem to the word-by-word path of _exact_draws.
-    Only for 4 <= switches < 2**32, where every pick draws exactly one word before redraws, and
-    on a little-endian machine (the halves and bytes are read through views).
-    """
-    count = 3 * traps
-    words = rng.integers(0, 1 << 32, size=count + (count + 3) // 4, dtype=np.uint32)
-    ranges = _pick_ranges(switches, traps)
-    scaled = (words[:count] * ranges).view(np.uint32)
-    if np.count_nonzero(scaled[0::2] < ranges):
-        return _exact_draws(rng, words.tolist(), ranges.tolist(), traps)
-    picks = scaled[1::2].reshape(traps, 3)
-    negated = (words[count:].view(np.uint8)[:count] >> 7).reshape(traps, 3)
-    return picks, negated
-
-
-def _exact_draws(
-    rng: np.random.Generator, words: list[int], ranges: list[int], traps: int
-) -> tuple[_Ints, _Ints]:
-    """_fast_draws word by word, with Lemire's redraws: ``words`` first, then more from ``rng``."""
-    position = 0
-
-    def next_word() -> int:
-        nonlocal position
-        if position == len(words):
-            words.append(int(rng.integers(0, 1 << 32, dtype=np.uint32)))
-        position += 1
-        return words[position - 1]
-
-    picks = []
-    for span in ranges:
-        scaled = next_word() * span
-        if (scaled & 0xFFFFFFFF) < span:
-            threshold = ((1 << 32) - span) % span
-            while (scaled & 0xFFFFFFFF) < threshold:
-                scaled = next_word() * span
-        picks.append(scaled >> 32)
-    negated = []
-    word = 0
-    for index in range(3 * traps):
-        if index % 4 == 0:
-            word = next_word()
-        negated.append((word >> (8 * (index % 4) + 7)) & 1)
-    shape = (traps, 3)
-    return np.array(picks, dtype=np.int64).reshape(shape), np.array(negated).reshape(shape)
-
-
-def _picks_and_negations(
-    rng: np.random.Generator, switches: int, traps: int
-) -> tuple[_Ints, _Ints]:
-    """The draws of a problem: picks over n, n - 1, n - 2 and negation bits, (traps, 3) each."""
+def trap_kinds(switches: int) -> int:
+    """How many distinct traps there are over ``switches``: ordered triples of distinct
+    switches, times the 8 ways to negate their literals."""
     if switches < 3:
         raise ValueError(f"a trap needs 3 distinct switches; got switches={switches}")
-    if 4 <= switches < 1 << 32 and _LITTLE_ENDIAN:
-        return _fast_draws(rng, switches, traps)
-    return _spec_draws(rng, switches, traps)
+    return 8 * switches * (switches - 1) * (switches - 2)
+
+
+def _draw_kinds(rng: np.random.Generator, switches: int, traps: int) -> _Kinds:
+    """Each trap's kind, uniform over trap_kinds(switches): one 64-bit output of the generator's
+    PCG64 per trap (``random_raw``), taken modulo the number of kinds.
+
+    A word at or above the largest multiple of that number would favour the smallest kinds,
+    so it is redrawn (at 20 switches, one word in 3e14): after the ``traps`` words, the
+    generator's next words replace the rejected ones in order. One raw call, a check and a
+    modulo: the former draw (per-literal ``integers`` calls, kept bit for bit from the spec's
+    first wording) cost about 20 numpy calls and a sixth of a headless match.
+    """
+    kinds = trap_kinds(switches)
+    if kinds >= 1 << 64:
+        raise ValueError(f"too many switches to draw a trap from one 64-bit word: {switches}")
+    highest = np.uint64((1 << 64) // kinds * kinds - 1)  # the last word that is not redrawn
+    words = rng.bit_generator.random_raw(traps)
+    if traps and np.maximum.reduce(words) > highest:
+        words = _redraw(rng, words, highest)
+    drawn: _Kinds = words % np.uint64(kinds)
+    return drawn
+
+
+def _redraw(rng: np.random.Generator, words: _Kinds, highest: np.uint64) -> _Kinds:
+    """``words`` with each one above ``highest`` replaced, in order, by the generator's next
+    word that is not."""
+    kept = words.tolist()
+    for index, word in enumerate(kept):
+        while word > highest:
+            word = int(rng.bit_generator.random_raw())
+        kept[index] = word
+    return np.array(kept, dtype=np.uint64)
+
+
+def _decode(kinds: _Kinds, switches: int) -> Problem:
+    """The traps of these kinds, one row of 3 DIMACS literals each.
+
+    Kind ``8 * ((first * (n - 1) + second) * (n - 2) + third) + negations``: the first switch is
+    one of all n, the second one of the n - 1 others, the third one of the n - 2 left, each list
+    in increasing order; bits 4, 2 and 1 of ``negations`` negate the first, second, third
+    literal.
+    """
+    n = switches
+    negations = (kinds % 8).astype(np.int64)
+    triple = (kinds // 8).astype(np.int64)
+    first, rest = np.divmod(triple, (n - 1) * (n - 2))
+    second, third = np.divmod(rest, n - 2)
+    second = second + (second >= first)  # skip the first switch
+    low, high = np.minimum(first, second), np.maximum(first, second)
+    third = third + (third >= low)  # then skip both, in increasing order
+    third = third + (third >= high)
+    variables = np.stack([first, second, third], axis=1) + 1
+    signs = 1 - 2 * ((negations[:, None] >> np.array([2, 1, 0])) & 1)
+    problem: Problem = variables * signs
+    return problem
 
 
 def draw_problem(rng: np.random.Generator, switches: int, traps: int) -> Problem:
     """A fresh random 3-SAT problem: ``traps`` clauses over 3 distinct of ``switches`` switches.
 
     Each clause's switches are uniform among ordered triples of distinct switches and each
-    literal is negated with probability 1/2. The draws are those of two generator calls (see
-    _spec_draws) whatever the outcome, with no per-clause Python loop.
+    literal is negated with probability 1/2: each trap is uniform among all trap_kinds(switches),
+    drawn independently (see _draw_kinds).
     """
-    picks, negated = _picks_and_negations(rng, switches, traps)
-    variables: _Ints
-    if switches <= _TABLE_SWITCHES:
-        table, row_strides = _switch_table(switches)
-        variables = table.take(picks @ row_strides, axis=0)
-    else:
-        variables = _distinct_switches(picks[:, 0], picks[:, 1], picks[:, 2])
-    # int16 (table) times int64 signs: the int64 problem in one call.
-    problem: Problem = variables * _SIGN.take(negated)
-    return problem
-
-
-Trap = tuple[int, int, int]
+    return _decode(_draw_kinds(rng, switches, traps), switches)
 
 
 @functools.lru_cache(maxsize=4)
-def _clause_table(
-    switches: int,
-) -> tuple[list[Trap], npt.NDArray[np.uint8], npt.NDArray[np.uint32]]:
-    """Every trap over ``switches``, at row ``8 * (its switch triple's row in _switch_table) +
-    negation code``: its literals as a tuple, and as four bytes for :meth:`DrawnProblem.active`
-    (each literal modulo 256, then a 0 that ends the trap); and the strides that give a pick
-    triple's row. Built from _switch_table, so a looked-up trap is draw_problem's, value for
-    value."""
-    switch_rows, strides = _switch_table(switches)
-    variables = switch_rows.astype(np.int32)
-    codes = np.arange(8, dtype=np.int32)
-    negations = np.stack([codes >> 2 & 1, codes >> 1 & 1, codes & 1], axis=1)
-    traps = (variables[:, None, :] * (1 - 2 * negations)[None, :, :]).reshape(-1, 3)
+def _clause_table(switches: int) -> tuple[list[Trap], npt.NDArray[np.uint8]]:
+    """Every trap over ``switches``, at the row of its kind: its literals as a tuple, and as four
+    bytes for :meth:`DrawnProblem.active` (each literal modulo 256, then a 0 that ends the
+    trap). Built by _decode itself, so a looked-up trap is draw_problem's, value for value."""
+    traps = _decode(np.arange(trap_kinds(switches), dtype=np.uint64), switches)
     literal_bytes = np.zeros((len(traps), 4), dtype=np.uint8)
     literal_bytes[:, :3] = traps & 0xFF
     flat = traps.ravel().tolist()
     rows = list(zip(flat[0::3], flat[1::3], flat[2::3], strict=True))
-    return rows, literal_bytes, strides * np.uint32(8)
+    return rows, literal_bytes
 
 
 #: What a literal byte becomes under an assignment (see DrawnProblem.active): 0 when the literal
@@ -213,12 +137,12 @@ _NEGATE = bytes.maketrans(_FALSE + _TRUE, _TRUE + _FALSE)
 @dataclass(frozen=True, slots=True, eq=False)
 class DrawnProblem:
     """A trap problem as the engine keeps it: its traps as tuples (what a `sat` carries) and,
-    for small switch counts, the traps' rows in the clause table, with which :meth:`active`
-    counts active traps with one numpy call and a few bytes operations."""
+    for small switch counts, the traps' kinds (rows in the clause table), with which
+    :meth:`active` counts active traps with one numpy call and a few bytes operations."""
 
     traps: tuple[Trap, ...]
     switches: int
-    rows: _Ints | None
+    rows: _Kinds | None
 
     def active(self, assignment: Sequence[bool]) -> int:
         """How many traps ``assignment`` (one bool per switch) leaves active."""
@@ -230,7 +154,7 @@ class DrawnProblem:
         # to the switch's value and byte 256 - i (its negation) to the opposite. Bytes rather
         # than numpy ufuncs: 26% fewer instructions, and in a match, where caches are cold,
         # each numpy call's code costs several times its microbenchmark time.
-        _, literal_bytes, _ = _clause_table(self.switches)
+        _, literal_bytes = _clause_table(self.switches)
         values = _switch_bytes(assignment)
         fill = bytes(256 - 1 - 2 * len(values))
         truth = _END + values + fill + values.translate(_NEGATE)[::-1]
@@ -252,22 +176,19 @@ def _switch_bytes(assignment: Sequence[bool]) -> bytes:
 def draw_traps(rng: np.random.Generator, switches: int, traps: int) -> DrawnProblem:
     """draw_problem's problem (the same draws, the same traps) as a DrawnProblem.
 
-    The engine's path. Each trap is a tuple looked up in the clause table, where draw_problem's
-    ``tolist()`` made 85 lists that the `sat` message turned into tuples again, and the rows
-    make :meth:`DrawnProblem.active` cheap (measured in instructions per problem at 20/85:
-    draw, tuples and active count 296k before, ~200k now).
+    The engine's path. Up to 24 switches each trap is a tuple looked up in the clause table by
+    its kind (a `sat` message carries tuples), and the kinds make :meth:`DrawnProblem.active`
+    cheap.
     """
+    kinds = _draw_kinds(rng, switches, traps)
     if switches > _CLAUSE_TABLE_SWITCHES:
-        problem = draw_problem(rng, switches, traps)
-        clauses = cast(list[Trap], list(map(tuple, problem.tolist())))
+        clauses = cast(list[Trap], list(map(tuple, _decode(kinds, switches).tolist())))
         return DrawnProblem(tuple(clauses), switches, None)
-    picks, negated = _picks_and_negations(rng, switches, traps)
-    table, _, row_strides = _clause_table(switches)
-    rows: _Ints = picks @ row_strides + negated @ _CODE_WEIGHTS
-    indices = rows.tolist()
+    table, _ = _clause_table(switches)
+    indices = kinds.tolist()
     # itemgetter of 2+ indices gives a tuple of the items at C speed (one index: the item).
     looked_up = itemgetter(*indices)(table) if traps > 1 else tuple(map(table.__getitem__, indices))
-    return DrawnProblem(looked_up, switches, rows)
+    return DrawnProblem(looked_up, switches, kinds)
 
 
 def active_traps(problem: Clauses, assignment: Sequence[bool] | npt.NDArray[np.bool_]) -> int:

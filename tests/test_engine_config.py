@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dungeon.config import RulesConfig, parse_overrides
+from dungeon.config import MAX_SWITCHES, RulesConfig, parse_overrides
 
 
 def test_defaults_are_the_spec_numbers() -> None:
@@ -43,6 +43,7 @@ def test_from_dict_rejects_unknown_keys_by_name() -> None:
         ({"radius": float("nan")}, "radius"),
         ({"survival": 1.5}, "survival"),
         ({"switches": 2}, "switches"),
+        ({"switches": MAX_SWITCHES + 1}, "switches"),
         ({"trap_policy": "kind"}, "trap_policy"),
         ({"error_limit": 0}, "error_limit"),
     ],
