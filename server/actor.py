@@ -149,6 +149,10 @@ class MatchActor:
         self._on_prepared = on_prepared
         self._open: dict[AgentId, Connection] = dict(filling.seats)
         self._inbox, self._inbox_out = trio.open_memory_channel[_InboxItem](INBOX_SIZE)
+        #: Items sent to the inbox minus items the actor took: never more than the inbox holds
+        #: (a send counts once it has returned), so while positive, receive_nowait succeeds. The
+        #: drain asks it instead of letting receive_nowait raise WouldBlock at the end of a step.
+        self._inbox_count = 0
         self._stop = trio.CancelScope()
         self._stop_checks = trio.CancelScope()
         self._stop_reason: str | None = None
@@ -173,12 +177,23 @@ class MatchActor:
             self._inbox.send_nowait(item)
         except trio.WouldBlock:
             await self._inbox.send(item)
+        self._inbox_count += 1
+
+    def offer(self, conn: Connection, message: Move | Solution) -> bool:
+        """:meth:`submit` when the inbox has room (True); False when it is full (then submit)."""
+        try:
+            self._inbox.send_nowait(_Submitted(conn, message))
+        except trio.WouldBlock:
+            return False
+        self._inbox_count += 1
+        return True
 
     async def socket_closed(self, conn: Connection) -> None:
         """``conn`` has closed (called from its task, shielded)."""
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             with trio.move_on_after(5):
                 await self._inbox.send(_Closed(conn))
+                self._inbox_count += 1
 
     def stop(self, reason: str) -> None:
         """End the match now as a draw (server shutdown); the actor logs and closes it."""
@@ -233,19 +248,17 @@ class MatchActor:
                 deadline = trio.current_time() + self.config.draw_seconds
                 with self._stop, trio.move_on_at(deadline):
                     async for item in self._inbox_out:
+                        self._inbox_count -= 1
                         self._handle(item)
                         # What else is already waiting, in the same step: a backlog is served
                         # without a scheduling round per item (trio's receive yields even when
                         # an item is there), its log lines reach the file in one write, and a
                         # socket gets what the batch produced for it in one write.
-                        for _ in range(DRAIN - 1):
-                            if engine.is_over:
-                                break
-                            try:
-                                item = self._inbox_out.receive_nowait()
-                            except (trio.WouldBlock, trio.EndOfChannel):
-                                break
-                            self._handle(item)
+                        drained = 1
+                        while self._inbox_count > 0 and drained < DRAIN and not engine.is_over:
+                            self._inbox_count -= 1
+                            self._handle(self._inbox_out.receive_nowait())
+                            drained += 1
                         self._send_pending()
                         if engine.is_over:
                             break
@@ -339,6 +352,7 @@ class MatchActor:
         with self._stop_checks, trio.move_on_after(grace):
             while self._pending_checks:
                 item = await self._inbox_out.receive()
+                self._inbox_count -= 1
                 if isinstance(item, _Optimum):
                     self._handle(item)
 
@@ -444,6 +458,7 @@ class MatchActor:
             value = None
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             await self._inbox.send(_Optimum(crossing, value))
+            self._inbox_count += 1
 
     def _log_optimum(self, crossing: int, value: int | None) -> None:
         if self._writer is not None:
