@@ -20,7 +20,7 @@ import trio
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId
-from protocol.codec import NEED_DATA, Codec, RemoteProtocolError
+from protocol.codec import NEED_DATA, Codec, NeedData, RemoteProtocolError
 from protocol.messages import (
     ClientMessage,
     Error,
@@ -405,10 +405,21 @@ class Connection:
 
     async def _play(self) -> None:
         """Forward requests to the match actor (held back as errors until ``dungeon``)."""
+        codec = self.codec
+        item: Message | RemoteProtocolError | NeedData
         while True:
-            item = await self._next()
-            if item is None:
-                return
+            # _next inlined: one coroutine (created per request, resumed through per wake-up)
+            # fewer on the path every request takes.
+            try:
+                item = codec.next_message()
+            except RemoteProtocolError as error:
+                # Without its traceback, which holds this frame: a reference cycle otherwise.
+                item = error.with_traceback(None)
+            if item is NEED_DATA:
+                if codec.eof:
+                    return
+                codec.receive_data(await self._receive())
+                continue
             if isinstance(item, RemoteProtocolError):
                 if item.fatal:
                     await self._refuse_and_close(f"{item.text}: closing")
@@ -423,7 +434,9 @@ class Connection:
                 try:
                     if self._latency is not None:
                         self._request_read_at = time.perf_counter()
-                    await self.actor.submit(self, item)
+                    # Without a coroutine when the inbox has room (nearly always).
+                    if not self.actor.offer(self, item):
+                        await self.actor.submit(self, item)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     return  # the match is over; its actor is gone
 

@@ -444,6 +444,15 @@ def test_after_eof_there_is_only_need_data_and_feeding_more_is_misuse():
             id="nan",
         ),
         pytest.param(Sat(1, 3, [[1, 2]]), ErrorCause.BAD_FIELD, "traps", id="short-trap"),
+        # The codec's quick `sat` check must refuse whatever the full one refuses.
+        pytest.param(Sat(1, 3, [[1, 2, 3, 4]]), ErrorCause.BAD_FIELD, "traps", id="long-trap"),
+        pytest.param(
+            Sat(1, 3, [[1, 2, 3], [1.5, 2, 3]]), ErrorCause.BAD_FIELD, "traps", id="float"
+        ),
+        pytest.param(Sat(1, 3, [[1, True, 3]]), ErrorCause.BAD_FIELD, "traps", id="bool-literal"),
+        pytest.param(Sat(1, 3, [[1, 2, 3], [[1], 2, 3]]), ErrorCause.BAD_FIELD, "traps", id="nest"),
+        pytest.param(Sat(1, 0, [[1, 2, 3]]), ErrorCause.BAD_FIELD, "switches", id="no-switches"),
+        pytest.param(Sat(-1, 3, [[1, 2, 3]]), ErrorCause.BAD_FIELD, "to", id="negative-to"),
         pytest.param(GameOver(2), ErrorCause.BAD_FIELD, "winner", id="winner-2"),
     ],
 )

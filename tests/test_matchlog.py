@@ -385,6 +385,34 @@ def test_messages_given_already_encoded_are_written_as_encoding_them_would() -> 
     assert logs[0].count('"type":"dungeon"') == 12
 
 
+def test_a_trap_problem_given_its_encoded_sat_is_written_as_encoding_it_would() -> None:
+    """A `trap_problem` event's clauses are cut from its `sat`'s encoded line when the caller
+    hands that over: the event and send lines are the bytes encoding both again gives."""
+    from dungeon import engine
+    from dungeon.config import RulesConfig
+    from protocol import messages
+    from protocol.codec import encode
+
+    match = engine.Match(9, RulesConfig(nodes=300, radius=0.11))
+    heir = engine.AgentId(0, 0)
+    dungeon = next(o.message for o in match.begin().messages if o.to == heir)
+    here = dungeon.start[0]
+    to = next(v if u == here else u for u, v in dungeon.edges if here in (u, v))
+    output = match.apply(engine.Request(heir, messages.Move(to=to)))
+    assert [fact["event"] for fact in output.events] == ["trap_problem"]
+    logs = []
+    for encoded in (None, {i: encode(o.message) for i, o in enumerate(output.messages)}):
+        stream = io.StringIO()
+        writer = MatchLogWriter(stream, clock=FakeClock())
+        writer.header(seed=9, config={}, version="9.9", match=None, source="server")
+        writer.output(output, encoded=encoded)
+        logs.append(stream.getvalue())
+    assert logs[0] == logs[1]
+    problem = json.loads(logs[0].splitlines()[1])
+    assert problem["traps"] == [list(trap) for trap in output.events[0]["traps"]]
+    assert list(problem)[-2:] == ["traps", "hash"]
+
+
 def test_lines_may_be_flushed_by_the_owner_instead() -> None:
     """With ``flush_each_line=False`` lines wait in the stream's buffer until ``flush``;
     ``close`` flushes the last ones."""

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import weakref
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -32,6 +34,8 @@ from dungeon.traps import optimum
 from protocol.codec import encode
 from protocol.matchlog import read_log
 from protocol.messages import Dungeon, Enemy, Error, GameOver, Move, Moved, Sat, Solution, Start
+from server.actor import MatchActor
+from server.connection import Connection
 
 # --- the start handshake --------------------------------------------------------------------
 
@@ -434,6 +438,59 @@ async def test_every_line_of_a_request_is_on_disk_before_its_answer_is_sent(
             line for line in log.outputs if line.event == "send" and line.data["to"] == [0, 1]
         ]
         assert answers[-1].data["message"]["location"] == moved.location
+
+
+async def test_a_backlog_is_answered_after_all_its_lines_are_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Requests already waiting when the actor wakes are applied in one step (one log write, one
+    socket write each); no answer reaches a socket before every line written so far is in the
+    file, and each input's lines stay together, followed by its own answer."""
+    async with running_server(log_dir=tmp_path) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        [actor] = server.actors
+        [path] = sorted(tmp_path.glob("*.jsonl"))
+        on_disk_at_delivery: list[bool] = []
+        handled_per_step: list[int] = [0]
+        deliver, handle = Connection.deliver, MatchActor._handle
+        send_pending = MatchActor._send_pending
+
+        def checked_deliver(conn: Connection, items: list[Any]) -> bool:
+            assert actor._writer is not None
+            on_disk = path.read_bytes().count(b"\n")  # as another process would see it
+            on_disk_at_delivery.append(on_disk == actor._writer.lines_written)
+            return deliver(conn, items)
+
+        def counted_handle(self: MatchActor, item: Any) -> None:
+            handled_per_step[-1] += 1
+            handle(self, item)
+
+        def counted_send_pending(self: MatchActor) -> None:
+            send_pending(self)
+            handled_per_step.append(0)
+
+        monkeypatch.setattr(Connection, "deliver", checked_deliver)
+        monkeypatch.setattr(MatchActor, "_handle", counted_handle)
+        monkeypatch.setattr(MatchActor, "_send_pending", counted_send_pending)
+        async with trio.open_nursery() as senders:  # the twelve at once: a backlog
+            for slot, agent in agents.items():
+                here = dungeons[slot].start[slot.team]
+                senders.start_soon(agent.send, Move(to=not_adjacent(dungeons[slot], here)))
+        for agent in agents.values():
+            error = await agent.receive_a(Error)
+            assert "is not adjacent" in error.message
+    assert on_disk_at_delivery
+    assert all(on_disk_at_delivery)
+    assert max(handled_per_step) > 1  # the backlog was served in one step
+    requester, answered = None, 0
+    for line in path.read_text().splitlines():
+        event = json.loads(line)
+        if event["event"] == "input":
+            requester = [event.get("team"), event.get("agent")]
+        elif event["event"] == "send" and event["message"]["type"] == "error":
+            assert event["to"] == requester
+            answered += 1
+    assert answered == 12
 
 
 async def test_a_finished_match_is_freed_without_the_cycle_collector() -> None:
