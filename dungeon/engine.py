@@ -400,9 +400,11 @@ class Match:
         With ``arrivals`` (each agent put somewhere since the last update, with the node it
         left), only the watchers whose sightings may have changed are looked at: the agents
         that moved, everyone when the enemy heir moved (always in sight), and those whose view
-        holds a node something left or reached (an NPC dies only where an agent arrives). The
-        others' enemies moved out of their sight: skipping them saves ~6 sighting computations a
-        crossing (callgrind: 16M instructions a match, 7% of the engine's).
+        holds a node an enemy left or reached, or one where an NPC may have died (NPCs die
+        only where an agent arrives). The others' enemies moved out of their sight: skipping
+        them saves ~6 sighting computations a crossing (callgrind: 16M instructions a match, 7%
+        of the engine's). A team mate's move alone changes nothing a watcher sees: skipping
+        those too saves ~720 of a match's ~2,150 sighting computations (callgrind: -0.5% a match).
         """
         updates: list[Outbound] = []
         update = self._sightings.update
@@ -410,24 +412,31 @@ class Match:
         npcs = self._npcs
         views = self.dungeon.views
         everyone = arrivals is None
+        npcs_at_start = self.dungeon.npcs
         movers: set[AgentId] = set()
-        touched: set[int] = set()
+        # touched[t]: the nodes where what team t's agents see may have changed.
+        touched: tuple[set[int], set[int]] = (set(), set())
         heir_moved = [False, False]
         for mover, left in arrivals or ():
             movers.add(mover)
-            touched.add(left)
-            touched.add(locations[mover.team][mover.agent])
+            reached = locations[mover.team][mover.agent]
+            seen_by_enemy = touched[1 - mover.team]
+            seen_by_enemy.add(left)
+            seen_by_enemy.add(reached)
+            if reached in npcs_at_start:
+                touched[mover.team].add(reached)
             if mover.agent == HEIR:
                 heir_moved[mover.team] = True
         for team in (0, 1):
             mine, theirs = locations[team], locations[1 - team]
             look_at_all = everyone or heir_moved[1 - team]
+            changed_here = touched[team]
             for number, here in enumerate(mine):
                 # AgentId is a NamedTuple: (team, number) finds it in ``movers``.
                 if (
                     not look_at_all
                     and (team, number) not in movers
-                    and touched.isdisjoint(views[here])
+                    and changed_here.isdisjoint(views[here])
                 ):
                     continue
                 watcher = team * TEAM_SIZE + number

@@ -11,7 +11,7 @@ pair, an entity that moves is reported unseen at its old node before seen at its
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 
 __all__ = ["NPC", "Sighting", "Sightings"]
 
@@ -30,7 +30,9 @@ class Sightings:
     update has nothing to report and returns at once (most watchers, after most crossings).
     """
 
-    def __init__(self, views: Sequence[Set[int]], watchers: int = 12) -> None:
+    def __init__(
+        self, views: Sequence[Set[int]] | Mapping[int, Set[int]], watchers: int = 12
+    ) -> None:
         self._views = views
         self._told: list[frozenset[tuple[int, int]]] = [frozenset()] * watchers
         # Per watcher: (its node, the enemy agents' nodes..., NPCs left) at its last update.

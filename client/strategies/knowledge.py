@@ -42,8 +42,11 @@ def hop_table(graph: csr_matrix, source: int) -> list[int]:
     last_child = np.bincount(parents.take(order[1:]), minlength=count).take(order).cumsum()
     sizes = [1]  # nodes per level
     last = 0  # position of the last node of the deepest level found
-    while last < len(order) - 1:
-        end = int(last_child[last])
+    final = len(order) - 1
+    while last < final:
+        # item() gives a Python int at once, with no numpy scalar on the way (measured: 503k ->
+        # 479k instructions a table).
+        end = last_child.item(last)
         sizes.append(end - last)
         last = end
     hops = np.full(count, -1, dtype=np.int64)
@@ -255,11 +258,12 @@ def _corridors(count: int, edges: Sequence[Sequence[int]]) -> _Corridors:
         if last_edges is edges and last_count == count:
             return corridors
     ends = np.fromiter(chain.from_iterable(edges), dtype=np.int64, count=2 * len(edges))
-    ends = ends.reshape(-1, 2)
-    heads = np.concatenate([ends[:, 0], ends[:, 1]])
-    tails = np.concatenate([ends[:, 1], ends[:, 0]])
-    order = np.lexsort((tails, heads))
-    heads, tails = heads[order], tails[order]
+    lows, highs = ends[0::2], ends[1::2]
+    # Each corridor both ways, sorted by (head, tail) as one key: a plain sort of one key
+    # instead of lexsort's two (measured: 11.8M -> 9.1M instructions a match for this function).
+    keys = np.concatenate([lows * count + highs, highs * count + lows])
+    keys.sort()
+    heads, tails = keys // count, keys % count
     bounds = np.searchsorted(heads, np.arange(count + 1)).tolist()
     flat = tails.tolist()
     adjacency = [tuple(flat[bounds[u] : bounds[u + 1]]) for u in range(count)]
