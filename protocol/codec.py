@@ -74,6 +74,7 @@ __all__ = [
     "ProtocolError",
     "RemoteProtocolError",
     "encode",
+    "sat_traps_span",
 ]
 
 MAX_LINE: Final = 1 << 20
@@ -126,10 +127,21 @@ _CHECK_DECODERS: Final[dict[type[Message], msgspec.json.Decoder[Any]]] = {
 }
 
 
-#: A `sat` line is `{"type":"sat","to":N,"switches":N,"traps":[[l,l,l],...]}` (the encoder's
-#: field order, no spaces).
+#: How a `sat` line's clauses begin: `{"type":"sat","to":N,"switches":N,"traps":[[l,l,l],...]}`
+#: (the encoder's field order, no spaces), so "traps" is its last member.
 _TRAPS_KEY: Final = b',"traps":'
 _INT_CHARS: Final = b"0123456789-"
+
+
+def sat_traps_span(line: bytes) -> tuple[int, int] | None:
+    """Where the JSON of a `sat` line's clauses starts and ends in ``line`` (the encoder's line,
+    its newline allowed); None when ``line`` is not laid out so. The check of an outgoing `sat`
+    and the match log (which cuts a trap problem's clauses from its `sat`) both read it here."""
+    key = line.find(_TRAPS_KEY)
+    end = len(line) - (2 if line.endswith(b"}\n") else 1)
+    if key < 0 or line[end : end + 1] != b"}":
+        return None
+    return key + len(_TRAPS_KEY), end
 
 
 def _sat_is_valid(body: bytes) -> bool:
@@ -142,15 +154,16 @@ def _sat_is_valid(body: bytes) -> bool:
     an int (of any size, which the decoder reads back) as ``-?[0-9]+``, and anything else (a
     float, a bool, null, a string, a list of another length) leaves other characters or shape.
     """
-    cut = body.find(_TRAPS_KEY)
-    if cut < 0 or body[-1:] != b"}":
+    span = sat_traps_span(body)
+    if span is None:
         return False
-    shape = body[cut + len(_TRAPS_KEY) : -1].translate(None, _INT_CHARS)
+    start, end = span
+    shape = body[start:end].translate(None, _INT_CHARS)
     clauses = shape.count(b"[") - 1
     if shape != (b"[" + b"[,,]," * (clauses - 1) + b"[,,]]" if clauses > 0 else b"[]"):
         return False
     try:
-        _CHECK_DECODERS[Sat].decode(body[:cut] + b',"traps":[]}')
+        _CHECK_DECODERS[Sat].decode(body[:start] + b"[]}")
     except msgspec.DecodeError:
         return False
     return True

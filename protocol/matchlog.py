@@ -27,6 +27,8 @@ from typing import Any, BinaryIO, Final, Protocol, TextIO, cast
 
 import msgspec
 
+from protocol.codec import sat_traps_span
+
 __all__ = [
     "CLOSE",
     "HEADER",
@@ -239,14 +241,6 @@ def _event_record(fact: dict[str, Any], plain: bool) -> dict[str, Any]:
     return {"event": name, **data}
 
 
-def _sent_message(message: Any, plain: bool, line: bytes | None) -> Any:
-    """A ``send`` line's ``message``: ``line``, the JSON already encoded for it (its newline
-    allowed), embedded as it is; else the message as :func:`_message_data` gives it."""
-    if line is None:
-        return _message_data(message, plain)
-    return msgspec.Raw(line[:-1] if line.endswith(b"\n") else line)
-
-
 def input_record(event: object, *, plain: bool = True) -> dict[str, Any]:
     """The fields of the ``input`` line for an engine input (``Request``, ``Disconnect``,
     ``TimeUp``), without ``event``. ``plain``: exactly the values a reader parses back (lists,
@@ -271,7 +265,7 @@ def output_records(output: _OutputLike, *, plain: bool = True) -> list[dict[str,
     records = [_event_record(fact, plain) for fact in output.events]
     for outbound in output.messages:
         sent: _OutboundLike = outbound
-        message = _sent_message(sent.message, plain, None)
+        message = _message_data(sent.message, plain)
         records.append({"event": SEND, "to": [sent.to.team, sent.to.agent], "message": message})
     return records
 
@@ -287,16 +281,9 @@ def _encoded_traps(
     for index, outbound in enumerate(messages):
         if getattr(outbound.message, "traps", None) is traps and index in encoded:
             line = encoded[index]
-            start = line.find(_TRAPS_KEY)
-            end = len(line) - (2 if line.endswith(b"}\n") else 1)
-            if start < 0 or line[end : end + 1] != b"}":
-                return None
-            return line[start + len(_TRAPS_KEY) : end]
+            span = sat_traps_span(line)
+            return None if span is None else line[span[0] : span[1]]
     return None
-
-
-#: How a `sat` line's clauses begin (its last member: to, switches, then traps).
-_TRAPS_KEY: Final = b',"traps":'
 
 
 class MatchLogWriter:
@@ -434,7 +421,7 @@ class MatchLogWriter:
                 continue
             line = self._line(SEND)
             line["to"] = [sent.to.team, sent.to.agent]
-            line["message"] = _sent_message(sent.message, False, raw)
+            line["message"] = _message_data(sent.message, False)
             self._seal(line)
 
     def optimum(self, crossing: int, value: int | None) -> None:
@@ -467,7 +454,15 @@ class MatchLogWriter:
         if self._start is None:
             self._start = now
         self._seq += 1
-        return {"seq": self._seq, "t": round(now - self._start, _T_DIGITS), "event": event}
+        return {"seq": self._seq, "t": self._elapsed(now), "event": event}
+
+    def _elapsed(self, now: float) -> float:
+        """Seconds from the header to ``now``, to the microsecond: whole microseconds over a
+        million, the float round(seconds, 6) gives (none of a million random times differed),
+        in a third of its time (round with digits goes through decimal strings: 0.6 us a line,
+        ~10% of the writer's time on the server's path)."""
+        assert self._start is not None
+        return round((now - self._start) * _T_SCALE) / _T_SCALE
 
     def _head(self, event_json: bytes) -> bytes:
         """The next line's JSON up to its fields, without the closing brace: what :meth:`_line`'s
@@ -477,10 +472,7 @@ class MatchLogWriter:
             self._line(_plain_decoder.decode(event_json))
         assert self._start is not None
         self._seq += 1
-        # Whole microseconds over a million: the float round(seconds, 6) gives (none of a
-        # million random times differed), in a third of its time (round with digits goes
-        # through decimal strings: 0.6 us a line, ~10% of the writer's time on this path).
-        t = round((self._clock() - self._start) * _T_SCALE) / _T_SCALE
+        t = self._elapsed(self._clock())
         return b'{"seq":%d,"t":%b,"event":%b' % (self._seq, _encode_line(t), event_json)
 
     def _seal(self, line: dict[str, Any]) -> None:
