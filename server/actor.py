@@ -169,15 +169,11 @@ class MatchActor:
 
     async def submit(self, conn: Connection, message: Move | Solution) -> None:
         """A request from ``conn``'s reader, applied in arrival order."""
-        item = _Submitted(conn, message)
-        try:
-            # Without a checkpoint when the inbox has room: the reader goes straight on to wait
-            # for its socket, instead of being scheduled once more only to do that (3 task
-            # steps a request -> 2). A full inbox still makes the reader wait.
-            self._inbox.send_nowait(item)
-        except trio.WouldBlock:
-            await self._inbox.send(item)
-        self._inbox_count += 1
+        # Without a checkpoint when the inbox has room: the reader goes straight on to wait for
+        # its socket, instead of being scheduled once more only to do that (3 task steps a
+        # request -> 2). A full inbox still makes the reader wait.
+        if not self.offer(conn, message):
+            await self._post(_Submitted(conn, message))
 
     def offer(self, conn: Connection, message: Move | Solution) -> bool:
         """:meth:`submit` when the inbox has room (True); False when it is full (then submit)."""
@@ -192,8 +188,12 @@ class MatchActor:
         """``conn`` has closed (called from its task, shielded)."""
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
             with trio.move_on_after(5):
-                await self._inbox.send(_Closed(conn))
-                self._inbox_count += 1
+                await self._post(_Closed(conn))
+
+    async def _post(self, item: _InboxItem) -> None:
+        """Put ``item`` in the inbox, waiting for room, and count it (see ``_inbox_count``)."""
+        await self._inbox.send(item)
+        self._inbox_count += 1
 
     def stop(self, reason: str) -> None:
         """End the match now as a draw (server shutdown); the actor logs and closes it."""
@@ -457,8 +457,7 @@ class MatchActor:
             self.log.exception("optimum_check_failed", crossing=crossing)
             value = None
         with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            await self._inbox.send(_Optimum(crossing, value))
-            self._inbox_count += 1
+            await self._post(_Optimum(crossing, value))
 
     def _log_optimum(self, crossing: int, value: int | None) -> None:
         if self._writer is not None:
