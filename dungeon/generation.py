@@ -30,6 +30,7 @@ __all__ = [
     "draw_npcs",
     "generate",
     "special_nodes",
+    "symmetric_csr",
 ]
 
 #: Playability retries before generation gives up on a configuration (the spec's defaults
@@ -167,7 +168,9 @@ def special_nodes(points: Points) -> tuple[tuple[int, int], tuple[int, int]] | N
     return (start0, start1), (shrine0, shrine1)
 
 
-def _symmetric_csr(edges: Edges, n: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+def symmetric_csr(edges: Edges, n: int) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.int32]]:
+    """The CSR form of ``edges`` (rows u, v) taken both ways over ``n`` nodes: ``indptr`` and
+    the neighbours, each node's sorted (one int64 key a directed edge, one sort)."""
     source = np.concatenate([edges[:, 0], edges[:, 1]])
     target = np.concatenate([edges[:, 1], edges[:, 0]])
     key = source * n + target
@@ -219,7 +222,7 @@ def generate(rng: np.random.Generator, config: RulesConfig = DEFAULT_RULES) -> D
         if len({*start, *shrine}) < 4:
             continue
         edges = corridors(points, config.radius)
-        indptr, indices = _symmetric_csr(edges, n)
+        indptr, indices = symmetric_csr(edges, n)
         graph = csr_matrix((np.ones(len(indices), dtype=np.int8), indices, indptr), shape=(n, n))
         reached = breadth_first_order(graph, start[0], directed=True, return_predecessors=False)
         component = np.zeros(n, dtype=bool)

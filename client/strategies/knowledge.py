@@ -16,6 +16,7 @@ import numpy.typing as npt
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import breadth_first_order
 
+from dungeon.generation import symmetric_csr
 from protocol.messages import Dungeon, Enemy, GameOver, Moved, ServerMessage
 
 __all__ = ["HEIR", "NPC", "Knowledge", "hop_table"]
@@ -232,7 +233,7 @@ class _Corridors:
 
     adjacency: list[tuple[int, ...]]
     heads: npt.NDArray[np.int64]
-    tails: npt.NDArray[np.int64]
+    tails: npt.NDArray[np.int32]
 
     def moves_matrix(self, barred: frozenset[int]) -> csr_matrix:
         """Row u holds a 1 for every node u may move to (no corridor into ``barred``)."""
@@ -258,15 +259,11 @@ def _corridors(count: int, edges: Sequence[Sequence[int]]) -> _Corridors:
         if last_edges is edges and last_count == count:
             return corridors
     ends = np.fromiter(chain.from_iterable(edges), dtype=np.int64, count=2 * len(edges))
-    lows, highs = ends[0::2], ends[1::2]
-    # Each corridor both ways, sorted by (head, tail) as one key: a plain sort of one key
-    # instead of lexsort's two (measured: 11.8M -> 9.1M instructions a match for this function).
-    keys = np.concatenate([lows * count + highs, highs * count + lows])
-    keys.sort()
-    heads, tails = keys // count, keys % count
-    bounds = np.searchsorted(heads, np.arange(count + 1)).tolist()
+    indptr, tails = symmetric_csr(ends.reshape(-1, 2), count)
+    bounds = indptr.tolist()
     flat = tails.tolist()
     adjacency = [tuple(flat[bounds[u] : bounds[u + 1]]) for u in range(count)]
+    heads = np.repeat(np.arange(count), np.diff(indptr))
     corridors = _Corridors(adjacency, heads, tails)
     _last_corridors = (edges, count, corridors)
     return corridors
