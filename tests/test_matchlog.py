@@ -366,21 +366,29 @@ def test_lines_of_a_real_match_are_their_plain_records_rendered_byte_for_byte() 
         assert line == expected + "\n", f"line {number}"
 
 
+def logged_plain_and_preencoded(output: Any) -> list[str]:
+    """The log text of ``output`` written twice: messages encoded by the writer, then handed
+    over already encoded (as the server does)."""
+    from protocol.codec import encode
+
+    logs = []
+    for encoded in (None, {i: encode(o.message) for i, o in enumerate(output.messages)}):
+        stream = io.StringIO()
+        writer = MatchLogWriter(stream, clock=FakeClock())
+        writer.header(seed=9, config={}, version="9.9", match=None, source="server")
+        writer.output(output, encoded=encoded)
+        logs.append(stream.getvalue())
+    return logs
+
+
 def test_messages_given_already_encoded_are_written_as_encoding_them_would() -> None:
     """``output(..., encoded=...)`` (the server hands over the `dungeon` lines it sends) writes
     the same bytes as encoding each message again."""
     from dungeon.config import RulesConfig
     from dungeon.engine import Match
-    from protocol.codec import encode
 
     begin = Match(9, RulesConfig(nodes=300, radius=0.11)).begin()
-    logs = []
-    for encoded in (None, {i: encode(o.message) for i, o in enumerate(begin.messages)}):
-        stream = io.StringIO()
-        writer = MatchLogWriter(stream, clock=FakeClock())
-        writer.header(seed=9, config={}, version="9.9", match=None, source="server")
-        writer.output(begin, encoded=encoded)
-        logs.append(stream.getvalue())
+    logs = logged_plain_and_preencoded(begin)
     assert logs[0] == logs[1]
     assert logs[0].count('"type":"dungeon"') == 12
 
@@ -391,7 +399,6 @@ def test_a_trap_problem_given_its_encoded_sat_is_written_as_encoding_it_would() 
     from dungeon import engine
     from dungeon.config import RulesConfig
     from protocol import messages
-    from protocol.codec import encode
 
     match = engine.Match(9, RulesConfig(nodes=300, radius=0.11))
     heir = engine.AgentId(0, 0)
@@ -400,13 +407,7 @@ def test_a_trap_problem_given_its_encoded_sat_is_written_as_encoding_it_would() 
     to = next(v if u == here else u for u, v in dungeon.edges if here in (u, v))
     output = match.apply(engine.Request(heir, messages.Move(to=to)))
     assert [fact["event"] for fact in output.events] == ["trap_problem"]
-    logs = []
-    for encoded in (None, {i: encode(o.message) for i, o in enumerate(output.messages)}):
-        stream = io.StringIO()
-        writer = MatchLogWriter(stream, clock=FakeClock())
-        writer.header(seed=9, config={}, version="9.9", match=None, source="server")
-        writer.output(output, encoded=encoded)
-        logs.append(stream.getvalue())
+    logs = logged_plain_and_preencoded(output)
     assert logs[0] == logs[1]
     problem = json.loads(logs[0].splitlines()[1])
     assert problem["traps"] == [list(trap) for trap in output.events[0]["traps"]]
