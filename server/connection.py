@@ -20,7 +20,7 @@ import trio
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId
-from protocol.codec import NEED_DATA, Codec, NeedData, RemoteProtocolError
+from protocol.codec import NEED_DATA, Codec, RemoteProtocolError
 from protocol.messages import (
     ClientMessage,
     Error,
@@ -328,7 +328,9 @@ class Connection:
             try:
                 message = self.codec.next_message()
             except RemoteProtocolError as error:
-                return error
+                # Without its traceback, which holds this frame (and the error in it): a
+                # reference cycle otherwise, and the server runs without the cycle collector.
+                return error.with_traceback(None)
             if message is not NEED_DATA:
                 return message
             if self.codec.eof:
@@ -405,21 +407,10 @@ class Connection:
 
     async def _play(self) -> None:
         """Forward requests to the match actor (held back as errors until ``dungeon``)."""
-        codec = self.codec
-        item: Message | RemoteProtocolError | NeedData
         while True:
-            # _next inlined: one coroutine (created per request, resumed through per wake-up)
-            # fewer on the path every request takes.
-            try:
-                item = codec.next_message()
-            except RemoteProtocolError as error:
-                # Without its traceback, which holds this frame: a reference cycle otherwise.
-                item = error.with_traceback(None)
-            if item is NEED_DATA:
-                if codec.eof:
-                    return
-                codec.receive_data(await self._receive())
-                continue
+            item = await self._next()
+            if item is None:
+                return
             if isinstance(item, RemoteProtocolError):
                 if item.fatal:
                     await self._refuse_and_close(f"{item.text}: closing")
