@@ -1,10 +1,8 @@
 """A match actor: the one task that owns a running match's engine and its log.
 
-Sockets reach it through its bounded inbox (requests, "my socket closed", optimum results); a
-request that finds its task waiting on an empty inbox is applied at once, in its reader's step
-(trio runs one step at a time, so the match is still changed by one step at a time, in arrival
-order). It answers by putting messages in each socket's outbox without ever waiting, so a client
-that stops reading is disconnected (its outbox is full) and the other eleven never wait for it. The
+Sockets reach it only through its bounded inbox (requests, "my socket closed", optimum results);
+it answers by putting messages in each socket's outbox without ever waiting, so a client that
+stops reading is disconnected (its outbox is full) and the other eleven never wait for it. The
 trap optimum of each problem is checked off the event loop (worker processes, through a thread
 per check, bounded by a limiter) and logged when it arrives; a crossing never waits for it.
 """
@@ -114,15 +112,7 @@ class _Optimum:
     value: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class _Wake:
-    """Wakes the actor's task after a request applied in its reader's step ended the match, or
-    raised ``error`` (raised again in the actor's task, which ends the match as crashed)."""
-
-    error: Exception | None
-
-
-_InboxItem = _Submitted | _Closed | _Optimum | _Wake
+_InboxItem = _Submitted | _Closed | _Optimum
 
 
 class MatchActor:
@@ -163,9 +153,6 @@ class MatchActor:
         #: (a send counts once it has returned), so while positive, receive_nowait succeeds. The
         #: drain asks it instead of letting receive_nowait raise WouldBlock at the end of a step.
         self._inbox_count = 0
-        #: The actor's task waits on an empty inbox: a request offered now is applied at once,
-        #: in its reader's step (see :meth:`_apply_now`).
-        self._waiting = False
         self._stop = trio.CancelScope()
         self._stop_checks = trio.CancelScope()
         self._stop_reason: str | None = None
@@ -189,11 +176,7 @@ class MatchActor:
             await self._post(_Submitted(conn, message))
 
     def offer(self, conn: Connection, message: Move | Solution) -> bool:
-        """:meth:`submit` without waiting: applied at once while the actor's task is idle, else
-        queued when the inbox has room (True); False when it is full (then submit)."""
-        if self._waiting:
-            self._apply_now(conn, message)
-            return True
+        """:meth:`submit` when the inbox has room (True); False when it is full (then submit)."""
         try:
             self._inbox.send_nowait(_Submitted(conn, message))
         except trio.WouldBlock:
@@ -209,7 +192,6 @@ class MatchActor:
 
     async def _post(self, item: _InboxItem) -> None:
         """Put ``item`` in the inbox, waiting for room, and count it (see ``_inbox_count``)."""
-        self._waiting = False  # handed to the actor's task: what follows must queue behind it
         await self._inbox.send(item)
         self._inbox_count += 1
 
@@ -265,14 +247,7 @@ class MatchActor:
                 del begin, lines
                 deadline = trio.current_time() + self.config.draw_seconds
                 with self._stop, trio.move_on_at(deadline):
-                    while True:
-                        # Until an item is handed to this task, readers apply their requests
-                        # themselves (offer); with items queued, they queue behind them.
-                        self._waiting = self._inbox_count == 0
-                        try:
-                            item = await self._inbox_out.receive()
-                        finally:
-                            self._waiting = False
+                    async for item in self._inbox_out:
                         self._inbox_count -= 1
                         self._handle(item)
                         # What else is already waiting, in the same step: a backlog is served
@@ -381,33 +356,8 @@ class MatchActor:
                 if isinstance(item, _Optimum):
                     self._handle(item)
 
-    def _apply_now(self, conn: Connection, message: Move | Solution) -> None:
-        """Apply a request in its reader's step, as the actor's task would: that task waits on an
-        empty inbox, so nothing is ahead of the request. Waking the task and a scheduling round
-        for it were ~40k instructions a request (8% of the server's; callgrind, one request at a
-        time). The task is woken only when the match is over or this raised."""
-        slot = conn.slot
-        assert slot is not None  # a reader forwards requests only after its start
-        try:
-            self._apply(Request(slot, message))
-            self._send_pending()
-        except Exception as error:
-            self._wake(error)
-            return
-        assert self._engine is not None
-        if self._engine.is_over:
-            self._wake(None)
-
-    def _wake(self, error: Exception | None) -> None:
-        self._waiting = False
-        self._inbox.send_nowait(_Wake(error))  # the task waits on the empty inbox: it has room
-        self._inbox_count += 1
-
     def _handle(self, item: _InboxItem) -> None:
-        if isinstance(item, _Wake):
-            if item.error is not None:
-                raise item.error
-        elif isinstance(item, _Submitted):
+        if isinstance(item, _Submitted):
             slot = item.conn.slot
             assert slot is not None  # a reader forwards requests only after its start
             self._apply(Request(slot, item.message))
