@@ -27,7 +27,9 @@ a request to its answer going out in a write; the goal is judged on it. "client"
 request leaving the client to its answer arriving, so it adds the load process's own delays (one
 Python process driving 600 sockets and their SAT solving; when it is busy, its p99 grows beyond
 the server's). "server CPU": the share of its core the server used in the window; near 100% the
-server is the bottleneck. Memory: the server's resident set at the level minus at rest, per match.
+server is the bottleneck; "server kernel" is the part of that share spent in the kernel (socket
+and log writes, epoll), which callgrind does not count. Memory: the server's resident set at the
+level minus at rest, per match.
 On a machine shared with other work the server may get less than its core (the load average
 before the run is printed): then latencies are the machine's, not the server's.
 
@@ -231,11 +233,12 @@ async def keep_match_going(port: int, slot: int, recorder: Recorder, stop: trio.
                     nursery.start_soon(light_agent, port, team, agent, name, recorder)
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU seconds the process has used."""
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """User and system CPU seconds the process has used."""
     with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
         fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def resident_kib(pid: int) -> int:
@@ -333,6 +336,8 @@ class Level:
     think_ms: float
     requests_per_second: float = 0.0
     server_cpu: float = 0.0  # share of one core
+    #: the kernel's part of it (socket and log writes, epoll): what callgrind does not count
+    server_kernel: float = 0.0
     server_p50_ms: float = float("nan")
     server_p99_ms: float = float("nan")
     client_p50_ms: float = float("nan")
@@ -357,6 +362,7 @@ class Level:
             f"{self.client_p99_ms:.1f}",
             "yes" if self.held else "no",
             f"{self.rss_mib_per_match:.2f}",
+            f"{100 * self.server_kernel:.0f}%",
         )
 
 
@@ -372,16 +378,19 @@ async def measure_level(
         await trio.sleep(WARMUP + 0.05 * matches)  # every match begun and in its stride
         server_latencies(process, "reset")
         recorder.recording = True
-        started, cpu_started = time.perf_counter(), cpu_seconds(process.pid)
+        started, (user_started, kernel_started) = time.perf_counter(), cpu_seconds(process.pid)
         await trio.sleep(WINDOW)
         recorder.recording = False
         elapsed = time.perf_counter() - started
-        server_cpu = (cpu_seconds(process.pid) - cpu_started) / elapsed
+        user_ended, kernel_ended = cpu_seconds(process.pid)
+        user, kernel = user_ended - user_started, kernel_ended - kernel_started
         served = server_latencies(process, "report")
         rss = resident_kib(process.pid)
         stop.set()
         nursery.cancel_scope.cancel()  # the server sees every team leave: forfeits, then draws
-    level = Level(matches, think_ms, server_cpu=server_cpu)
+    level = Level(
+        matches, think_ms, server_cpu=(user + kernel) / elapsed, server_kernel=kernel / elapsed
+    )
     if recorder.latencies and served:
         level.requests_per_second = len(served) / elapsed
         level.server_p50_ms = 1e3 * percentile(served, 0.5)
@@ -498,6 +507,7 @@ def main() -> None:
             "client p99 ms",
             "p99 <= 20",
             "RSS MiB/match",
+            "server kernel",
         ],
         [level.row() for level in levels],
         width=160,

@@ -369,9 +369,10 @@ class MatchLogWriter:
             if _is_tagged_struct(type(message)):
                 # A request's line formatted straight to bytes, the message encoded as it is
                 # (the bytes input_record's dict gives): the server's hot path, once a request.
+                head = self._head(_INPUT_JSON, _encode_line(self._now(INPUT)))
                 self._seal_body(
                     b'%b,"kind":"request","team":%d,"agent":%d,"message":%b}'
-                    % (self._head(_INPUT_JSON), agent.team, agent.agent, _encode_line(message))
+                    % (head, agent.team, agent.agent, _encode_line(message))
                 )
                 return
         fields = input_record(event, plain=False)
@@ -387,8 +388,11 @@ class MatchLogWriter:
         encoded again. It must be the very bytes msgspec gives for the message.
 
         The lines :func:`output_records` describes, built here straight into each line's dict
-        (the server's hot path: about four lines a request).
+        (the server's hot path: about four lines a request). They share one ``t``, read once:
+        they are written within microseconds of each other.
         """
+        now = self._now("output")
+        now_json = _encode_line(now)
         for fact in output.events:
             name = _event_name(fact)
             fields = dict(fact)
@@ -405,7 +409,7 @@ class MatchLogWriter:
                 tail = b'%b%b,"traps":%b}' % (b"," if rest else b"", rest, clauses)
             else:
                 tail = b"," + _event_encoder.encode(fields)[1:] if fields else b"}"
-            self._seal_body(self._head(_encode_line(name)) + tail)
+            self._seal_body(self._head(_encode_line(name), now_json) + tail)
         for index, outbound in enumerate(output.messages):
             sent: _OutboundLike = outbound
             raw = None if encoded is None else encoded.get(index)
@@ -416,10 +420,10 @@ class MatchLogWriter:
                 message = raw[:-1] if raw[-1:] == b"\n" else raw
                 self._seal_body(
                     b'%b,"to":[%d,%d],"message":%b}'
-                    % (self._head(_SEND_JSON), to.team, to.agent, message)
+                    % (self._head(_SEND_JSON, now_json), to.team, to.agent, message)
                 )
                 continue
-            line = self._line(SEND)
+            line = self._line(SEND, now)
             line["to"] = [sent.to.team, sent.to.agent]
             line["message"] = _message_data(sent.message, False)
             self._seal(line)
@@ -444,17 +448,20 @@ class MatchLogWriter:
         line.update(fields)
         self._seal(line)
 
-    def _line(self, event: str) -> dict[str, Any]:
-        """The next line's dict so far: ``seq``, ``t`` and ``event``; its fields follow."""
+    def _line(self, event: str, t: float | None = None) -> dict[str, Any]:
+        """The next line's dict so far: ``seq``, ``t`` (now, unless given) and ``event``; its
+        fields follow."""
         if self._start is None and event != HEADER:
             raise LogWriteError(f"write the header before {event!r}")
         if self._closed:
             raise LogWriteError(f"the log is closed; cannot write {event!r}")
-        now = self._clock()
-        if self._start is None:
-            self._start = now
+        if t is None:
+            now = self._clock()
+            if self._start is None:
+                self._start = now
+            t = self._elapsed(now)
         self._seq += 1
-        return {"seq": self._seq, "t": self._elapsed(now), "event": event}
+        return {"seq": self._seq, "t": t, "event": event}
 
     def _elapsed(self, now: float) -> float:
         """Seconds from the header to ``now``, to the microsecond: whole microseconds over a
@@ -464,16 +471,18 @@ class MatchLogWriter:
         assert self._start is not None
         return round((now - self._start) * _T_SCALE) / _T_SCALE
 
-    def _head(self, event_json: bytes) -> bytes:
-        """The next line's JSON up to its fields, without the closing brace: what :meth:`_line`'s
-        dict encodes to, for ``event_json`` (the event's name, encoded)."""
+    def _now(self, what: str) -> float:
+        """``t`` for lines written now; before the header or after the close it raises what
+        :meth:`_line` raises for ``what`` (the header itself is written through _line)."""
         if self._start is None or self._closed:
-            # The header comes first and is written through _line; this raises the same errors.
-            self._line(_plain_decoder.decode(event_json))
-        assert self._start is not None
+            self._line(what)
+        return self._elapsed(self._clock())
+
+    def _head(self, event_json: bytes, t_json: bytes) -> bytes:
+        """The next line's JSON up to its fields, without the closing brace: what :meth:`_line`'s
+        dict encodes to, for ``event_json`` (the event's name, encoded) at ``t_json``."""
         self._seq += 1
-        t = self._elapsed(self._clock())
-        return b'{"seq":%d,"t":%b,"event":%b' % (self._seq, _encode_line(t), event_json)
+        return b'{"seq":%d,"t":%b,"event":%b' % (self._seq, t_json, event_json)
 
     def _seal(self, line: dict[str, Any]) -> None:
         """Write ``line`` (built by :meth:`_line`) as the next sealed line."""

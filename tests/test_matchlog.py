@@ -111,10 +111,11 @@ def sample_lines(*, close: bool = True) -> list[str]:
 
 
 def test_each_line_is_one_flushed_json_event_with_seq_t_and_hash() -> None:
-    """Every line parses alone and carries seq = its line number, t from the header, a hash."""
+    """Every line parses alone and carries seq = its line number, t from the header (one clock
+    reading a line, but one for all the lines of an output), a hash."""
     lines = [json.loads(line) for line in sample_lines()]
     assert [line["seq"] for line in lines] == list(range(1, len(lines) + 1))
-    assert [line["t"] for line in lines] == [0.25 * i for i in range(len(lines))]
+    assert [line["t"] for line in lines] == [0.0, 0.25, 0.5, 0.5, 0.75, 1.0, 1.25, 1.5]
     assert [line["event"] for line in lines] == [
         "header", "input", "crossing", "send", "optimum", "input", "input", "close",
     ]  # fmt: skip
@@ -330,25 +331,34 @@ def test_writer_misuse_is_our_error(misuse: Any, error: str) -> None:
 
 class RecordingWriter(MatchLogWriter):
     """A writer that also keeps the plain records (``input_record``, ``output_records``: what
-    ``replay verify`` compares) of every input and output it writes, in order."""
+    ``replay verify`` compares) of every input and output it writes, in order, and the ``t`` each
+    should carry: one clock reading an input, one for all the lines of an output."""
 
     def __init__(self, stream: io.StringIO) -> None:
         super().__init__(stream, clock=FakeClock())
         self.records: list[dict[str, Any]] = []
+        self.times: list[float] = []
+        self.readings = 0  # after the header's: FakeClock's quarter seconds since it
 
     def input(self, event: object) -> None:
         self.records.append({"event": "input", **input_record(event)})
+        self.readings += 1
+        self.times.append(0.25 * self.readings)
         super().input(event)
 
     def output(self, output: Any, **options: Any) -> None:
-        self.records.extend(output_records(output))
+        records = output_records(output)
+        self.records.extend(records)
+        self.readings += 1
+        self.times.extend([0.25 * self.readings] * len(records))
         super().output(output, **options)
 
 
 def test_lines_of_a_real_match_are_their_plain_records_rendered_byte_for_byte() -> None:
     """Each line is exactly its plain record (as a reader parses it back) rendered compactly,
     keys in order, with seq, t and the chained hash: the writer's shortcuts (structs encoded as
-    they are, no copy into plain data) change no byte of the format."""
+    they are, no copy into plain data, one clock reading for an output's lines) change no byte
+    of the format."""
     from dungeon.config import RulesConfig
     from sim.games.dungeon import play_match
 
@@ -360,8 +370,9 @@ def test_lines_of_a_real_match_are_their_plain_records_rendered_byte_for_byte() 
     lines = stream.getvalue().splitlines(keepends=True)
     assert len(writer.records) == len(lines) - 1 > 200
     previous = json.loads(lines[0])["hash"]
-    for number, (line, record) in enumerate(zip(lines[1:], writer.records, strict=True), 2):
-        body = msgspec.json.encode({"seq": number, "t": 0.25 * (number - 1), **record})
+    rows = zip(lines[1:], writer.records, writer.times, strict=True)
+    for number, (line, record, t) in enumerate(rows, 2):
+        body = msgspec.json.encode({"seq": number, "t": t, **record})
         expected, previous = seal(previous, body.decode())
         assert line == expected + "\n", f"line {number}"
 
