@@ -164,6 +164,23 @@ def test_knowledge_tables_match_a_plain_search_on_a_generated_dungeon(seed: int)
             assert sorted(known.steps_toward(source, target)) == expected
 
 
+def test_knowledge_tables_are_symmetric_between_nodes_a_team_may_enter() -> None:
+    """The hops from a to b are the hops from b to a for any two nodes the team may enter: the
+    reference hunters bound a distance by two hop counts to their shrine on that ground."""
+    match = Match(3, RulesConfig(nodes=300, radius=0.11))
+    known = Knowledge(0)
+    for outbound in match.begin().messages:
+        if outbound.to.team == 0:
+            known.observe(outbound.to.agent, outbound.message)
+    allowed = [node for node in range(300) if node not in known.forbidden]
+    rng = random.Random(3)
+    home = known.distances_to(known.own_shrine)
+    for a, b in zip(rng.sample(allowed, 40), rng.sample(allowed, 40), strict=True):
+        assert known.distances_to(a)[b] == known.distances_to(b)[a]
+        if known.distances_to(a)[b] >= 0:
+            assert abs(home[a] - home[b]) <= known.distances_to(a)[b]
+
+
 @pytest.mark.parametrize(
     ("edges", "source", "expected"),
     [
