@@ -154,7 +154,7 @@ def test_knowledge_tables_match_a_plain_search_on_a_generated_dungeon(seed: int)
     rng = random.Random(seed)
     for target in [*barred, *rng.sample(range(300), 30)]:
         oracle = plain_bfs(adjacency, barred, target)
-        assert known.distances_to(target) == oracle
+        assert list(known.distances_to(target)) == oracle
         for source in rng.sample(range(300), 5):
             if source in barred or oracle[source] <= 0:
                 continue
@@ -162,6 +162,23 @@ def test_knowledge_tables_match_a_plain_search_on_a_generated_dungeon(seed: int)
                 n for n in known.moves_from(source) if 0 <= oracle[n] < oracle[source]
             )
             assert sorted(known.steps_toward(source, target)) == expected
+
+
+def test_knowledge_tables_are_symmetric_between_nodes_a_team_may_enter() -> None:
+    """The hops from a to b are the hops from b to a for any two nodes the team may enter: the
+    reference hunters bound a distance by two hop counts to their shrine on that ground."""
+    match = Match(3, RulesConfig(nodes=300, radius=0.11))
+    known = Knowledge(0)
+    for outbound in match.begin().messages:
+        if outbound.to.team == 0:
+            known.observe(outbound.to.agent, outbound.message)
+    allowed = [node for node in range(300) if node not in known.forbidden]
+    rng = random.Random(3)
+    home = known.distances_to(known.own_shrine)
+    for a, b in zip(rng.sample(allowed, 40), rng.sample(allowed, 40), strict=True):
+        assert known.distances_to(a)[b] == known.distances_to(b)[a]
+        if known.distances_to(a)[b] >= 0:
+            assert abs(home[a] - home[b]) <= known.distances_to(a)[b]
 
 
 @pytest.mark.parametrize(
@@ -185,7 +202,7 @@ def test_hop_table_counts_hops_along_one_way_edges(
     matrix = np.zeros((count, count))
     for head, tail in edges:
         matrix[head, tail] = 1.0
-    assert hop_table(csr_matrix(matrix), source) == expected
+    assert list(hop_table(csr_matrix(matrix), source)) == expected
 
 
 def test_knowledge_tracks_sightings() -> None:

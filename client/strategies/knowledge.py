@@ -7,6 +7,7 @@ seen resolve (its own ``moved`` messages), which is enough to age old sightings.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import chain
@@ -26,7 +27,7 @@ NPC = -1
 AGENTS = range(6)
 
 
-def hop_table(graph: csr_matrix, source: int) -> list[int]:
+def hop_table(graph: csr_matrix, source: int) -> Sequence[int]:
     """Hops from ``source`` to every node along the directed edges of ``graph`` (-1: never).
 
     scipy's breadth-first search runs in C (about 3x faster than the same search in Python on
@@ -50,10 +51,11 @@ def hop_table(graph: csr_matrix, source: int) -> list[int]:
         end = last_child.item(last)
         sizes.append(end - last)
         last = end
-    hops = np.full(count, -1, dtype=np.int64)
-    hops[order] = np.repeat(np.arange(len(sizes)), sizes)
-    table: list[int] = hops.tolist()
-    return table
+    hops = np.full(count, -1, dtype=np.int32)
+    hops[order] = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
+    # An int32 array, not a list: its bytes are copied, where tolist makes 1000 Python ints,
+    # and a table takes 4 KB, not 8 (measured: -3.4M instructions a match).
+    return array("i", hops.tobytes())
 
 
 class Knowledge:
@@ -83,7 +85,7 @@ class Knowledge:
         # The same moves as a sparse matrix (row u: the nodes u may move to), for scipy.
         self._graph = csr_matrix((0, 0), dtype=np.float64)
         # target -> hop counts; the graph never changes, so a table once built stays valid.
-        self._distances: dict[int, list[int]] = {}
+        self._distances: dict[int, Sequence[int]] = {}
 
     # -- facts ---------------------------------------------------------------------------------
 
@@ -141,7 +143,7 @@ class Knowledge:
         """The nodes an agent of this team on ``node`` may move to."""
         return self.moves[node]
 
-    def distances_to(self, target: int) -> list[int]:
+    def distances_to(self, target: int) -> Sequence[int]:
         """Hop counts to ``target`` over nodes this team may enter (-1: unreachable); cached.
 
         The walk is symmetric, so for a node this team may enter the same table gives the hops

