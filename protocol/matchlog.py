@@ -451,10 +451,7 @@ class MatchLogWriter:
     def _line(self, event: str, t: float | None = None) -> dict[str, Any]:
         """The next line's dict so far: ``seq``, ``t`` (now, unless given) and ``event``; its
         fields follow."""
-        if self._start is None and event != HEADER:
-            raise LogWriteError(f"write the header before {event!r}")
-        if self._closed:
-            raise LogWriteError(f"the log is closed; cannot write {event!r}")
+        self._require_writable(event)
         if t is None:
             now = self._clock()
             if self._start is None:
@@ -471,11 +468,18 @@ class MatchLogWriter:
         assert self._start is not None
         return round((now - self._start) * _T_SCALE) / _T_SCALE
 
+    def _require_writable(self, event: str) -> None:
+        """Raise LogWriteError if a line ``event`` cannot be written now: before the header
+        (unless it is the header) or after the close."""
+        if self._start is None and event != HEADER:
+            raise LogWriteError(f"write the header before {event!r}")
+        if self._closed:
+            raise LogWriteError(f"the log is closed; cannot write {event!r}")
+
     def _now(self, what: str) -> float:
-        """``t`` for lines written now; before the header or after the close it raises what
-        :meth:`_line` raises for ``what`` (the header itself is written through _line)."""
-        if self._start is None or self._closed:
-            self._line(what)
+        """``t`` for ``what`` lines written now (never the header: it is written through
+        :meth:`_line`, which starts the clock)."""
+        self._require_writable(what)
         return self._elapsed(self._clock())
 
     def _head(self, event_json: bytes, t_json: bytes) -> bytes:

@@ -316,8 +316,28 @@ def test_another_schema_version_is_refused_with_both_versions_named() -> None:
             "closed",
         ),
         (lambda w: w.input("move 3"), "not an engine input"),
+        # The request and output lines built straight to bytes check the same as the others.
+        (lambda w: w.input(Request(AgentId(0, 1), Move(to=3))), "header before"),
+        (
+            lambda w: (
+                w.header(seed=1, config={}, version="v", match=None, source="sim"),
+                w.close(reason="done"),
+                w.output(Output(events=[{"event": "kill"}])),
+            ),
+            "closed",
+        ),
     ],
-    ids=["no header", "bad source", "reserved kind", "reserved key", "opaque value", "closed", "?"],
+    ids=[
+        "no header",
+        "bad source",
+        "reserved kind",
+        "reserved key",
+        "opaque value",
+        "closed",
+        "?",
+        "request before the header",
+        "output after the close",
+    ],
 )
 def test_writer_misuse_is_our_error(misuse: Any, error: str) -> None:
     """Writing out of order or an event the log cannot represent raises LogWriteError."""
