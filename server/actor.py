@@ -167,22 +167,24 @@ class MatchActor:
 
     # -- called by other tasks (only through the inbox, or cancelling) ------------------------
 
-    async def submit(self, conn: Connection, message: Move | Solution) -> None:
-        """A request from ``conn``'s reader, applied in arrival order."""
-        # Without a checkpoint when the inbox has room: the reader goes straight on to wait for
-        # its socket, instead of being scheduled once more only to do that (3 task steps a
-        # request -> 2). A full inbox still makes the reader wait.
-        if not self.offer(conn, message):
-            await self._post(_Submitted(conn, message))
-
     def offer(self, conn: Connection, message: Move | Solution) -> bool:
-        """:meth:`submit` when the inbox has room (True); False when it is full (then submit)."""
+        """A request from ``conn``'s reader, applied in arrival order: queued at once when the
+        inbox has room (True); False when it is full, and then the reader must :meth:`submit`.
+
+        Without a checkpoint or a coroutine: the reader goes straight on to wait for its
+        socket, instead of being scheduled once more only to do that (3 task steps a request
+        -> 2). A full inbox still makes the reader wait, in submit.
+        """
         try:
             self._inbox.send_nowait(_Submitted(conn, message))
         except trio.WouldBlock:
             return False
         self._inbox_count += 1
         return True
+
+    async def submit(self, conn: Connection, message: Move | Solution) -> None:
+        """A request that :meth:`offer` found no room for: waits until the inbox has some."""
+        await self._post(_Submitted(conn, message))
 
     async def socket_closed(self, conn: Connection) -> None:
         """``conn`` has closed (called from its task, shielded)."""

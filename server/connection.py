@@ -426,7 +426,7 @@ class Connection:
                     if self._latency is not None:
                         self._request_read_at = time.perf_counter()
                     # Without a coroutine when the inbox has room (nearly always).
-                    if not self.actor.offer(self, item):
+                    if not self.actor.offer(self, item):  # full: wait for room
                         await self.actor.submit(self, item)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     return  # the match is over; its actor is gone
