@@ -145,16 +145,16 @@ _NEGATE = bytes.maketrans(_FALSE + _TRUE, _TRUE + _FALSE)
 @dataclass(frozen=True, slots=True, eq=False)
 class DrawnProblem:
     """A trap problem as the engine keeps it: its traps as tuples (what a `sat` carries) and,
-    for small switch counts, the traps' kinds (rows in the clause table), with which
+    for small switch counts, the traps' kinds (their rows in the clause table), with which
     :meth:`active` counts active traps with one numpy call and a few bytes operations."""
 
     traps: tuple[Trap, ...]
     switches: int
-    rows: _Kinds | None
+    kinds: _Kinds | None
 
     def active(self, assignment: Sequence[bool]) -> int:
         """How many traps ``assignment`` (one bool per switch) leaves active."""
-        if self.rows is None:
+        if self.kinds is None:
             return active_traps(self.traps, assignment)
         # The traps as bytes, a literal l as l % 256 and 0 after each trap, translated by the
         # assignment into 0 (false), 1 (true) and 2 (end): an active trap is a run of three 0
@@ -166,7 +166,7 @@ class DrawnProblem:
         values = _switch_bytes(assignment)
         fill = bytes(256 - 1 - 2 * len(values))
         truth = _END + values + fill + values.translate(_NEGATE)[::-1]
-        traps = literal_bytes.take(self.rows, axis=0).tobytes()
+        traps = literal_bytes.take(self.kinds, axis=0).tobytes()
         return traps.translate(truth).count(_FALSE * 3)
 
 
