@@ -69,6 +69,7 @@ class RawAgent:
 async def running_server(**options: Any) -> AsyncIterator[tuple[Server, trio.Nursery]]:
     """A :class:`Server` fed in-memory streams; shut down (matches drawn) on exit."""
     options.setdefault("config", SMALL)
+    options.setdefault("seed", 2026)  # tests are reproducible: the same dungeons every run
     options.setdefault("linger", 0.0)  # memory streams lose nothing to a reset: no need to wait
     server = Server(**options)
     async with trio.open_nursery() as nursery:
