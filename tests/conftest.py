@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 import structlog
+from hypothesis import settings
+
+# Property tests are deterministic like every other test: the same examples on every run and
+# every machine (no example database carried between runs, no deadline that a loaded CI machine
+# could miss). HYPOTHESIS_PROFILE=explore draws fresh examples, to hunt for new failures locally.
+settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
+settings.register_profile("explore", max_examples=1000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture(autouse=True)
