@@ -139,6 +139,55 @@ def test_cheats_and_failures_disqualify_and_the_game_goes_on(
     assert ranking(programs, board)[-1][0] is None  # the disqualified have no place
 
 
+def rewrites_on_exit_1(change: Callable[[str], str]) -> Behaviour:
+    """Plays honestly, but whenever it cannot move it writes the board back through ``change``
+    before returning 1, as a program that always saves its output does."""
+
+    def behave(argv: list[str], cwd: Path) -> Outcome:
+        outcome = honest(argv, cwd)
+        if outcome.code == 1:
+            board = cwd / "board.txt"
+            board.write_bytes(change(board.read_text()).encode())
+        return outcome
+
+    return behave
+
+
+def relayout(text: str) -> str:
+    """The same board in another conforming layout: CRLF and trailing spaces on every line."""
+    return "".join(line + "   \r\n" for line in text.split("\n")[:-1])
+
+
+def test_exit_1_with_the_same_board_in_another_layout_is_no_fault(tmp_path: Path) -> None:
+    """Spec: "any line may end with any number of spaces; accept \\r\\n too", and the master
+    disqualifies for a changed field or score or a malformed file. A program that returns 1
+    after writing back the same position in such a layout breaks none of these rules."""
+    programs, final, log, _ = play(tmp_path, {"a": honest, "b": rewrites_on_exit_1(relayout)})
+    assert [p.disqualified for p in programs] == [None, None]
+    assert [e["verdict"] for e in log[-2:]] == ["cannot_move", "cannot_move"]
+    assert not legal_action_exists(parse(final), "b", MOVEMENT, 2)
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (steal, "exit 1 (cannot move) but it changed the board"),
+        (lambda text: text.replace(" ", "  ", 1), "exit 1 (cannot move) but it left a malformed"),
+    ],
+)
+def test_exit_1_with_a_changed_or_malformed_board_disqualifies(
+    tmp_path: Path, change: Callable[[str], str], reason: str
+) -> None:
+    """Spec: a changed score of someone else or a malformed file disqualifies, whatever the exit
+    code; the game goes on from the board before the call."""
+    programs, final, _, _ = play(tmp_path, {"a": honest, "b": rewrites_on_exit_1(change)})
+    assert programs[0].disqualified is None
+    assert programs[1].disqualified is not None
+    assert programs[1].disqualified.startswith(reason)
+    board = parse(final)
+    assert sum(board.fish) + sum(p.score for p in board.players) == sum(parse(START).fish)
+
+
 def test_a_planted_link_never_redirects_the_masters_writes(tmp_path: Path) -> None:
     """A program that replaces its board file by a link to another file is disqualified, and
     the master's next write replaces the link instead of writing through it."""

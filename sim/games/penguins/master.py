@@ -220,6 +220,24 @@ def _read_capped(path: Path) -> str | None:
         return None
 
 
+def _changed_on_exit_1(before: BoardFile, after_text: str) -> str:
+    """Why a file rewritten by a call that returned 1 disqualifies its program, or "" when it
+    holds the same position: a program may write the board back in another conforming layout
+    (trailing spaces, CRLF), which changes no field and no score."""
+    try:
+        after = parse(after_text)
+    except BoardFileError as error:
+        return f"exit 1 (cannot move) but it left a malformed board file: {error}"
+    if (
+        (after.rows, after.cols, after.fish, after.owner)
+        != (before.rows, before.cols, before.fish, before.owner)
+    ) or sorted((p.ident, p.number, p.score) for p in after.players) != sorted(
+        (p.ident, p.number, p.score) for p in before.players
+    ):
+        return "exit 1 (cannot move) but it changed the board"
+    return ""
+
+
 def run_game(
     programs: list[Program],
     board: BoardFile,
@@ -278,10 +296,10 @@ def _call(
     elif outcome.code == 1:
         after = _read_capped(path)
         if after is not None and after != text:
-            reason = "exit 1 (cannot move) but it changed the board file"
-        elif legal_action_exists(board, program.name, phase, penguins):
+            reason = _changed_on_exit_1(board, after)
+        if not reason and legal_action_exists(board, program.name, phase, penguins):
             reason = "exit 1 (cannot move) while a legal move existed"
-        else:
+        if not reason:
             verdict = "cannot_move"
             program.finished = True
     elif outcome.code == 0:
