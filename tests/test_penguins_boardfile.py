@@ -134,6 +134,25 @@ def test_new_player_line_in_a_file_without_final_newline() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1 2\r\n10 10", "1 2\r\n10 10\r\nbob 1 0"),
+        ("1 2\r\n10 10\r\nal 1 0", "1 2\r\n10 10\r\nal 1 0\r\nbob 2 0"),
+        ("1 2\r\n10 10\r\nal 1 0  ", "1 2\r\n10 10\r\nal 1 0  \r\nbob 2 0"),
+        ("1 2\r\n10 10\r\n", "1 2\r\n10 10\r\nbob 1 0\r\n"),
+    ],
+)
+def test_new_player_line_in_a_crlf_file_keeps_every_break_crlf(text: str, expected: str) -> None:
+    """Spec: written files keep the format, whose lines end in \\n or \\r\\n. In a CRLF file
+    without a final newline, the new line is joined by \\r\\n and ends the file bare, as the
+    old last line did: no bare \\n between lines, no lone \\r at the end."""
+    board = parse(text)
+    board.add_player("bob", board.next_free_number() or 0, 0)
+    assert board.render() == expected
+    assert parse(board.render()).player("bob") is not None
+
+
+@pytest.mark.parametrize(
     ("numbers", "expected"),
     [([], 1), ([1], 2), ([1, 3], 4), ([9], 1), ([1, 2, 4, 5, 6, 7, 8, 9], 3), (range(1, 10), None)],
 )

@@ -178,6 +178,12 @@ class BoardFile:
             while at > 0 and not lines[at - 1].strip(_TRAILING):
                 at -= 1
             new = [f"{p.ident} {p.number} {p.score}" + ("\r" if crlf else "") for p in added]
+            if crlf and at == len(lines) and not self._final_newline:
+                # The old last line ended the file bare: it now gets a whole "\r\n", and the
+                # last new line ends the file bare in its place (no lone "\r" at the end).
+                if at and not lines[at - 1].endswith("\r"):
+                    lines[at - 1] += "\r"
+                new[-1] = new[-1][:-1]
             lines[at:at] = new
         return "\n".join(lines) + ("\n" if self._final_newline else "")
 
