@@ -7,6 +7,7 @@ timeouts and crashes need no real time; the honest program is the real player's 
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -25,6 +26,7 @@ from sim.games.penguins.master import (
     ranking,
     run_game,
 )
+from sim.games.penguins.master import main as master_main
 
 START = "3 4\n10 20 10 30\n20 10 30 10\n10 30 20 10\n"
 
@@ -283,3 +285,29 @@ def test_master_command_runs_real_programs(tmp_path: Path) -> None:
     assert (tmp_path / "log.jsonl").read_text().count('"event": "call"') >= 6
     final = parse((tmp_path / "board.txt").read_text())
     assert [p.ident for p in final.players] == ["g", "r"]
+
+
+def test_a_board_with_a_latin1_id_is_logged_not_a_crash(tmp_path: Path) -> None:
+    """Spec: an id is any non-space text, and nothing may crash the game master. A --board file
+    whose id is latin-1 ("Zoé" as the single byte 0xE9) plays to the end; its log stays JSON
+    that gives back the file's bytes, and the final board keeps the id's byte."""
+    start = b"1 3\n10 10 30\nZo\xe9 1 0\n"
+    board_path = tmp_path / "start.txt"
+    board_path.write_bytes(start)
+    player_script = str(Path(sys.executable).parent / "penguins-player")
+    workdir = tmp_path / "game"
+    code = master_main(
+        [
+            "--player", f"{player_script} strategy=greedy id=g",
+            "--board", str(board_path), "--penguins", "1", "--workdir", str(workdir),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    entries = [json.loads(line) for line in (workdir / "log.jsonl").read_text().splitlines()]
+    assert entries[0]["event"] == "start"
+    assert str(entries[0]["board"]).encode("utf-8", "surrogateescape") == start
+    assert entries[-1]["event"] == "end"
+    # g places and moves; the line of Zoé (who plays no program here) comes back byte for byte.
+    final = (workdir / "board.txt").read_bytes()
+    assert b"Zo\xe9 1 0\n" in final
+    assert not [e for e in entries if e.get("verdict") == "disqualified"]

@@ -401,7 +401,9 @@ def main(argv: list[str]) -> int:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="penguins-game-"))
     workdir.mkdir(parents=True, exist_ok=True)
     log_path = workdir / "log.jsonl"
-    with log_path.open("w", encoding="utf-8") as log_stream:
+    # A board given with --board may hold bytes that are not UTF-8 (a latin-1 id): they are
+    # logged as JSON escapes of the surrogates they were read as, never a crash.
+    with log_path.open("w", encoding="utf-8", errors="backslashreplace") as log_stream:
 
         def log(entry: dict[str, object]) -> None:
             log_stream.write(json.dumps(entry, ensure_ascii=False) + "\n")
