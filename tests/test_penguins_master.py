@@ -311,3 +311,27 @@ def test_a_board_with_a_latin1_id_is_logged_not_a_crash(tmp_path: Path) -> None:
     final = (workdir / "board.txt").read_bytes()
     assert b"Zo\xe9 1 0\n" in final
     assert not [e for e in entries if e.get("verdict") == "disqualified"]
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        (["--timeout", "0"], "--timeout"),
+        (["--timeout", "-1"], "--timeout"),
+        (["--timeout", "nan"], "--timeout"),
+        (["--penguins", "0"], "--penguins"),
+        (["--penguins", "-2"], "--penguins"),
+    ],
+)
+def test_bad_master_options_exit_2_naming_the_flag(
+    tmp_path: Path, options: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A time limit per call must be positive (0 would time out every program, as if each had
+    failed) and each player has at least one penguin: the master refuses before running any
+    program, with exit 2 and the flag named, instead of disqualifying everyone or a traceback."""
+    workdir = tmp_path / "game"
+    with pytest.raises(SystemExit) as stop:
+        master_main(["--player", "never-run", *options, "--workdir", str(workdir)])
+    assert stop.value.code == 2
+    assert named in capsys.readouterr().err
+    assert not workdir.exists()

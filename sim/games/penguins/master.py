@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import random
 import shlex
@@ -377,6 +378,10 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not 1 <= len(args.player) <= MAX_PLAYERS:
         parser.error(f"give 1-{MAX_PLAYERS} --player programs")
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        parser.error(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    if args.penguins is not None and args.penguins < 1:
+        parser.error(f"--penguins must be at least 1, got {args.penguins}")
     try:
         programs = [Program(_command(text)) for text in args.player]
     except ValueError as error:
