@@ -15,7 +15,7 @@ from typing import TextIO
 from sim.games.labyrinth.game import STRATEGIES, LabyrinthState
 from sim.games.labyrinth.generation import generate
 from sim.games.labyrinth.render import render_png, render_text
-from sim.games.labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType
+from sim.games.labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType, whole_number
 
 __all__ = ["describe", "main", "parse_command"]
 
@@ -79,24 +79,17 @@ def parse_command(text: str, labyrinth: Labyrinth) -> Move | str:
     if head in ROTATION_COMMANDS:
         kind, axis = ROTATION_COMMANDS[head]
         count = labyrinth.height if axis == "row" else labyrinth.width
-        index = _whole_number(words[1]) if len(words) == 2 else None
+        index = whole_number(words[1]) if len(words) == 2 else None
         if index is None or not 0 <= index < count:
             return f"'{head}' needs a {axis} index from 0 to {count - 1}, e.g. '{head} 3'"
         return Move(kind, index)
     if len(words) == 2:
-        raw_type, raw_value = _whole_number(words[0]), _whole_number(words[1])
+        raw_type, raw_value = whole_number(words[0]), whole_number(words[1])
         if raw_type is not None and raw_value is not None:
             if not 0 <= raw_type <= 8:
                 return f"move type {raw_type} is not one of 0-8 (? for help)"
             return Move(raw_type, raw_value)
     return f"unknown command {text.strip()!r} (? for help)"
-
-
-def _whole_number(word: str) -> int | None:
-    """A typed integer in ASCII digits, optionally negative ("-1"), else None: str.isdigit also
-    says yes to "²" and other digits that int() refuses."""
-    digits = word[1:] if word.startswith("-") else word
-    return int(word) if digits.isascii() and digits.isdigit() else None
 
 
 def _size_config(args: argparse.Namespace) -> LabyrinthConfig:
