@@ -98,6 +98,35 @@ def test_invalid_files_name_line_and_field(text: str, line: int, field: int | No
     assert str(caught.value).startswith(where)
 
 
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "field"),
+    [
+        (f"{HUGE} 2\n10 10\n", 1, 1),
+        (f"1 {HUGE}\n10 10\n", 1, 2),
+        (f"1 2\n10 10\na {HUGE} 0\n", 3, 2),
+        (f"1 2\n10 10\na 1 {HUGE}\n", 3, 3),
+        ("1 2\n10 10\na 1 1234567890\n", 3, 3),
+    ],
+    ids=["rows", "columns", "number", "score", "score beyond a C int"],
+)
+def test_overlong_numbers_are_a_fault_of_the_file(text: str, line: int, field: int) -> None:
+    """Spec: the game master must survive anything a player writes, and a wrong file gets its
+    line and field named. A 5000-digit score or size is such a fault (int() alone raises a
+    plain ValueError past 4300 digits); so is a score past 9 digits, more than a C int holds."""
+    with pytest.raises(BoardFileError) as caught:
+        parse(text)
+    assert (caught.value.line, caught.value.field) == (line, field)
+    assert len(str(caught.value)) < 200
+
+
+def test_largest_accepted_score_is_nine_digits() -> None:
+    """A score of 999999999 is still read (no real game comes near it)."""
+    assert parse("1 2\n10 10\na 1 999999999\n").players[0].score == 999_999_999
+
+
 def test_penguin_and_fish_are_read_per_field() -> None:
     """Each field's first digit is its fish and its second the player standing there."""
     board = parse("1 3\n30 01 02\na 1 1\nb 2 1\n")

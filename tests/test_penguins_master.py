@@ -116,6 +116,7 @@ def test_honest_game_runs_to_the_end(tmp_path: Path) -> None:
         (cheater(steal), "changed the score of 'a'"),
         (cheater(teleport), "not in a straight free line"),
         (cheater(lambda text: "hello\n"), "malformed board file: line 1"),
+        (cheater(lambda text: text + "z 9 " + "9" * 5000 + "\n"), "malformed board file"),
         (cheater(lambda text: text), "changed 0 fields"),
         (cheater(lambda text: text.replace("10", "11", 1), PLACEMENT), "malformed"),
         (lambda argv, cwd: Outcome(1), "exit 1 (cannot move) while a legal move existed"),

@@ -25,6 +25,9 @@ __all__ = ["BoardFile", "BoardFileError", "PlayerLine", "parse", "read"]
 
 MAX_PLAYERS = 9
 MAX_FISH = 3
+#: Longest number (header, score) a file may hold: what a C program's int reads, and far below
+#: the 4300 digits at which Python's int() itself refuses (a ValueError, not a BoardFileError).
+MAX_DIGITS = 9
 _TRAILING = " \t\r"
 _BOM = "\ufeff"
 
@@ -258,9 +261,12 @@ def _parse_header(raw: str) -> tuple[int, int]:
         raise BoardFileError(1, 3, "bad header: extra field; expected exactly 'm n'")
     values = []
     for index, (field, name) in enumerate(zip(fields, names, strict=True)):
-        if not field.isdigit() or not field.isascii() or int(field) < 1:
+        if not _is_number(field) or int(field) < 1:
             raise BoardFileError(
-                1, index + 1, f"bad header: {name} must be a positive integer, got {field!r}"
+                1,
+                index + 1,
+                f"bad header: {name} must be a positive integer of at most {MAX_DIGITS} digits, "
+                f"got {_shown(field)}",
             )
         values.append(int(field))
     return values[0], values[1]
@@ -316,6 +322,15 @@ def _looks_like_player_line(fields: list[str]) -> bool:
     )
 
 
+def _is_number(text: str) -> bool:
+    return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
+
+
+def _shown(text: str) -> str:
+    """A field for a message: whole when short, else its head and its length."""
+    return repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters)"
+
+
 def _is_field(field: str) -> bool:
     return len(field) == 2 and "0" <= field[0] <= "9" and "0" <= field[1] <= "9"
 
@@ -348,15 +363,16 @@ def _parse_players(lines: list[str], first: int) -> list[PlayerLine]:
                 line, 4, "player line has extra fields; expected 'id number score'"
             )
         ident, number_text, score_text = fields
-        if not (number_text.isascii() and number_text.isdigit()) or not (
-            1 <= int(number_text) <= MAX_PLAYERS
-        ):
+        if not _is_number(number_text) or not 1 <= int(number_text) <= MAX_PLAYERS:
             raise BoardFileError(
-                line, 2, f"player number must be 1-{MAX_PLAYERS}, got {number_text!r}"
+                line, 2, f"player number must be 1-{MAX_PLAYERS}, got {_shown(number_text)}"
             )
-        if not (score_text.isascii() and score_text.isdigit()):
+        if not _is_number(score_text):
             raise BoardFileError(
-                line, 3, f"score must be a non-negative integer, got {score_text!r}"
+                line,
+                3,
+                f"score must be a non-negative integer of at most {MAX_DIGITS} digits, "
+                f"got {_shown(score_text)}",
             )
         number = int(number_text)
         if number in line_of_number:
