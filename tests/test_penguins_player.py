@@ -60,6 +60,9 @@ def changed_fields(before: str, after: str) -> list[tuple[int, int, str, str]]:
         (["phase=movement", "a", "b", "c"], "two files"),
         (["phase=jumping", "a", "b"], "placement or movement"),
         (["phase=placement", "penguins=x", "a", "b"], "penguins must be"),
+        # Spec: exit 2 for bad input with a message; 5000 digits once made int() fail (exit 3).
+        (["phase=placement", f"penguins={'9' * 5000}", "a", "b"], "at most 18 digits"),
+        (["phase=movement", f"budget={'9' * 19}", "a", "b"], "budget must be"),
         (["phase=movement", "strategy=nope", "a", "b"], "unknown strategy"),
         (["phase=movement", "phase=movement", "a", "b"], "twice"),
         (["phase=movement", "id=", "a", "b"], "id must be"),
