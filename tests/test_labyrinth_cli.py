@@ -150,6 +150,8 @@ def test_input_ending_mid_game_abandons_it() -> None:
         ("--1 2", "unknown command '--1 2'"),
         ("\u00b2 1", "unknown command"),
         ("7 1_0", "unknown command"),
+        ("rl " + "9" * 5000, "'rl' needs a row index"),
+        ("9" * 5000 + " 1", "unknown command"),
     ],
 )
 def test_odd_numbers_typed_are_refused_not_a_crash(typed: str, refusal: str) -> None:

@@ -362,7 +362,20 @@ def test_protocol_move_text_round_trips(text: str, move: Move) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["", "7", "7 -1 2", "up 1", "7 x", "1_0 3", "7 1_0", "\u0663 1", "7 --1", "+7 -1"]
+    "text",
+    [
+        "",
+        "7",
+        "7 -1 2",
+        "up 1",
+        "7 x",
+        "1_0 3",
+        "7 1_0",
+        "\u0663 1",
+        "7 --1",
+        "+7 -1",
+        "7 " + "9" * 5000,
+    ],
 )
 def test_bad_move_text_is_refused(text: str) -> None:
     """Anything but two integers as C's %d prints them (the C API sends "%d %d") is a ValueError

@@ -307,10 +307,11 @@ class Labyrinth:
 
 
 def whole_number(word: str) -> int | None:
-    """An integer as C's ``%d`` writes it (ASCII digits, optionally after "-"), else None.
-    int() alone would also take "1_0", "+7" and non-ASCII digits such as "٣"."""
+    """An integer as C's ``%d`` writes it (ASCII digits, optionally after "-", at most the 10
+    of an int), else None. int() alone would also take "1_0", "+7" and non-ASCII digits such
+    as "٣", and raise on more than 4300 digits."""
     digits = word[1:] if word.startswith("-") else word
-    return int(word) if digits.isascii() and digits.isdigit() else None
+    return int(word) if len(digits) <= 10 and digits.isascii() and digits.isdigit() else None
 
 
 def parse_move(text: str) -> Move:
