@@ -191,6 +191,26 @@ def test_exit_1_with_a_changed_or_malformed_board_disqualifies(
     assert sum(board.fish) + sum(p.score for p in board.players) == sum(parse(START).fish)
 
 
+def test_a_directory_left_for_the_board_file_disqualifies_not_crashes(tmp_path: Path) -> None:
+    """Spec: nothing a program writes can crash the game master. A program that, returning 1,
+    leaves a directory where its board file was is disqualified at its next call (the fresh
+    copy cannot be written) and the other plays on to the end."""
+
+    def leave_directory(argv: list[str], cwd: Path) -> Outcome:
+        outcome = honest(argv, cwd)
+        if outcome.code == 1:
+            (cwd / "board.txt").unlink()
+            (cwd / "board.txt").mkdir()
+        return outcome
+
+    programs, final, log, _ = play(tmp_path, {"a": honest, "b": leave_directory})
+    assert programs[0].disqualified is None
+    assert programs[1].disqualified is not None
+    assert "cannot be written afresh" in programs[1].disqualified
+    assert log[-1]["verdict"] == "cannot_move"
+    assert not legal_action_exists(parse(final), "a", MOVEMENT, 2)
+
+
 def test_a_planted_link_never_redirects_the_masters_writes(tmp_path: Path) -> None:
     """A program that replaces its board file by a link to another file is disqualified, and
     the master's next write replaces the link instead of writing through it."""

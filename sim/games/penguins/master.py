@@ -275,11 +275,29 @@ def _call(
 ) -> BoardFile:
     text = board.render()
     path = program.directory / "board.txt"
-    _write_fresh(path, text.encode("utf-8", "surrogateescape"))
     argv = [*program.command, f"phase={phase}"]
     if phase == PLACEMENT:
         argv.append(f"penguins={penguins}")
     argv += ["board.txt", "board.txt"]
+    try:
+        _write_fresh(path, text.encode("utf-8", "surrogateescape"))
+    except OSError as error:
+        # What a program left in its own directory (a directory named board.txt, a read-only
+        # directory) is its fault, not a reason for the game master to stop.
+        reason = f"its board file cannot be written afresh: {error}"
+        program.disqualified = reason
+        program.finished = True
+        log(
+            {
+                "event": "call",
+                "player": program.name,
+                "phase": phase,
+                "argv": argv,
+                "verdict": "disqualified",
+                "reason": reason,
+            }
+        )
+        return board
     outcome = runner(argv, program.directory, timeout)
     entry: dict[str, object] = {
         "event": "call",
