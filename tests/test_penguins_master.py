@@ -8,6 +8,8 @@ timeouts and crashes need no real time; the honest program is the real player's 
 from __future__ import annotations
 
 import json
+import os
+import select
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -25,6 +27,7 @@ from sim.games.penguins.master import (
     legal_action_exists,
     ranking,
     run_game,
+    run_subprocess,
 )
 from sim.games.penguins.master import main as master_main
 
@@ -356,3 +359,29 @@ def test_bad_master_options_exit_2_naming_the_flag(
     assert stop.value.code == 2
     assert named in capsys.readouterr().err
     assert not workdir.exists()
+
+
+def test_a_child_left_running_by_a_program_is_killed_with_it(tmp_path: Path) -> None:
+    """Spec: each program gets a time limit per call. A program that exits at once but leaves a
+    child running (eating the CPU of the next programs' timed calls) has that child killed when
+    its call ends."""
+    script = (
+        "import os, signal, sys\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    signal.pause()\n"
+        "open('child.pid', 'w').write(str(child))\n"
+        "sys.exit(0)\n"
+    )
+    outcome = run_subprocess([sys.executable, "-c", script], tmp_path, 60.0)
+    assert outcome.code == 0
+    child = int((tmp_path / "child.pid").read_text())
+    # A pidfd turns readable when the process ends (even before anyone reaps it); the 30 s
+    # bound only keeps a failing run from hanging.
+    descriptor = os.pidfd_open(child)
+    try:
+        poller = select.poll()
+        poller.register(descriptor, select.POLLIN)
+        assert poller.poll(30_000), "the child outlived its program's call"
+    finally:
+        os.close(descriptor)

@@ -77,8 +77,8 @@ class Program:
 
 
 def run_subprocess(argv: Sequence[str], cwd: Path, timeout: float) -> Outcome:
-    """Run a program in ``cwd``, kill its whole process group after ``timeout`` seconds, keep
-    the heads of its stdout and stderr."""
+    """Run a program in ``cwd``, kill its whole process group when it exits or after
+    ``timeout`` seconds, keep the heads of its stdout and stderr."""
     start = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
@@ -95,10 +95,14 @@ def run_subprocess(argv: Sequence[str], cwd: Path, timeout: float) -> Outcome:
         try:
             code: int | None = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
             code = None
+        # Also after a normal exit: a child left running in the background would eat the CPU
+        # of the next programs' timed calls, or rewrite files between calls. (Its group id
+        # stays reserved while any member lives, so this never hits an unrelated process.)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        if code is None:
+            process.wait()
         seconds = time.monotonic() - start
         out.seek(0)
         err.seek(0)
