@@ -194,24 +194,60 @@ def test_exit_1_with_a_changed_or_malformed_board_disqualifies(
     assert sum(board.fish) + sum(p.score for p in board.players) == sum(parse(START).fish)
 
 
-def test_a_directory_left_for_the_board_file_disqualifies_not_crashes(tmp_path: Path) -> None:
-    """Spec: nothing a program writes can crash the game master. A program that, returning 1,
-    leaves a directory where its board file was is disqualified at its next call (the fresh
-    copy cannot be written) and the other plays on to the end."""
+@pytest.mark.parametrize(
+    "leave",
+    [
+        lambda path: path.mkdir(),
+        lambda path: path.write_bytes(b"1 1\n10\n" + b" " * (1 << 20)),
+        lambda path: path.symlink_to(path.parent / "elsewhere.txt"),
+    ],
+    ids=["directory", "over 1 MiB", "link"],
+)
+def test_exit_1_leaving_something_else_than_a_board_file_disqualifies(
+    tmp_path: Path, leave: Callable[[Path], object]
+) -> None:
+    """Spec: a malformed file disqualifies, whatever the exit code. A program that returns 1
+    after putting a directory, a file too big to read or a link where its board file was is
+    disqualified at that call, and the other plays on to the end."""
 
-    def leave_directory(argv: list[str], cwd: Path) -> Outcome:
+    def leave_something(argv: list[str], cwd: Path) -> Outcome:
         outcome = honest(argv, cwd)
         if outcome.code == 1:
             (cwd / "board.txt").unlink()
-            (cwd / "board.txt").mkdir()
+            leave(cwd / "board.txt")
         return outcome
 
-    programs, final, log, _ = play(tmp_path, {"a": honest, "b": leave_directory})
+    programs, final, _, _ = play(tmp_path, {"a": honest, "b": leave_something})
+    assert programs[0].disqualified is None
+    assert programs[1].disqualified is not None
+    assert "exit 1 (cannot move) but it left a board file that is not a regular file" in (
+        programs[1].disqualified
+    )
+    assert not legal_action_exists(parse(final), "a", MOVEMENT, 2)
+
+
+def test_a_board_file_path_the_master_cannot_write_disqualifies_not_crashes(
+    tmp_path: Path,
+) -> None:
+    """Spec: nothing a program leaves can crash the game master. A directory named board.txt in
+    a program's working directory (left there in an earlier game, say) makes the master's fresh
+    copy impossible: that program is disqualified without being run and the other plays on."""
+    (tmp_path / "player2" / "board.txt").mkdir(parents=True)
+    calls: list[list[str]] = []
+    programs = [
+        Program(["a", "id=a"], name="a", directory=tmp_path / "player1"),
+        Program(["b", "id=b"], name="b", directory=tmp_path / "player2"),
+    ]
+    programs[0].directory.mkdir()
+    log: list[dict[str, object]] = []
+    final = run_game(
+        programs, parse(START), 2, log.append, runner_of({"a": honest, "b": honest}, calls)
+    )
     assert programs[0].disqualified is None
     assert programs[1].disqualified is not None
     assert "cannot be written afresh" in programs[1].disqualified
-    assert log[-1]["verdict"] == "cannot_move"
-    assert not legal_action_exists(parse(final), "a", MOVEMENT, 2)
+    assert all(argv[0] == "a" for argv in calls)
+    assert not legal_action_exists(final, "a", MOVEMENT, 2)
 
 
 def test_a_planted_link_never_redirects_the_masters_writes(tmp_path: Path) -> None:

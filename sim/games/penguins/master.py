@@ -318,7 +318,12 @@ def _call(
         reason = f"timed out after {timeout} s"
     elif outcome.code == 1:
         after = _read_capped(path)
-        if after is not None and after != text:
+        if after is None and os.path.lexists(path):
+            reason = (
+                "exit 1 (cannot move) but it left a board file that is not a regular file "
+                f"of at most {MAX_FILE_BYTES} bytes"
+            )
+        elif after is not None and after != text:
             reason = _changed_on_exit_1(board, after)
         if not reason and legal_action_exists(board, program.name, phase, penguins):
             reason = "exit 1 (cannot move) while a legal move existed"
