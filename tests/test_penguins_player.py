@@ -236,6 +236,23 @@ def test_unwritable_output_exits_3(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "out"]  # no temporary left
 
 
+def test_an_output_file_that_is_a_link_is_written_through(tmp_path: Path) -> None:
+    """Spec: the program writes its move to OUT. When OUT is a link to the shared board (as a
+    game master may set up), the board it names gets the move and the link stays a link."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "board.txt").write_text(MID_GAME, newline="")
+    mine = tmp_path / "alice"
+    mine.mkdir()
+    (mine / "board.txt").symlink_to(shared / "board.txt")
+    done = run("phase=movement", "board.txt", "board.txt", "id=alice", cwd=mine)
+    assert done.returncode == 0, done.stderr
+    assert (mine / "board.txt").is_symlink()
+    after = (shared / "board.txt").read_text()
+    assert len(changed_fields(MID_GAME, after)) == 2
+    assert sorted(p.name for p in shared.iterdir()) == ["board.txt"]  # no temporary left
+
+
 # -- a whole game through files ----------------------------------------------------------------
 
 

@@ -199,7 +199,10 @@ def play_turn(request: Request, board: boardfile.BoardFile, text: str) -> tuple[
 
 def write_file(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically where the directory allows it, so that a player
-    killed mid-write never leaves half a board behind."""
+    killed mid-write never leaves half a board behind. A link is written through (the file it
+    names is replaced, the link stays): a game master may link each program's board file to
+    the one board."""
+    path = os.path.realpath(path)
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
