@@ -153,6 +153,23 @@ def test_second_player_session_starts_with_get_move_and_can_lose() -> None:
     assert server.labyrinth.winner == 0
 
 
+def test_who_starts_may_come_glued_to_the_maze() -> None:
+    """The spec sends "the maze ... then 0 if you start": a server that sends it as the maze's
+    last character (L*H + 1 characters, one message) is read the same way."""
+    server = SpecServer(do_nothing_move, client_starts=True)
+    plain = server.answer
+
+    def glued(command: str) -> list[str]:
+        replies = plain(command)
+        return ["OK", replies[1] + replies[2]] if command == "GET_GAME_DATA" else replies
+
+    server.answer = glued  # type: ignore[method-assign]
+    result = play_online(Connection(MemoryStream(server)), "me", "", astar_move)
+    assert result.we_started
+    assert result.won
+    assert server.commands[3].startswith("PLAY_MOVE ")
+
+
 def test_an_error_instead_of_ok_stops_with_the_servers_message() -> None:
     """Spec: an error replaces OK with its message."""
     server = SpecServer()

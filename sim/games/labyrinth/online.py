@@ -7,6 +7,7 @@ command. Each server message is a 4-digit zero-padded length, then that many byt
     CLIENT_NAME <name>             -> OK
     WAIT_GAME <training or empty>  -> OK, game name, "<L> <H>"
     GET_GAME_DATA                  -> OK, L*H characters '0' free / '1' wall, "0" if we start
+                                      (also taken glued to the maze, as L*H + 1 characters)
     PLAY_MOVE <type> <value>       -> OK, return code, message
     GET_MOVE                       -> OK, "<type> <value>", return code
 
@@ -120,12 +121,13 @@ class Connection:
         """Send ``text``; return the ``replies`` messages after its ``OK`` (ServerError with the
         server's message when it is not OK)."""
         self._stream.sendall(text.encode("ascii"))
-        status = self._receive()
+        status = self.receive()
         if status != "OK":
             raise ServerError(f"{text.split(' ')[0]}: the server says {status!r}")
-        return [self._receive() for _ in range(replies)]
+        return [self.receive() for _ in range(replies)]
 
-    def _receive(self) -> str:
+    def receive(self) -> str:
+        """The next server message (blocking)."""
         while (message := self._reader.next_message()) is None:
             data = self._stream.recv(4096)
             if not data:
@@ -171,7 +173,12 @@ def play_online(
     if len(sizes) != 2 or sizes[0] is None or sizes[1] is None:
         raise RemoteProtocolError(f"the maze size is '<L> <H>', got {size!r}")
     width, height = sizes[0], sizes[1]
-    maze, starts = connection.command("GET_GAME_DATA", 2)
+    (maze,) = connection.command("GET_GAME_DATA", 1)
+    if len(maze) == width * height + 1:
+        # Who starts glued to the maze's last character: the C API reads one string of data.
+        maze, starts = maze[:-1], maze[-1]
+    else:
+        starts = connection.receive()
     if starts.strip() not in ("0", "1"):
         raise RemoteProtocolError(f"who starts is '0' or '1', got {starts!r}")
     me = int(starts.strip())
