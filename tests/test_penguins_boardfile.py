@@ -127,6 +127,38 @@ def test_largest_accepted_score_is_nine_digits() -> None:
     assert parse("1 2\n10 10\na 1 999999999\n").players[0].score == 999_999_999
 
 
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("\ufeff1 2\n10 10\n", 1),
+        ("1 2\t\n10 10\n", 1),
+        ("1 2\n10 10 \t \na 1 0\n", 2),
+        ("1 2\r\n10 10\r\r\na 1 0\r\n", 2),
+        ("1 2\n10 10\na 1 0\n\t\n", 4),
+    ],
+    ids=["byte order mark", "tab after header", "tab among spaces", "two CRs", "tab line"],
+)
+def test_strict_parsing_refuses_what_only_the_lenient_parser_tolerates(
+    text: str, line: int
+) -> None:
+    """Spec: lines may end with spaces, and \\r\\n is accepted; nothing else. Our player reads
+    a byte order mark or a trailing tab anyway, but a game master passing the file on to other
+    programs refuses it (strict), naming the line."""
+    parse(text)  # tolerated when only we read it
+    with pytest.raises(BoardFileError) as caught:
+        parse(text, strict=True)
+    assert caught.value.line == line
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1 2   \r\n10 10 \r\nal 1 0  \r\nbo 2 0\r\n  \r\n", "1 2\n10 10  \nal 1 0"],
+)
+def test_strict_parsing_takes_trailing_spaces_crlf_and_no_final_newline(text: str) -> None:
+    """Everything the format allows passes the strict check."""
+    assert parse(text, strict=True).render() == text
+
+
 def test_penguin_and_fish_are_read_per_field() -> None:
     """Each field's first digit is its fish and its second the player standing there."""
     board = parse("1 3\n30 01 02\na 1 1\nb 2 1\n")

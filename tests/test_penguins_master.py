@@ -308,6 +308,10 @@ BEFORE_MOVE = "1 5\n01 00 20 30 02\nx 1 1\ny 2 1\n"
         ("1 5\n00 01 20 30 02\nx 1 1\ny 2 1\n", "not one of its penguins"),
         ("1 5\n01 00 20 30 02\nx 1 1\ny 2 1\n", "changed 0 fields"),
         ("1 5\n01 00 20 30 02\nx 1 1\n", "malformed board file: line 2, field 5"),
+        # Outside the format though our own parser tolerates them: passed on, they could break
+        # a conforming program that reads the file next.
+        ("\ufeff1 5\n01 00 20 02 00\nx 1 1\ny 2 4\n", "malformed board file: line 1"),
+        ("1 5\n01 00 20 02 00\t\nx 1 1\ny 2 4\n", "malformed board file: line 2"),
     ],
 )
 def test_judge_moves(after: str, reason: str | None) -> None:

@@ -203,14 +203,20 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def parse(text: str) -> BoardFile:
-    """Parse a board file's text; BoardFileError names the first fault's line and field."""
+def parse(text: str, strict: bool = False) -> BoardFile:
+    """Parse a board file's text; BoardFileError names the first fault's line and field.
+
+    ``strict`` also refuses what this parser tolerates but the format does not allow: a byte
+    order mark, and tabs or stray carriage returns at the end of a line. A game master checks
+    files strictly before passing them on, since other programs may read only the format."""
     lines = text.split("\n")
     final_newline = lines[-1] == ""
     if final_newline:
         lines.pop()
     if not lines:
         raise BoardFileError(1, None, "the file is empty; expected the header 'm n'")
+    if strict:
+        _check_line_ends(lines)
     rows, cols = _parse_header(lines[0])
     fish: list[int] = []
     owner: list[int] = []
@@ -231,6 +237,20 @@ def parse(text: str) -> BoardFile:
                 f"a penguin of player {number} stands here but no player line has number {number}",
             )
     return BoardFile(rows, cols, fish, owner, players, lines, final_newline)
+
+
+def _check_line_ends(lines: list[str]) -> None:
+    if lines[0].startswith(_BOM):
+        raise BoardFileError(1, 1, "byte order mark before the header: the file starts with 'm n'")
+    for index, raw in enumerate(lines):
+        body = raw[:-1] if raw.endswith("\r") else raw
+        if body.rstrip(" ") != body.rstrip(_TRAILING):
+            raise BoardFileError(
+                index + 1,
+                None,
+                "line ends in a tab or a stray carriage return: only spaces may end a line, "
+                "before \\n or \\r\\n",
+            )
 
 
 def _fields(raw: str, line: int) -> list[str]:

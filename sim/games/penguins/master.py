@@ -140,7 +140,7 @@ def judge(
     """Check a call that returned 0: the new board and a description of the move, or None and
     the reason that disqualifies ``name``."""
     try:
-        after = parse(after_text)
+        after = parse(after_text, strict=True)
     except BoardFileError as error:
         return None, f"malformed board file: {error}"
     if (after.rows, after.cols) != (before.rows, before.cols):
@@ -230,7 +230,7 @@ def _changed_on_exit_1(before: BoardFile, after_text: str) -> str:
     holds the same position: a program may write the board back in another conforming layout
     (trailing spaces, CRLF), which changes no field and no score."""
     try:
-        after = parse(after_text)
+        after = parse(after_text, strict=True)
     except BoardFileError as error:
         return f"exit 1 (cannot move) but it left a malformed board file: {error}"
     if (
@@ -416,7 +416,7 @@ def main(argv: list[str]) -> int:
     count = len(programs)
     if args.board is not None:
         try:
-            board = parse(args.board.read_bytes().decode("utf-8", "surrogateescape"))
+            board = parse(args.board.read_bytes().decode("utf-8", "surrogateescape"), strict=True)
         except (OSError, BoardFileError) as error:
             print(f"arena penguins master: {args.board}: {error}", file=sys.stderr)
             return 2
