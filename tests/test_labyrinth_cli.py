@@ -140,3 +140,23 @@ def test_input_ending_mid_game_abandons_it() -> None:
     code, text = run(["play", "--seed", "5"], "")
     assert code == 1
     assert "game abandoned" in text
+
+
+@pytest.mark.parametrize(
+    ("typed", "refusal"),
+    [
+        ("rl \u00b2", "'rl' needs a row index"),
+        ("cd -1", "'cd' needs a column index"),
+        ("--1 2", "unknown command '--1 2'"),
+        ("\u00b2 1", "unknown command"),
+        ("7 1_0", "unknown command"),
+        ("rl " + "9" * 5000, "'rl' needs a row index"),
+        ("9" * 5000 + " 1", "unknown command"),
+    ],
+)
+def test_odd_numbers_typed_are_refused_not_a_crash(typed: str, refusal: str) -> None:
+    """Any line typed in play gets either a move or the reason it is refused, and the game goes
+    on (here to 'q'): a superscript digit or a doubled minus sign is no index and no move."""
+    code, text = run(["play", "--seed", "5", "--opponent", "do_nothing"], f"{typed}\nq\n")
+    assert code == 0
+    assert refusal in text

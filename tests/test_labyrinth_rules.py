@@ -361,8 +361,24 @@ def test_protocol_move_text_round_trips(text: str, move: Move) -> None:
     assert parse_move(format_move(move)) == move
 
 
-@pytest.mark.parametrize("text", ["", "7", "7 -1 2", "up 1", "7 x"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "7",
+        "7 -1 2",
+        "up 1",
+        "7 x",
+        "1_0 3",
+        "7 1_0",
+        "\u0663 1",
+        "7 --1",
+        "+7 -1",
+        "7 " + "9" * 5000,
+    ],
+)
 def test_bad_move_text_is_refused(text: str) -> None:
-    """Anything but two integers is a ValueError naming the text."""
+    """Anything but two integers as C's %d prints them (the C API sends "%d %d") is a ValueError
+    naming the text: int() alone would read "1_0" as type 10 and "\u0663" (Arabic three) as 3."""
     with pytest.raises(ValueError, match="a move"):
         parse_move(text)

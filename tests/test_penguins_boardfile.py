@@ -98,6 +98,67 @@ def test_invalid_files_name_line_and_field(text: str, line: int, field: int | No
     assert str(caught.value).startswith(where)
 
 
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "field"),
+    [
+        (f"{HUGE} 2\n10 10\n", 1, 1),
+        (f"1 {HUGE}\n10 10\n", 1, 2),
+        (f"1 2\n10 10\na {HUGE} 0\n", 3, 2),
+        (f"1 2\n10 10\na 1 {HUGE}\n", 3, 3),
+        ("1 2\n10 10\na 1 1234567890\n", 3, 3),
+    ],
+    ids=["rows", "columns", "number", "score", "score beyond a C int"],
+)
+def test_overlong_numbers_are_a_fault_of_the_file(text: str, line: int, field: int) -> None:
+    """Spec: the game master must survive anything a player writes, and a wrong file gets its
+    line and field named. A 5000-digit score or size is such a fault (int() alone raises a
+    plain ValueError past 4300 digits); so is a score past 9 digits, more than a C int holds."""
+    with pytest.raises(BoardFileError) as caught:
+        parse(text)
+    assert (caught.value.line, caught.value.field) == (line, field)
+    assert len(str(caught.value)) < 200
+
+
+def test_largest_accepted_score_is_nine_digits() -> None:
+    """A score of 999999999 is still read (no real game comes near it)."""
+    assert parse("1 2\n10 10\na 1 999999999\n").players[0].score == 999_999_999
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("\ufeff1 2\n10 10\n", 1),
+        ("1 2\t\n10 10\n", 1),
+        ("1 2\n10 10 \t \na 1 0\n", 2),
+        ("1 2\r\n10 10\r\r\na 1 0\r\n", 2),
+        ("1 2\n10 10\na 1 0\n\t\n", 4),
+    ],
+    ids=["byte order mark", "tab after header", "tab among spaces", "two CRs", "tab line"],
+)
+def test_strict_parsing_refuses_what_only_the_lenient_parser_tolerates(
+    text: str, line: int
+) -> None:
+    """Spec: lines may end with spaces, and \\r\\n is accepted; nothing else. Our player reads
+    a byte order mark or a trailing tab anyway, but a game master passing the file on to other
+    programs refuses it (strict), naming the line."""
+    parse(text)  # tolerated when only we read it
+    with pytest.raises(BoardFileError) as caught:
+        parse(text, strict=True)
+    assert caught.value.line == line
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1 2   \r\n10 10 \r\nal 1 0  \r\nbo 2 0\r\n  \r\n", "1 2\n10 10  \nal 1 0"],
+)
+def test_strict_parsing_takes_trailing_spaces_crlf_and_no_final_newline(text: str) -> None:
+    """Everything the format allows passes the strict check."""
+    assert parse(text, strict=True).render() == text
+
+
 def test_penguin_and_fish_are_read_per_field() -> None:
     """Each field's first digit is its fish and its second the player standing there."""
     board = parse("1 3\n30 01 02\na 1 1\nb 2 1\n")
@@ -131,6 +192,25 @@ def test_new_player_line_in_a_file_without_final_newline() -> None:
     board = parse("1 2\n10 10")
     board.add_player("bob", board.next_free_number() or 0, 0)
     assert board.render() == "1 2\n10 10\nbob 1 0"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("1 2\r\n10 10", "1 2\r\n10 10\r\nbob 1 0"),
+        ("1 2\r\n10 10\r\nal 1 0", "1 2\r\n10 10\r\nal 1 0\r\nbob 2 0"),
+        ("1 2\r\n10 10\r\nal 1 0  ", "1 2\r\n10 10\r\nal 1 0  \r\nbob 2 0"),
+        ("1 2\r\n10 10\r\n", "1 2\r\n10 10\r\nbob 1 0\r\n"),
+    ],
+)
+def test_new_player_line_in_a_crlf_file_keeps_every_break_crlf(text: str, expected: str) -> None:
+    """Spec: written files keep the format, whose lines end in \\n or \\r\\n. In a CRLF file
+    without a final newline, the new line is joined by \\r\\n and ends the file bare, as the
+    old last line did: no bare \\n between lines, no lone \\r at the end."""
+    board = parse(text)
+    board.add_player("bob", board.next_free_number() or 0, 0)
+    assert board.render() == expected
+    assert parse(board.render()).player("bob") is not None
 
 
 @pytest.mark.parametrize(

@@ -41,6 +41,7 @@ def test_two_people_play_a_whole_game_and_bad_input_is_explained(
         monkeypatch,
         "1 2",  # P1: 2 fish there
         "9 9",  # P1: off the board
+        "9" * 5000 + " 1",  # P1: a number int() alone would refuse with a traceback
         "1 1",  # P1 places
         "1 1",  # P2: taken
         "1 3",  # P2 places
@@ -57,6 +58,7 @@ def test_two_people_play_a_whole_game_and_bad_input_is_explained(
     for expected in [
         "Not allowed: (1,2) has 2 fish: penguins are placed on floes with exactly 1 fish",
         "Not allowed: row 9 is off the board (rows 1-1)",
+        "Not allowed: a number of more than 9 digits is off any board",
         "Not allowed: (1,1) already has a penguin of player 1",
         "Not allowed: the way is blocked by the penguin on (1,3)",
         "Not allowed: (1,3) is not one of your penguins (yours: (1,1))",

@@ -7,6 +7,9 @@ timeouts and crashes need no real time; the honest program is the real player's 
 
 from __future__ import annotations
 
+import json
+import os
+import select
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -24,7 +27,9 @@ from sim.games.penguins.master import (
     legal_action_exists,
     ranking,
     run_game,
+    run_subprocess,
 )
+from sim.games.penguins.master import main as master_main
 
 START = "3 4\n10 20 10 30\n20 10 30 10\n10 30 20 10\n"
 
@@ -114,6 +119,7 @@ def test_honest_game_runs_to_the_end(tmp_path: Path) -> None:
         (cheater(steal), "changed the score of 'a'"),
         (cheater(teleport), "not in a straight free line"),
         (cheater(lambda text: "hello\n"), "malformed board file: line 1"),
+        (cheater(lambda text: text + "z 9 " + "9" * 5000 + "\n"), "malformed board file"),
         (cheater(lambda text: text), "changed 0 fields"),
         (cheater(lambda text: text.replace("10", "11", 1), PLACEMENT), "malformed"),
         (lambda argv, cwd: Outcome(1), "exit 1 (cannot move) while a legal move existed"),
@@ -137,6 +143,111 @@ def test_cheats_and_failures_disqualify_and_the_game_goes_on(
     assert sum(board.fish) + sum(p.score for p in board.players) == sum(parse(START).fish)
     assert any(e.get("verdict") == "disqualified" and e["player"] == "b" for e in log)
     assert ranking(programs, board)[-1][0] is None  # the disqualified have no place
+
+
+def rewrites_on_exit_1(change: Callable[[str], str]) -> Behaviour:
+    """Plays honestly, but whenever it cannot move it writes the board back through ``change``
+    before returning 1, as a program that always saves its output does."""
+
+    def behave(argv: list[str], cwd: Path) -> Outcome:
+        outcome = honest(argv, cwd)
+        if outcome.code == 1:
+            board = cwd / "board.txt"
+            board.write_bytes(change(board.read_text()).encode())
+        return outcome
+
+    return behave
+
+
+def relayout(text: str) -> str:
+    """The same board in another conforming layout: CRLF and trailing spaces on every line."""
+    return "".join(line + "   \r\n" for line in text.split("\n")[:-1])
+
+
+def test_exit_1_with_the_same_board_in_another_layout_is_no_fault(tmp_path: Path) -> None:
+    """Spec: "any line may end with any number of spaces; accept \\r\\n too", and the master
+    disqualifies for a changed field or score or a malformed file. A program that returns 1
+    after writing back the same position in such a layout breaks none of these rules."""
+    programs, final, log, _ = play(tmp_path, {"a": honest, "b": rewrites_on_exit_1(relayout)})
+    assert [p.disqualified for p in programs] == [None, None]
+    assert [e["verdict"] for e in log[-2:]] == ["cannot_move", "cannot_move"]
+    assert not legal_action_exists(parse(final), "b", MOVEMENT, 2)
+
+
+@pytest.mark.parametrize(
+    ("change", "reason"),
+    [
+        (steal, "exit 1 (cannot move) but it changed the board"),
+        (lambda text: text.replace(" ", "  ", 1), "exit 1 (cannot move) but it left a malformed"),
+    ],
+)
+def test_exit_1_with_a_changed_or_malformed_board_disqualifies(
+    tmp_path: Path, change: Callable[[str], str], reason: str
+) -> None:
+    """Spec: a changed score of someone else or a malformed file disqualifies, whatever the exit
+    code; the game goes on from the board before the call."""
+    programs, final, _, _ = play(tmp_path, {"a": honest, "b": rewrites_on_exit_1(change)})
+    assert programs[0].disqualified is None
+    assert programs[1].disqualified is not None
+    assert programs[1].disqualified.startswith(reason)
+    board = parse(final)
+    assert sum(board.fish) + sum(p.score for p in board.players) == sum(parse(START).fish)
+
+
+@pytest.mark.parametrize(
+    "leave",
+    [
+        lambda path: path.mkdir(),
+        lambda path: path.write_bytes(b"1 1\n10\n" + b" " * (1 << 20)),
+        lambda path: path.symlink_to(path.parent / "elsewhere.txt"),
+    ],
+    ids=["directory", "over 1 MiB", "link"],
+)
+def test_exit_1_leaving_something_else_than_a_board_file_disqualifies(
+    tmp_path: Path, leave: Callable[[Path], object]
+) -> None:
+    """Spec: a malformed file disqualifies, whatever the exit code. A program that returns 1
+    after putting a directory, a file too big to read or a link where its board file was is
+    disqualified at that call, and the other plays on to the end."""
+
+    def leave_something(argv: list[str], cwd: Path) -> Outcome:
+        outcome = honest(argv, cwd)
+        if outcome.code == 1:
+            (cwd / "board.txt").unlink()
+            leave(cwd / "board.txt")
+        return outcome
+
+    programs, final, _, _ = play(tmp_path, {"a": honest, "b": leave_something})
+    assert programs[0].disqualified is None
+    assert programs[1].disqualified is not None
+    assert "exit 1 (cannot move) but it left a board file that is not a regular file" in (
+        programs[1].disqualified
+    )
+    assert not legal_action_exists(parse(final), "a", MOVEMENT, 2)
+
+
+def test_a_board_file_path_the_master_cannot_write_disqualifies_not_crashes(
+    tmp_path: Path,
+) -> None:
+    """Spec: nothing a program leaves can crash the game master. A directory named board.txt in
+    a program's working directory (left there in an earlier game, say) makes the master's fresh
+    copy impossible: that program is disqualified without being run and the other plays on."""
+    (tmp_path / "player2" / "board.txt").mkdir(parents=True)
+    calls: list[list[str]] = []
+    programs = [
+        Program(["a", "id=a"], name="a", directory=tmp_path / "player1"),
+        Program(["b", "id=b"], name="b", directory=tmp_path / "player2"),
+    ]
+    programs[0].directory.mkdir()
+    log: list[dict[str, object]] = []
+    final = run_game(
+        programs, parse(START), 2, log.append, runner_of({"a": honest, "b": honest}, calls)
+    )
+    assert programs[0].disqualified is None
+    assert programs[1].disqualified is not None
+    assert "cannot be written afresh" in programs[1].disqualified
+    assert all(argv[0] == "a" for argv in calls)
+    assert not legal_action_exists(final, "a", MOVEMENT, 2)
 
 
 def test_a_planted_link_never_redirects_the_masters_writes(tmp_path: Path) -> None:
@@ -197,6 +308,10 @@ BEFORE_MOVE = "1 5\n01 00 20 30 02\nx 1 1\ny 2 1\n"
         ("1 5\n00 01 20 30 02\nx 1 1\ny 2 1\n", "not one of its penguins"),
         ("1 5\n01 00 20 30 02\nx 1 1\ny 2 1\n", "changed 0 fields"),
         ("1 5\n01 00 20 30 02\nx 1 1\n", "malformed board file: line 2, field 5"),
+        # Outside the format though our own parser tolerates them: passed on, they could break
+        # a conforming program that reads the file next.
+        ("\ufeff1 5\n01 00 20 02 00\nx 1 1\ny 2 4\n", "malformed board file: line 1"),
+        ("1 5\n01 00 20 02 00\t\nx 1 1\ny 2 4\n", "malformed board file: line 2"),
     ],
 )
 def test_judge_moves(after: str, reason: str | None) -> None:
@@ -234,3 +349,79 @@ def test_master_command_runs_real_programs(tmp_path: Path) -> None:
     assert (tmp_path / "log.jsonl").read_text().count('"event": "call"') >= 6
     final = parse((tmp_path / "board.txt").read_text())
     assert [p.ident for p in final.players] == ["g", "r"]
+
+
+def test_a_board_with_a_latin1_id_is_logged_not_a_crash(tmp_path: Path) -> None:
+    """Spec: an id is any non-space text, and nothing may crash the game master. A --board file
+    whose id is latin-1 ("Zoé" as the single byte 0xE9) plays to the end; its log stays JSON
+    that gives back the file's bytes, and the final board keeps the id's byte."""
+    start = b"1 3\n10 10 30\nZo\xe9 1 0\n"
+    board_path = tmp_path / "start.txt"
+    board_path.write_bytes(start)
+    player_script = str(Path(sys.executable).parent / "penguins-player")
+    workdir = tmp_path / "game"
+    code = master_main(
+        [
+            "--player", f"{player_script} strategy=greedy id=g",
+            "--board", str(board_path), "--penguins", "1", "--workdir", str(workdir),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    entries = [json.loads(line) for line in (workdir / "log.jsonl").read_text().splitlines()]
+    assert entries[0]["event"] == "start"
+    assert str(entries[0]["board"]).encode("utf-8", "surrogateescape") == start
+    assert entries[-1]["event"] == "end"
+    # g places and moves; the line of Zoé (who plays no program here) comes back byte for byte.
+    final = (workdir / "board.txt").read_bytes()
+    assert b"Zo\xe9 1 0\n" in final
+    assert not [e for e in entries if e.get("verdict") == "disqualified"]
+
+
+@pytest.mark.parametrize(
+    ("options", "named"),
+    [
+        (["--timeout", "0"], "--timeout"),
+        (["--timeout", "-1"], "--timeout"),
+        (["--timeout", "nan"], "--timeout"),
+        (["--penguins", "0"], "--penguins"),
+        (["--penguins", "-2"], "--penguins"),
+    ],
+)
+def test_bad_master_options_exit_2_naming_the_flag(
+    tmp_path: Path, options: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A time limit per call must be positive (0 would time out every program, as if each had
+    failed) and each player has at least one penguin: the master refuses before running any
+    program, with exit 2 and the flag named, instead of disqualifying everyone or a traceback."""
+    workdir = tmp_path / "game"
+    with pytest.raises(SystemExit) as stop:
+        master_main(["--player", "never-run", *options, "--workdir", str(workdir)])
+    assert stop.value.code == 2
+    assert named in capsys.readouterr().err
+    assert not workdir.exists()
+
+
+def test_a_child_left_running_by_a_program_is_killed_with_it(tmp_path: Path) -> None:
+    """Spec: each program gets a time limit per call. A program that exits at once but leaves a
+    child running (eating the CPU of the next programs' timed calls) has that child killed when
+    its call ends."""
+    script = (
+        "import os, signal, sys\n"
+        "child = os.fork()\n"
+        "if child == 0:\n"
+        "    signal.pause()\n"
+        "open('child.pid', 'w').write(str(child))\n"
+        "sys.exit(0)\n"
+    )
+    outcome = run_subprocess([sys.executable, "-c", script], tmp_path, 60.0)
+    assert outcome.code == 0
+    child = int((tmp_path / "child.pid").read_text())
+    # A pidfd turns readable when the process ends (even before anyone reaps it); the 30 s
+    # bound only keeps a failing run from hanging.
+    descriptor = os.pidfd_open(child)
+    try:
+        poller = select.poll()
+        poller.register(descriptor, select.POLLIN)
+        assert poller.poll(30_000), "the child outlived its program's call"
+    finally:
+        os.close(descriptor)

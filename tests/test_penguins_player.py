@@ -60,6 +60,9 @@ def changed_fields(before: str, after: str) -> list[tuple[int, int, str, str]]:
         (["phase=movement", "a", "b", "c"], "two files"),
         (["phase=jumping", "a", "b"], "placement or movement"),
         (["phase=placement", "penguins=x", "a", "b"], "penguins must be"),
+        # Spec: exit 2 for bad input with a message; 5000 digits once made int() fail (exit 3).
+        (["phase=placement", f"penguins={'9' * 5000}", "a", "b"], "at most 18 digits"),
+        (["phase=movement", f"budget={'9' * 19}", "a", "b"], "budget must be"),
         (["phase=movement", "strategy=nope", "a", "b"], "unknown strategy"),
         (["phase=movement", "phase=movement", "a", "b"], "twice"),
         (["phase=movement", "id=", "a", "b"], "id must be"),
@@ -231,6 +234,23 @@ def test_unwritable_output_exits_3(tmp_path: Path) -> None:
     assert done.returncode == 3
     assert "internal error" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt", "out"]  # no temporary left
+
+
+def test_an_output_file_that_is_a_link_is_written_through(tmp_path: Path) -> None:
+    """Spec: the program writes its move to OUT. When OUT is a link to the shared board (as a
+    game master may set up), the board it names gets the move and the link stays a link."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "board.txt").write_text(MID_GAME, newline="")
+    mine = tmp_path / "alice"
+    mine.mkdir()
+    (mine / "board.txt").symlink_to(shared / "board.txt")
+    done = run("phase=movement", "board.txt", "board.txt", "id=alice", cwd=mine)
+    assert done.returncode == 0, done.stderr
+    assert (mine / "board.txt").is_symlink()
+    after = (shared / "board.txt").read_text()
+    assert len(changed_fields(MID_GAME, after)) == 2
+    assert sorted(p.name for p in shared.iterdir()) == ["board.txt"]  # no temporary left
 
 
 # -- a whole game through files ----------------------------------------------------------------

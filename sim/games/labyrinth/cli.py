@@ -2,6 +2,7 @@
 
 arena labyrinth show --seed 3 [--png maze.png] [--width 15 --height 11]
 arena labyrinth play [--opponent astar] [--seed 3] [--second]
+arena labyrinth connect HOST PORT [--name arena_rotator] [--training 'DO_NOTHING timeout=10']
 """
 
 from __future__ import annotations
@@ -14,8 +15,16 @@ from typing import TextIO
 
 from sim.games.labyrinth.game import STRATEGIES, LabyrinthState
 from sim.games.labyrinth.generation import generate
+from sim.games.labyrinth.online import (
+    Connection,
+    RemoteProtocolError,
+    RulesDisagreement,
+    ServerError,
+    play_online,
+    valid_name,
+)
 from sim.games.labyrinth.render import render_png, render_text
-from sim.games.labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType
+from sim.games.labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType, whole_number
 
 __all__ = ["describe", "main", "parse_command"]
 
@@ -79,14 +88,16 @@ def parse_command(text: str, labyrinth: Labyrinth) -> Move | str:
     if head in ROTATION_COMMANDS:
         kind, axis = ROTATION_COMMANDS[head]
         count = labyrinth.height if axis == "row" else labyrinth.width
-        if len(words) != 2 or not words[1].isdigit() or not int(words[1]) < count:
+        index = whole_number(words[1]) if len(words) == 2 else None
+        if index is None or not 0 <= index < count:
             return f"'{head}' needs a {axis} index from 0 to {count - 1}, e.g. '{head} 3'"
-        return Move(kind, int(words[1]))
-    if len(words) == 2 and all(word.lstrip("-").isdigit() for word in words):
-        raw_type, raw_value = int(words[0]), int(words[1])
-        if not 0 <= raw_type <= 8:
-            return f"move type {raw_type} is not one of 0-8 (? for help)"
-        return Move(raw_type, raw_value)
+        return Move(kind, index)
+    if len(words) == 2:
+        raw_type, raw_value = whole_number(words[0]), whole_number(words[1])
+        if raw_type is not None and raw_value is not None:
+            if not 0 <= raw_type <= 8:
+                return f"move type {raw_type} is not one of 0-8 (? for help)"
+            return Move(raw_type, raw_value)
     return f"unknown command {text.strip()!r} (? for help)"
 
 
@@ -134,7 +145,95 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument(
         "--second", action="store_true", help="let the bot start (you are player B, at the right)"
     )
+    connect = commands.add_parser(
+        "connect", help="play a game on a server of the course's 2017 protocol (CodingGameServer)"
+    )
+    connect.add_argument("host", help="the server's address, e.g. localhost")
+    connect.add_argument("port", type=_port, help="the server's port")
+    connect.add_argument(
+        "--name", type=_client_name, default="arena_rotator", help="our name (1-20 of A-Za-z0-9_)"
+    )
+    connect.add_argument(
+        "--training",
+        type=_ascii_text,
+        default="",
+        help="WAIT_GAME's options, e.g. 'DO_NOTHING timeout=10' or 'PLAY_RANDOM rotation=True' "
+        "(default: empty, a game against another program)",
+    )
+    connect.add_argument(
+        "--strategy", default="rotator", choices=sorted(STRATEGIES), help="our bot (rotator)"
+    )
+    connect.add_argument(
+        "--timeout",
+        type=_positive_seconds,
+        default=3600.0,
+        help="seconds to wait for any one answer, a game included (3600)",
+    )
+    connect.add_argument("-v", "--verbose", action="store_true", help="print every move")
     return parser
+
+
+def _port(text: str) -> int:
+    value = whole_number(text)
+    if value is None or not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: the time limit must be positive")
+    return value
+
+
+def _ascii_text(text: str) -> str:
+    if not text.isascii() or not text.isprintable():
+        raise argparse.ArgumentTypeError(f"{text!r}: commands are printable ASCII")
+    return text
+
+
+def _client_name(text: str) -> str:
+    if not valid_name(text):
+        raise argparse.ArgumentTypeError(f"{text!r}: a name is 1-20 of A-Z a-z 0-9 _")
+    return text
+
+
+def connect(args: argparse.Namespace, out: TextIO) -> int:
+    """One game on a server; 0 when it was played to the end (won or lost), 1 when the
+    connection or the server failed us."""
+    bot = STRATEGIES[args.strategy]()
+    rng = random.Random(0)
+
+    def choose(labyrinth: Labyrinth) -> Move:
+        move: Move = bot.step(LabyrinthState(labyrinth.clone()), rng)
+        return move
+
+    def report(line: str) -> None:
+        if args.verbose:
+            print(line, file=out, flush=True)
+
+    try:
+        connection, sock = Connection.open(args.host, args.port, args.timeout)
+    except OSError as error:
+        print(
+            f"arena labyrinth: cannot connect to {args.host}:{args.port}: {error}", file=sys.stderr
+        )
+        return 1
+    try:
+        result = play_online(connection, args.name, args.training, choose, report)
+    except (OSError, RemoteProtocolError, ServerError, RulesDisagreement) as error:
+        print(f"arena labyrinth: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    finally:
+        sock.close()
+    outcome = "won" if result.won else "lost"
+    summary = f"game {result.game}: we {outcome} after {result.moves} moves. {result.message}"
+    print(summary.rstrip(), file=out)
+    return 0
 
 
 def show(args: argparse.Namespace, out: TextIO) -> int:
@@ -206,4 +305,6 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
     out = stdout if stdout is not None else sys.stdout
     if args.command == "show":
         return show(args, out)
+    if args.command == "connect":
+        return connect(args, out)
     return play(args, stdin if stdin is not None else sys.stdin, out)

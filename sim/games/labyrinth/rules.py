@@ -33,6 +33,7 @@ __all__ = [
     "ReturnCode",
     "format_move",
     "parse_move",
+    "whole_number",
 ]
 
 
@@ -305,15 +306,23 @@ class Labyrinth:
         return self.walls.translate(_DIGITS).decode("ascii")
 
 
+def whole_number(word: str) -> int | None:
+    """An integer as C's ``%d`` writes it (ASCII digits, optionally after "-", at most the 10
+    of an int), else None. int() alone would also take "1_0", "+7" and non-ASCII digits such
+    as "٣", and raise on more than 4300 digits."""
+    digits = word[1:] if word.startswith("-") else word
+    return int(word) if len(digits) <= 10 and digits.isascii() and digits.isdigit() else None
+
+
 def parse_move(text: str) -> Move:
     """A move from the protocol's ``"<type> <value>"`` text (as after PLAY_MOVE / GET_MOVE)."""
     fields = text.split()
     if len(fields) != 2:
         raise ValueError(f"a move is '<type> <value>', got {text!r}")
-    try:
-        return Move(int(fields[0]), int(fields[1]))
-    except ValueError:
-        raise ValueError(f"a move's type and value are integers, got {text!r}") from None
+    kind, value = whole_number(fields[0]), whole_number(fields[1])
+    if kind is None or value is None:
+        raise ValueError(f"a move's type and value are integers, got {text!r}")
+    return Move(kind, value)
 
 
 def format_move(move: Move) -> str:

@@ -25,6 +25,9 @@ __all__ = ["BoardFile", "BoardFileError", "PlayerLine", "parse", "read"]
 
 MAX_PLAYERS = 9
 MAX_FISH = 3
+#: Longest number (header, score) a file may hold: what a C program's int reads, and far below
+#: the 4300 digits at which Python's int() itself refuses (a ValueError, not a BoardFileError).
+MAX_DIGITS = 9
 _TRAILING = " \t\r"
 _BOM = "\ufeff"
 
@@ -178,6 +181,12 @@ class BoardFile:
             while at > 0 and not lines[at - 1].strip(_TRAILING):
                 at -= 1
             new = [f"{p.ident} {p.number} {p.score}" + ("\r" if crlf else "") for p in added]
+            if crlf and at == len(lines) and not self._final_newline:
+                # The old last line ended the file bare: it now gets a whole "\r\n", and the
+                # last new line ends the file bare in its place (no lone "\r" at the end).
+                if at and not lines[at - 1].endswith("\r"):
+                    lines[at - 1] += "\r"
+                new[-1] = new[-1][:-1]
             lines[at:at] = new
         return "\n".join(lines) + ("\n" if self._final_newline else "")
 
@@ -194,14 +203,20 @@ def encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
 
 
-def parse(text: str) -> BoardFile:
-    """Parse a board file's text; BoardFileError names the first fault's line and field."""
+def parse(text: str, strict: bool = False) -> BoardFile:
+    """Parse a board file's text; BoardFileError names the first fault's line and field.
+
+    ``strict`` also refuses what this parser tolerates but the format does not allow: a byte
+    order mark, and tabs or stray carriage returns at the end of a line. A game master checks
+    files strictly before passing them on, since other programs may read only the format."""
     lines = text.split("\n")
     final_newline = lines[-1] == ""
     if final_newline:
         lines.pop()
     if not lines:
         raise BoardFileError(1, None, "the file is empty; expected the header 'm n'")
+    if strict:
+        _check_line_ends(lines)
     rows, cols = _parse_header(lines[0])
     fish: list[int] = []
     owner: list[int] = []
@@ -222,6 +237,20 @@ def parse(text: str) -> BoardFile:
                 f"a penguin of player {number} stands here but no player line has number {number}",
             )
     return BoardFile(rows, cols, fish, owner, players, lines, final_newline)
+
+
+def _check_line_ends(lines: list[str]) -> None:
+    if lines[0].startswith(_BOM):
+        raise BoardFileError(1, 1, "byte order mark before the header: the file starts with 'm n'")
+    for index, raw in enumerate(lines):
+        body = raw[:-1] if raw.endswith("\r") else raw
+        if body.rstrip(" ") != body.rstrip(_TRAILING):
+            raise BoardFileError(
+                index + 1,
+                None,
+                "line ends in a tab or a stray carriage return: only spaces may end a line, "
+                "before \\n or \\r\\n",
+            )
 
 
 def _fields(raw: str, line: int) -> list[str]:
@@ -252,9 +281,12 @@ def _parse_header(raw: str) -> tuple[int, int]:
         raise BoardFileError(1, 3, "bad header: extra field; expected exactly 'm n'")
     values = []
     for index, (field, name) in enumerate(zip(fields, names, strict=True)):
-        if not field.isdigit() or not field.isascii() or int(field) < 1:
+        if not _is_number(field) or int(field) < 1:
             raise BoardFileError(
-                1, index + 1, f"bad header: {name} must be a positive integer, got {field!r}"
+                1,
+                index + 1,
+                f"bad header: {name} must be a positive integer of at most {MAX_DIGITS} digits, "
+                f"got {_shown(field)}",
             )
         values.append(int(field))
     return values[0], values[1]
@@ -310,6 +342,15 @@ def _looks_like_player_line(fields: list[str]) -> bool:
     )
 
 
+def _is_number(text: str) -> bool:
+    return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
+
+
+def _shown(text: str) -> str:
+    """A field for a message: whole when short, else its head and its length."""
+    return repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters)"
+
+
 def _is_field(field: str) -> bool:
     return len(field) == 2 and "0" <= field[0] <= "9" and "0" <= field[1] <= "9"
 
@@ -342,15 +383,16 @@ def _parse_players(lines: list[str], first: int) -> list[PlayerLine]:
                 line, 4, "player line has extra fields; expected 'id number score'"
             )
         ident, number_text, score_text = fields
-        if not (number_text.isascii() and number_text.isdigit()) or not (
-            1 <= int(number_text) <= MAX_PLAYERS
-        ):
+        if not _is_number(number_text) or not 1 <= int(number_text) <= MAX_PLAYERS:
             raise BoardFileError(
-                line, 2, f"player number must be 1-{MAX_PLAYERS}, got {number_text!r}"
+                line, 2, f"player number must be 1-{MAX_PLAYERS}, got {_shown(number_text)}"
             )
-        if not (score_text.isascii() and score_text.isdigit()):
+        if not _is_number(score_text):
             raise BoardFileError(
-                line, 3, f"score must be a non-negative integer, got {score_text!r}"
+                line,
+                3,
+                f"score must be a non-negative integer of at most {MAX_DIGITS} digits, "
+                f"got {_shown(score_text)}",
             )
         number = int(number_text)
         if number in line_of_number:

@@ -111,7 +111,12 @@ def why_not_move(state: Floes, seat: int, src: int, dst: int) -> str | None:
 
 
 def _numbers(text: str) -> list[int]:
-    return [int(n) for n in re.findall(r"\d+", text)]
+    """The numbers typed; ValueError (with the reason) for one too long to be a row or column,
+    before int() itself fails on it (past 4300 digits)."""
+    found = re.findall(r"\d+", text)
+    if any(len(number) > 9 for number in found):
+        raise ValueError("a number of more than 9 digits is off any board")
+    return [int(number) for number in found]
 
 
 class Session:
@@ -194,7 +199,10 @@ class Session:
             if text in ("m", "moves"):
                 self.say(self._choices(seat))
                 continue
-            problem = self._try(seat, _numbers(text), placing)
+            try:
+                problem = self._try(seat, _numbers(text), placing)
+            except ValueError as error:
+                problem = str(error)
             if problem is None:
                 self._report_skips(seat)
                 return True

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import math
 import os
 import random
 import shlex
@@ -76,8 +77,8 @@ class Program:
 
 
 def run_subprocess(argv: Sequence[str], cwd: Path, timeout: float) -> Outcome:
-    """Run a program in ``cwd``, kill its whole process group after ``timeout`` seconds, keep
-    the heads of its stdout and stderr."""
+    """Run a program in ``cwd``, kill its whole process group when it exits or after
+    ``timeout`` seconds, keep the heads of its stdout and stderr."""
     start = time.monotonic()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         try:
@@ -94,10 +95,14 @@ def run_subprocess(argv: Sequence[str], cwd: Path, timeout: float) -> Outcome:
         try:
             code: int | None = process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
             code = None
+        # Also after a normal exit: a child left running in the background would eat the CPU
+        # of the next programs' timed calls, or rewrite files between calls. (Its group id
+        # stays reserved while any member lives, so this never hits an unrelated process.)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        if code is None:
+            process.wait()
         seconds = time.monotonic() - start
         out.seek(0)
         err.seek(0)
@@ -135,7 +140,7 @@ def judge(
     """Check a call that returned 0: the new board and a description of the move, or None and
     the reason that disqualifies ``name``."""
     try:
-        after = parse(after_text)
+        after = parse(after_text, strict=True)
     except BoardFileError as error:
         return None, f"malformed board file: {error}"
     if (after.rows, after.cols) != (before.rows, before.cols):
@@ -220,6 +225,24 @@ def _read_capped(path: Path) -> str | None:
         return None
 
 
+def _changed_on_exit_1(before: BoardFile, after_text: str) -> str:
+    """Why a file rewritten by a call that returned 1 disqualifies its program, or "" when it
+    holds the same position: a program may write the board back in another conforming layout
+    (trailing spaces, CRLF), which changes no field and no score."""
+    try:
+        after = parse(after_text, strict=True)
+    except BoardFileError as error:
+        return f"exit 1 (cannot move) but it left a malformed board file: {error}"
+    if (
+        (after.rows, after.cols, after.fish, after.owner)
+        != (before.rows, before.cols, before.fish, before.owner)
+    ) or sorted((p.ident, p.number, p.score) for p in after.players) != sorted(
+        (p.ident, p.number, p.score) for p in before.players
+    ):
+        return "exit 1 (cannot move) but it changed the board"
+    return ""
+
+
 def run_game(
     programs: list[Program],
     board: BoardFile,
@@ -256,11 +279,29 @@ def _call(
 ) -> BoardFile:
     text = board.render()
     path = program.directory / "board.txt"
-    _write_fresh(path, text.encode("utf-8", "surrogateescape"))
     argv = [*program.command, f"phase={phase}"]
     if phase == PLACEMENT:
         argv.append(f"penguins={penguins}")
     argv += ["board.txt", "board.txt"]
+    try:
+        _write_fresh(path, text.encode("utf-8", "surrogateescape"))
+    except OSError as error:
+        # What a program left in its own directory (a directory named board.txt, a read-only
+        # directory) is its fault, not a reason for the game master to stop.
+        reason = f"its board file cannot be written afresh: {error}"
+        program.disqualified = reason
+        program.finished = True
+        log(
+            {
+                "event": "call",
+                "player": program.name,
+                "phase": phase,
+                "argv": argv,
+                "verdict": "disqualified",
+                "reason": reason,
+            }
+        )
+        return board
     outcome = runner(argv, program.directory, timeout)
     entry: dict[str, object] = {
         "event": "call",
@@ -277,11 +318,16 @@ def _call(
         reason = f"timed out after {timeout} s"
     elif outcome.code == 1:
         after = _read_capped(path)
-        if after is not None and after != text:
-            reason = "exit 1 (cannot move) but it changed the board file"
-        elif legal_action_exists(board, program.name, phase, penguins):
+        if after is None and os.path.lexists(path):
+            reason = (
+                "exit 1 (cannot move) but it left a board file that is not a regular file "
+                f"of at most {MAX_FILE_BYTES} bytes"
+            )
+        elif after is not None and after != text:
+            reason = _changed_on_exit_1(board, after)
+        if not reason and legal_action_exists(board, program.name, phase, penguins):
             reason = "exit 1 (cannot move) while a legal move existed"
-        else:
+        if not reason:
             verdict = "cannot_move"
             program.finished = True
     elif outcome.code == 0:
@@ -359,6 +405,10 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if not 1 <= len(args.player) <= MAX_PLAYERS:
         parser.error(f"give 1-{MAX_PLAYERS} --player programs")
+    if not math.isfinite(args.timeout) or args.timeout <= 0:
+        parser.error(f"--timeout must be a positive number of seconds, got {args.timeout}")
+    if args.penguins is not None and args.penguins < 1:
+        parser.error(f"--penguins must be at least 1, got {args.penguins}")
     try:
         programs = [Program(_command(text)) for text in args.player]
     except ValueError as error:
@@ -366,7 +416,7 @@ def main(argv: list[str]) -> int:
     count = len(programs)
     if args.board is not None:
         try:
-            board = parse(args.board.read_bytes().decode("utf-8", "surrogateescape"))
+            board = parse(args.board.read_bytes().decode("utf-8", "surrogateescape"), strict=True)
         except (OSError, BoardFileError) as error:
             print(f"arena penguins master: {args.board}: {error}", file=sys.stderr)
             return 2
@@ -383,7 +433,9 @@ def main(argv: list[str]) -> int:
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="penguins-game-"))
     workdir.mkdir(parents=True, exist_ok=True)
     log_path = workdir / "log.jsonl"
-    with log_path.open("w", encoding="utf-8") as log_stream:
+    # A board given with --board may hold bytes that are not UTF-8 (a latin-1 id): they are
+    # logged as JSON escapes of the surrogates they were read as, never a crash.
+    with log_path.open("w", encoding="utf-8", errors="backslashreplace") as log_stream:
 
         def log(entry: dict[str, object]) -> None:
             log_stream.write(json.dumps(entry, ensure_ascii=False) + "\n")

@@ -112,8 +112,12 @@ def parse_arguments(argv: list[str]) -> Request:
                 raise UsageError(f"id must be non-empty text without spaces, got {value!r}")
             request.ident = value
         else:
-            if not (value.isascii() and value.isdigit()):
-                raise UsageError(f"{key} must be a non-negative integer, got {value!r}")
+            # int() refuses more than 4300 digits with a ValueError: a usage error too (exit 2).
+            if not (value.isascii() and value.isdigit() and len(value) <= 18):
+                shown = value if len(value) <= 40 else f"{value[:20]}... ({len(value)} characters)"
+                raise UsageError(
+                    f"{key} must be a non-negative integer of at most 18 digits, got {shown!r}"
+                )
             if key == "penguins":
                 request.penguins = int(value)
             elif key == "seed":
@@ -195,7 +199,10 @@ def play_turn(request: Request, board: boardfile.BoardFile, text: str) -> tuple[
 
 def write_file(path: str, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically where the directory allows it, so that a player
-    killed mid-write never leaves half a board behind."""
+    killed mid-write never leaves half a board behind. A link is written through (the file it
+    names is replaced, the link stays): a game master may link each program's board file to
+    the one board."""
+    path = os.path.realpath(path)
     temporary = f"{path}.{os.getpid()}.tmp"
     try:
         descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
