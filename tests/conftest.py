@@ -17,6 +17,30 @@ settings.register_profile("explore", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
+#: Variables through which the environment forces rich's terminal mode, colours or width.
+TERMINAL_OVERRIDES = (
+    "FORCE_COLOR",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "COLUMNS",
+    "LINES",
+    "JUPYTER_COLUMNS",
+    "JUPYTER_LINES",
+)
+
+
+@pytest.fixture(autouse=True)
+def plain_output(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Printed output is plain text, whatever the shell or CI job exported.
+
+    Tests read what the commands print with ``capsys`` (not a terminal). A CI job that sets
+    ``FORCE_COLOR=1`` (common, for coloured logs) would otherwise make rich write escape codes
+    into the middle of "T0 heir error: ..." and ``arena replay show``'s tests would fail.
+    """
+    for name in TERMINAL_OVERRIDES:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture(autouse=True)
 def fresh_structlog() -> Iterator[None]:
     """Each test starts from structlog's defaults and leaves them so.
