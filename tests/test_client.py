@@ -7,6 +7,8 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -26,18 +28,22 @@ from protocol.messages import Dungeon, Start
 from server import cli as serve_cli
 
 
-def free_port() -> int:
-    """A loopback port with nothing listening on it."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A loopback port that refuses connections: bound (so no other program takes it while the
+    test runs, as one could between a probe's close and the connect) but not listening."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        port: int = holder.getsockname()[1]
+        yield port
 
 
 async def test_unreachable_server_is_a_clear_error() -> None:
     """Connecting to a port nobody listens on raises TeamError naming the address."""
-    port = free_port()
-    with pytest.raises(TeamError, match=f"cannot reach the server at 127.0.0.1:{port}"):
+    with (
+        closed_port() as port,
+        pytest.raises(TeamError, match=f"cannot reach the server at 127.0.0.1:{port}"),
+    ):
         await connect_team("127.0.0.1", port, team=0, strategy=make_strategy("rusher", 0, 1))
 
 
@@ -198,8 +204,8 @@ def test_arena_match_log_dir_that_cannot_be_created_exits_2(
 
 def test_arena_team_unreachable_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     """`arena team` against a closed port exits 1 and says it cannot reach the server."""
-    port = free_port()
-    assert team_cli.main(["--team", "1", "--port", str(port)]) == 1
+    with closed_port() as port:
+        assert team_cli.main(["--team", "1", "--port", str(port)]) == 1
     assert f"cannot reach the server at 127.0.0.1:{port}" in capsys.readouterr().err
 
 
