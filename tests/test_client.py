@@ -124,9 +124,10 @@ async def test_no_agent_moves_before_all_six_dungeons_arrived() -> None:
 
 
 @pytest.mark.parametrize(("first", "second"), [("reference", "rusher"), ("random", "reference")])
-async def test_two_teams_play_to_the_end(first: str, second: str) -> None:
-    """Both teams see the same end; the loser's heir did not reach its shrine."""
-    async with running_server() as (server, nursery):
+async def test_two_teams_play_to_the_end(first: str, second: str, tmp_path: Path) -> None:
+    """Both teams see the end the server logged: the winner's heir on its shrine, the loser's
+    never on its own, and each team's counts those of the match log, the last crossing too."""
+    async with running_server(log_dir=tmp_path) as (server, nursery):
         streams: dict[AgentId, trio.abc.Stream] = {}
         for team in (0, 1):
             for agent in range(6):
@@ -145,10 +146,29 @@ async def test_two_teams_play_to_the_end(first: str, second: str) -> None:
                 teams.start_soon(play)
     assert results[0].over
     assert results[1].over
-    assert results[0].winner == results[1].winner
-    if results[0].winner is not None:
-        assert results[results[0].winner].outcome == "won"
-        assert results[1 - results[0].winner].outcome == "lost"
+    winner = results[0].winner
+    assert results[1].winner == winner
+    [actor] = server.finished
+    assert (actor.end_reason, actor.winner) == ("shrine", winner)  # what the server decided
+    assert winner is not None
+    assert results[winner].outcome == "won"
+    assert results[1 - winner].outcome == "lost"
+    # The shrines of the match the server played (running_server's seed, its first match).
+    shrines = Match(2026, SMALL).dungeon.shrine
+    assert results[winner].heir_path[-1] == shrines[winner]
+    assert shrines[1 - winner] not in results[1 - winner].heir_path
+    [path] = sorted(tmp_path.glob("*.jsonl"))
+    events = [line.data for line in read_log(path).outputs]
+    for team, result in results.items():
+        crossings = [e for e in events if e["event"] == "crossing" and e["agent"][0] == team]
+        kills = [e for e in events if e["event"] == "kill"]
+        assert result.crossings == len(crossings)
+        assert result.trap_deaths == sum(not e["survived"] for e in crossings)
+        assert result.kills == sum(e["agent"][0] == team for e in kills)
+        assert result.killed_by_enemy == sum(e["victim"][0] == team for e in kills)
+        assert result.npc_kills == sum(
+            e["event"] == "npc_killed" and e["agent"][0] == team for e in events
+        )
 
 
 def test_arena_match_plays_one_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
