@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 import zlib
 from collections.abc import Iterator
 
@@ -21,6 +23,26 @@ except ImportError:  # pragma: no cover
 settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
 settings.register_profile("explore", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+
+
+def import_the_whole_project() -> None:
+    """Import every module of the project now, before any test runs.
+
+    Hypothesis mixes the constants of the project's modules loaded so far (not the tests') into
+    the examples it draws, derandomized or not: a property test drew other examples when run
+    alone than after a test whose code imported more modules (seen: 10000 for 9999999999999),
+    so a failure on CI need not reproduce with ``pytest tests/that_file.py``, and a new test
+    elsewhere could change another's examples. With every module loaded up front the pool is
+    the same for any selection and order of tests.
+    """
+    for name in ("dungeon", "protocol", "server", "client", "sim"):
+        package = importlib.import_module(name)
+        for module in pkgutil.walk_packages(package.__path__, f"{name}."):
+            if not module.name.endswith(".__main__"):
+                importlib.import_module(module.name)
+
+
+import_the_whole_project()
 
 
 @pytest.fixture(autouse=True)
