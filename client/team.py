@@ -37,6 +37,8 @@ log = structlog.get_logger()
 AGENTS = range(6)
 RECEIVE_SIZE = 65536
 INBOX_SIZE = 256
+#: Seconds the team waits, after the first `game_over`, for its other sockets' last lines.
+FINISH_SECONDS = 5.0
 
 
 class TeamError(Exception):
@@ -76,6 +78,7 @@ class _Phase(enum.Enum):
     FREE = "free"
     MOVE_SENT = "move sent"
     SOLUTION_SENT = "solution sent"
+    OVER = "game over received"
     GONE = "socket closed"
 
 
@@ -191,8 +194,9 @@ class _TeamPlayer:
                     break
             for agent, item in burst:
                 await self._take(agent, item)
-                if self.result.over:
-                    return
+            if self.result.over:
+                await self._finish()
+                return
             if all(phase is _Phase.GONE for phase in self.phase):
                 raise TeamError("the server closed every connection before the match ended")
             if _Phase.WAITING in self.phase:
@@ -206,6 +210,21 @@ class _TeamPlayer:
                     if target is not None:
                         self.phase[agent] = _Phase.MOVE_SENT
                         await self.send(agent, Move(to=target))
+
+    async def _finish(self) -> None:
+        """Take what the other sockets still bring, up to their own `game_over` or close.
+
+        The line that ended the match (the heir's `moved` onto its shrine) comes on the heir's
+        socket, and another socket's `game_over` may be read first: stopping there left the
+        winning crossing out of the team's counts.
+        """
+        with trio.move_on_after(FINISH_SECONDS):
+            while any(phase not in (_Phase.OVER, _Phase.GONE) for phase in self.phase):
+                agent, item = await self._inbox_out.receive()
+                if isinstance(item, RemoteProtocolError):
+                    self.phase[agent] = _Phase.GONE  # the result is known: garbage is harmless
+                else:
+                    await self._take(agent, item)
 
     async def _take(self, agent: int, item: ServerMessage | RemoteProtocolError | _Eof) -> None:
         if isinstance(item, _Eof):
@@ -225,7 +244,7 @@ class _TeamPlayer:
             if phase in (_Phase.MOVE_SENT, _Phase.SOLUTION_SENT):
                 self.phase[agent] = _Phase.FREE
         elif isinstance(item, Sat):
-            if phase is _Phase.MOVE_SENT:
+            if phase is _Phase.MOVE_SENT and not self.result.over:
                 self.phase[agent] = _Phase.SOLUTION_SENT
                 await self.send(agent, Solution(assignment=self.strategy.solve(agent, item)))
         elif isinstance(item, Moved):
@@ -233,6 +252,7 @@ class _TeamPlayer:
         elif isinstance(item, GameOver):
             self.result.over = True
             self.result.winner = item.winner
+            self.phase[agent] = _Phase.OVER
 
     def _count(self, agent: int, moved: Moved, phase: _Phase) -> None:
         result = self.result

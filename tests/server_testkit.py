@@ -104,7 +104,10 @@ async def memory_match(
 
 
 def neighbour(dungeon: Dungeon, node: int, *, avoid: set[int] = frozenset()) -> int:  # type: ignore[assignment]
-    """Some node adjacent to ``node`` (not in ``avoid``)."""
+    """Some node adjacent to ``node`` (not in ``avoid``) that an agent of this dungeon's team
+    may move to: never the enemy's start or shrine, where a move is an error."""
+    enemy = 1 - dungeon.team
+    avoid = {*avoid, dungeon.start[enemy], dungeon.shrine[enemy]}
     for u, v in dungeon.edges:
         for here, there in ((u, v), (v, u)):
             if here == node and there not in avoid:

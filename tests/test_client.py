@@ -7,6 +7,8 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -26,18 +28,22 @@ from protocol.messages import Dungeon, Start
 from server import cli as serve_cli
 
 
-def free_port() -> int:
-    """A loopback port with nothing listening on it."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A loopback port that refuses connections: bound (so no other program takes it while the
+    test runs, as one could between a probe's close and the connect) but not listening."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        port: int = holder.getsockname()[1]
+        yield port
 
 
 async def test_unreachable_server_is_a_clear_error() -> None:
     """Connecting to a port nobody listens on raises TeamError naming the address."""
-    port = free_port()
-    with pytest.raises(TeamError, match=f"cannot reach the server at 127.0.0.1:{port}"):
+    with (
+        closed_port() as port,
+        pytest.raises(TeamError, match=f"cannot reach the server at 127.0.0.1:{port}"),
+    ):
         await connect_team("127.0.0.1", port, team=0, strategy=make_strategy("rusher", 0, 1))
 
 
@@ -118,9 +124,10 @@ async def test_no_agent_moves_before_all_six_dungeons_arrived() -> None:
 
 
 @pytest.mark.parametrize(("first", "second"), [("reference", "rusher"), ("random", "reference")])
-async def test_two_teams_play_to_the_end(first: str, second: str) -> None:
-    """Both teams see the same end; the loser's heir did not reach its shrine."""
-    async with running_server() as (server, nursery):
+async def test_two_teams_play_to_the_end(first: str, second: str, tmp_path: Path) -> None:
+    """Both teams see the end the server logged: the winner's heir on its shrine, the loser's
+    never on its own, and each team's counts those of the match log, the last crossing too."""
+    async with running_server(log_dir=tmp_path) as (server, nursery):
         streams: dict[AgentId, trio.abc.Stream] = {}
         for team in (0, 1):
             for agent in range(6):
@@ -139,10 +146,29 @@ async def test_two_teams_play_to_the_end(first: str, second: str) -> None:
                 teams.start_soon(play)
     assert results[0].over
     assert results[1].over
-    assert results[0].winner == results[1].winner
-    if results[0].winner is not None:
-        assert results[results[0].winner].outcome == "won"
-        assert results[1 - results[0].winner].outcome == "lost"
+    winner = results[0].winner
+    assert results[1].winner == winner
+    [actor] = server.finished
+    assert (actor.end_reason, actor.winner) == ("shrine", winner)  # what the server decided
+    assert winner is not None
+    assert results[winner].outcome == "won"
+    assert results[1 - winner].outcome == "lost"
+    # The shrines of the match the server played (running_server's seed, its first match).
+    shrines = Match(2026, SMALL).dungeon.shrine
+    assert results[winner].heir_path[-1] == shrines[winner]
+    assert shrines[1 - winner] not in results[1 - winner].heir_path
+    [path] = sorted(tmp_path.glob("*.jsonl"))
+    events = [line.data for line in read_log(path).outputs]
+    for team, result in results.items():
+        crossings = [e for e in events if e["event"] == "crossing" and e["agent"][0] == team]
+        kills = [e for e in events if e["event"] == "kill"]
+        assert result.crossings == len(crossings)
+        assert result.trap_deaths == sum(not e["survived"] for e in crossings)
+        assert result.kills == sum(e["agent"][0] == team for e in kills)
+        assert result.killed_by_enemy == sum(e["victim"][0] == team for e in kills)
+        assert result.npc_kills == sum(
+            e["event"] == "npc_killed" and e["agent"][0] == team for e in events
+        )
 
 
 def test_arena_match_plays_one_match(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -198,8 +224,8 @@ def test_arena_match_log_dir_that_cannot_be_created_exits_2(
 
 def test_arena_team_unreachable_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     """`arena team` against a closed port exits 1 and says it cannot reach the server."""
-    port = free_port()
-    assert team_cli.main(["--team", "1", "--port", str(port)]) == 1
+    with closed_port() as port:
+        assert team_cli.main(["--team", "1", "--port", str(port)]) == 1
     assert f"cannot reach the server at 127.0.0.1:{port}" in capsys.readouterr().err
 
 

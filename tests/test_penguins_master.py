@@ -337,6 +337,9 @@ def test_master_command_runs_real_programs(tmp_path: Path) -> None:
             "--player", f"{player_script} strategy=greedy id=g",
             "--player", f"{player_script} strategy=random id=r",
             "--rows", "3", "--cols", "4", "--penguins", "1", "--seed", "2",
+            # Not the default 2 s a call: a player is a Python process (~0.15 s here), and a
+            # loaded CI machine must not disqualify it; time limits are tested without processes.
+            "--timeout", "60",
             "--workdir", str(tmp_path),
         ],
         capture_output=True, text=True, timeout=120, check=False,

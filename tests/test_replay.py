@@ -78,7 +78,13 @@ def test_server_log_records_optima_beside_the_traps_left_active(logs: LogFiles) 
 
 
 def changed(lines: list[str], n: int) -> list[str]:
-    return [*lines[: n - 1], lines[n - 1].replace('"roll":0.', '"roll":0.9'), *lines[n:]]
+    """Line n with its die roll set to another value, in whatever form the writer printed it
+    (0.78..., or 5e-05 for a tiny roll, which a text edit of "0." would have missed)."""
+    line = lines[n - 1]
+    roll = re.search(r'"roll":([^,}]+)', line)
+    assert roll is not None
+    other = "0.25" if roll[1] == "0.5" else "0.5"
+    return [*lines[: n - 1], line.replace(roll[0], f'"roll":{other}', 1), *lines[n:]]
 
 
 def deleted(lines: list[str], n: int) -> list[str]:

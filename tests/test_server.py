@@ -29,6 +29,7 @@ HOST = "127.0.0.1"
 
 
 async def start_server(nursery: trio.Nursery, log_dir: Path, **options: Any) -> int:
+    options.setdefault("seed", 2026)  # the same dungeons every run (the test's moves rely on them)
     port: int = await nursery.start(
         partial(serve, host=HOST, port=0, config=SMALL, log_dir=log_dir, **options)
     )
@@ -90,6 +91,12 @@ async def test_full_match_end_to_end(tmp_path: Path) -> None:
     assert log.seed == 11
     [game_over] = [line for line in log.outputs if line.event == "game_over"]
     assert game_over.data["winner"] == first.winner
+    for result in (first, second):
+        crossed = [
+            line for line in log.outputs
+            if line.event == "crossing" and line.data["agent"][0] == result.team
+        ]  # fmt: skip
+        assert result.crossings == len(crossed)
     sent = [line.data["message"] for line in log.outputs if line.event == "send"]
     assert all("seed" not in message for message in sent)
 
