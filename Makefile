@@ -6,12 +6,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint types pytest bench browser clean
+.PHONY: run test lint types pytest bench browser clean constraints
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -e '.[test]'
+	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -37,6 +37,14 @@ browser:
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The newest versions pyproject.toml allows, frozen into constraints.txt (in a scratch venv).
+constraints:
+	rm -rf .venv-fresh && $(PYTHON) -m venv .venv-fresh
+	.venv-fresh/bin/python -m pip install --quiet --upgrade pip
+	.venv-fresh/bin/python -m pip install --quiet -e '.[test]'
+	{ head -3 constraints.txt; .venv-fresh/bin/python -m pip freeze --exclude-editable; } > constraints.new
+	mv constraints.new constraints.txt && rm -rf .venv-fresh
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
