@@ -32,6 +32,7 @@ _READY = "ready"
 
 def _serve(connection: Connection) -> None:
     """A worker's loop: receive (traps, switches), send back ("ok", optimum) or ("error", text)."""
+    import dungeon.sat  # noqa: F401  (pysat, loaded before "ready": not on the first check's clock)
     from dungeon.traps import optimum
 
     connection.send(_READY)

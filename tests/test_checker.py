@@ -88,3 +88,24 @@ def test_a_closed_pool_refuses_checks_and_stops_its_workers() -> None:
         os.kill(pid, 0)
     with pytest.raises(RuntimeError, match="close"):
         pool.check([[1, 2, 3]], 3)
+
+
+def test_a_worker_has_pysat_loaded_before_it_says_ready(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The solvers' import (a tenth of a second, more on a loaded machine) is part of a worker's
+    start-up, which has its own generous limit, not of its first check's time limit."""
+    import sys
+    import threading
+    from multiprocessing import Pipe
+
+    from server.checker import _READY, _serve
+
+    monkeypatch.delitem(sys.modules, "dungeon.sat")
+    parent, child = Pipe()
+    worker = threading.Thread(target=_serve, args=(child,))
+    worker.start()
+    try:
+        assert parent.recv() == _READY
+        assert "dungeon.sat" in sys.modules
+    finally:
+        parent.send(None)
+        worker.join()
