@@ -46,6 +46,18 @@ COLUMN_STATE = {
     ],
 }
 
+
+def full_board_state(red: list[list[int]], white: list[list[int]]) -> dict[str, object]:
+    """Red then white on a 5 x 3 board of 1-fish tiles."""
+    return {
+        "board": [[1, 1, 1] for _ in range(5)],
+        "players": [
+            {"color": "red", "score": 0, "places": red},
+            {"color": "white", "score": 0, "places": white},
+        ],
+    }
+
+
 SPEC_CASES = [
     # The spec's xboard example.
     ("xboard", {"position": [0, 0], "board": [[1, 2, 3], [4, 0, 5], [1, 1, 0]]}, 3),
@@ -78,6 +90,20 @@ SPEC_CASES = [
     # Red (3,0) -> (2,0). Neighbours of (2,0): N (0,0) hole; NE (1,0) free but white's N line
     # from (6,0) stops at red on (2,0); SE (3,0) now a hole; S (4,0): white reaches it.
     ("xtree", {"state": COLUMN_STATE, "from": [3, 0], "to": [2, 0]}, [[6, 0], [4, 0]]),
+    # Neighbours of Q = (2,1) (even row) in order: N (0,1), NE (1,1), SE (3,1), S (4,1),
+    # SW (3,0), NW (1,0). White on (1,1) lands on N (0,1) by NW; white on (0,0) lands on NW (1,0)
+    # by SE, a smaller move, but the direction order comes first.
+    (
+        "xtree",
+        {"state": full_board_state([[4, 1]], [[0, 0], [1, 1]]), "from": [4, 1], "to": [2, 1]},
+        [[1, 1], [0, 1]],
+    ),
+    # Both white penguins land on N (0,1): (1,0) by NE, (1,1) by NW; the smaller from wins.
+    (
+        "xtree",
+        {"state": full_board_state([[4, 1]], [[1, 1], [1, 0]]), "from": [4, 1], "to": [2, 1]},
+        [[1, 0], [0, 1]],
+    ),
     # Depth 1: every move of red scores 1; the smallest is (3,0) -> (1,0).
     ("xstrategy", [1, COLUMN_STATE], [[3, 0], [1, 0]]),
     # Depth 2: on (1,0) white blocks red's only exit (2,0); on (2,0) red keeps (1,0) or (4,0).
