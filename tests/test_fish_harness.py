@@ -157,6 +157,15 @@ MALFORMED = [
     ("xref", '{"row": 3, "column": 3, "players": [["a", 1], ["b", 0]], "fish": 1}'),
     ("xref", '{"row": 3, "column": 3, "players": [["a", 1], ["b", 1]], "fish": 6}'),
     ("xref", '{"row": 0, "column": 3, "players": [["a", 1], ["b", 1]], "fish": 1}'),
+    # Well-formed, but no board of that many tiles fits in memory, or even in a list index.
+    (
+        "xref",
+        '{"row": 1000000000, "column": 1000000000, "players": [["a", 1], ["b", 1]], "fish": 1}',
+    ),
+    (
+        "xref",
+        '{"row": 100000000000000000000, "column": 3, "players": [["a", 1], ["b", 1]], "fish": 1}',
+    ),
 ]
 
 
