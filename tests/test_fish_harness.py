@@ -4,9 +4,11 @@ hand from the spec, and malformed input (exit 2, a message on stderr, nothing on
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -46,6 +48,18 @@ COLUMN_STATE = {
     ],
 }
 
+
+def full_board_state(red: list[list[int]], white: list[list[int]]) -> dict[str, object]:
+    """Red then white on a 5 x 3 board of 1-fish tiles."""
+    return {
+        "board": [[1, 1, 1] for _ in range(5)],
+        "players": [
+            {"color": "red", "score": 0, "places": red},
+            {"color": "white", "score": 0, "places": white},
+        ],
+    }
+
+
 SPEC_CASES = [
     # The spec's xboard example.
     ("xboard", {"position": [0, 0], "board": [[1, 2, 3], [4, 0, 5], [1, 1, 0]]}, 3),
@@ -78,6 +92,20 @@ SPEC_CASES = [
     # Red (3,0) -> (2,0). Neighbours of (2,0): N (0,0) hole; NE (1,0) free but white's N line
     # from (6,0) stops at red on (2,0); SE (3,0) now a hole; S (4,0): white reaches it.
     ("xtree", {"state": COLUMN_STATE, "from": [3, 0], "to": [2, 0]}, [[6, 0], [4, 0]]),
+    # Neighbours of Q = (2,1) (even row) in order: N (0,1), NE (1,1), SE (3,1), S (4,1),
+    # SW (3,0), NW (1,0). White on (1,1) lands on N (0,1) by NW; white on (0,0) lands on NW (1,0)
+    # by SE, a smaller move, but the direction order comes first.
+    (
+        "xtree",
+        {"state": full_board_state([[4, 1]], [[0, 0], [1, 1]]), "from": [4, 1], "to": [2, 1]},
+        [[1, 1], [0, 1]],
+    ),
+    # Both white penguins land on N (0,1): (1,0) by NE, (1,1) by NW; the smaller from wins.
+    (
+        "xtree",
+        {"state": full_board_state([[4, 1]], [[1, 1], [1, 0]]), "from": [4, 1], "to": [2, 1]},
+        [[1, 0], [0, 1]],
+    ),
     # Depth 1: every move of red scores 1; the smallest is (3,0) -> (1,0).
     ("xstrategy", [1, COLUMN_STATE], [[3, 0], [1, 0]]),
     # Depth 2: on (1,0) white blocks red's only exit (2,0); on (2,0) red keeps (1,0) or (4,0).
@@ -131,6 +159,15 @@ MALFORMED = [
     ("xref", '{"row": 3, "column": 3, "players": [["a", 1], ["b", 0]], "fish": 1}'),
     ("xref", '{"row": 3, "column": 3, "players": [["a", 1], ["b", 1]], "fish": 6}'),
     ("xref", '{"row": 0, "column": 3, "players": [["a", 1], ["b", 1]], "fish": 1}'),
+    # Well-formed, but no board of that many tiles fits in memory, or even in a list index.
+    (
+        "xref",
+        '{"row": 1000000000, "column": 1000000000, "players": [["a", 1], ["b", 1]], "fish": 1}',
+    ),
+    (
+        "xref",
+        '{"row": 100000000000000000000, "column": 3, "players": [["a", 1], ["b", 1]], "fish": 1}',
+    ),
 ]
 
 
@@ -210,3 +247,118 @@ def test_winner_names_are_written_as_json_strings() -> None:
     status, output = run("xref", json.dumps(query))
     assert status == 0
     assert json.loads(output) == sorted(['é"x', "b\\"])
+
+
+# ------------------------------------------------ random ragged boards against the spec, naively
+
+Pos = tuple[int, int]
+
+
+def spec_step(row: int, col: int, direction: int) -> Pos:
+    """The spec's table: N, NE, SE, S, SW, NW, with o = 1 on odd rows and e = 1 on even rows."""
+    o, e = row % 2, 1 - row % 2
+    return [
+        (row - 2, col),
+        (row - 1, col + o),
+        (row + 1, col + o),
+        (row + 2, col),
+        (row + 1, col - e),
+        (row - 1, col - e),
+    ][direction]
+
+
+def spec_line(board: list[list[int]], taken: set[Pos], start: Pos, direction: int) -> list[Pos]:
+    """The free tiles from ``start`` in one direction, nearest first; a missing tile is a hole."""
+    out = []
+    here = spec_step(*start, direction)
+    while 0 <= here[0] < len(board) and 0 <= here[1] < len(board[here[0]]):
+        if board[here[0]][here[1]] == 0 or here in taken:
+            break
+        out.append(here)
+        here = spec_step(*here, direction)
+    return out
+
+
+def spec_answers(state: dict[str, Any], move: tuple[Pos, Pos] | None) -> dict[str, object]:
+    """What xboard (from the first penguin), xstate and xtree (for ``move``) must print."""
+    board = [list(row) for row in state["board"]]
+    places = [[(p[0], p[1]) for p in player["places"]] for player in state["players"]]
+    taken = {p for tiles in places for p in tiles}
+    first = places[0][0]
+    answers: dict[str, object] = {
+        "xboard": sum(len(spec_line(board, set(), first, d)) for d in range(6)),
+        "xstate": False,
+    }
+    for direction in range(6):
+        line = spec_line(board, taken, first, direction)
+        if line:
+            # The tile left becomes a hole and scores; the board comes out rectangular.
+            cols = max(map(len, board))
+            after = [row + [0] * (cols - len(row)) for row in board]
+            after[first[0]][first[1]] = 0
+            players = [dict(player) for player in state["players"]]
+            players[0]["score"] += board[first[0]][first[1]]
+            players[0]["places"] = [list(line[0]), *players[0]["places"][1:]]
+            answers["xstate"] = {"board": after, "players": [*players[1:], players[0]]}
+            break
+    if move is not None:
+        (src, dst), second = move, 1 % len(places)
+        board[src[0]][src[1]] = 0
+        taken = (taken - {src}) | {dst}
+        places[0][places[0].index(src)] = dst  # the second player may be the first, alone
+        moves = [
+            (p, q) for p in places[second] for d in range(6) for q in spec_line(board, taken, p, d)
+        ]
+        answers["xtree"] = False
+        for direction in range(6):
+            landing = [m for m in moves if m[1] == spec_step(*dst, direction)]
+            if landing:
+                answers["xtree"] = [list(p) for p in min(landing)]
+                break
+    return answers
+
+
+def random_ragged_state(rng: random.Random) -> dict[str, Any]:
+    """Rows of different lengths with holes (some empty rows), 1-4 players; the first player has
+    at least one penguin."""
+    width = rng.randint(1, 5)
+    board = [
+        [rng.choice([0, 1, 2, 3, 4, 5]) for _ in range(rng.choice([width, rng.randint(0, width)]))]
+        for _ in range(rng.randint(1, 7))
+    ]
+    floes = [(r, c) for r, row in enumerate(board) for c, fish in enumerate(row) if fish]
+    if not floes:
+        return random_ragged_state(rng)
+    rng.shuffle(floes)
+    colors = rng.sample(["red", "white", "brown", "black"], rng.randint(1, 4))
+    players = []
+    for seat, color in enumerate(colors):
+        count = min(len(floes), rng.randint(1 if seat == 0 else 0, 3))
+        places = [list(floes.pop()) for _ in range(count)]
+        players.append({"color": color, "score": rng.randint(0, 9), "places": places})
+    return {"board": board, "players": players}
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_harnesses_answer_random_ragged_boards_as_the_spec_says(seed: int) -> None:
+    """xboard, xstate and xtree agree with a naive reading of the spec on ragged boards with
+    holes: missing tiles are holes, the first free neighbour in direction order, rotation, and
+    the second player's move onto Q's neighbours in direction order, then the smallest."""
+    rng = random.Random(seed)
+    state = random_ragged_state(rng)
+    first = [(p[0], p[1]) for p in state["players"][0]["places"]]
+    board = state["board"]
+    taken = {(p[0], p[1]) for player in state["players"] for p in player["places"]}
+    moves = [(p, q) for p in first for d in range(6) for q in spec_line(board, taken, p, d)]
+    move = rng.choice(moves) if moves else None
+    expected = spec_answers(state, move)
+    queries: dict[str, object] = {
+        "xboard": {"position": list(first[0]), "board": board},
+        "xstate": state,
+    }
+    if move is not None:
+        queries["xtree"] = {"state": state, "from": list(move[0]), "to": list(move[1])}
+    for harness, query in queries.items():
+        status, output = run(harness, json.dumps(query))
+        assert status == 0, output
+        assert json.loads(output) == expected[harness], harness

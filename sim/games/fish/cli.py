@@ -52,8 +52,9 @@ def run(command: str, text: str) -> tuple[int, str]:
         result = HARNESSES[command](value)
     except MalformedInput as error:
         return 2, f"arena fish {command}: malformed input: {error}"
-    except MemoryError:
-        # e.g. xref with {"row": 100000, "column": 100000}: well-formed, but no board fits.
+    except (MemoryError, OverflowError):
+        # e.g. xref with {"row": 100000, "column": 100000}: well-formed, but no board fits
+        # (OverflowError once row * column no longer fits a list index).
         return 2, f"arena fish {command}: the input is too large to hold in memory"
     return 0, dumps(result)
 
