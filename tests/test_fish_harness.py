@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fish_spec import Pos, spec_step
 
 from sim.games.fish.cli import run
 
@@ -250,21 +251,6 @@ def test_winner_names_are_written_as_json_strings() -> None:
 
 
 # ------------------------------------------------ random ragged boards against the spec, naively
-
-Pos = tuple[int, int]
-
-
-def spec_step(row: int, col: int, direction: int) -> Pos:
-    """The spec's table: N, NE, SE, S, SW, NW, with o = 1 on odd rows and e = 1 on even rows."""
-    o, e = row % 2, 1 - row % 2
-    return [
-        (row - 2, col),
-        (row - 1, col + o),
-        (row + 1, col + o),
-        (row + 2, col),
-        (row + 1, col - e),
-        (row - 1, col - e),
-    ][direction]
 
 
 def spec_line(board: list[list[int]], taken: set[Pos], start: Pos, direction: int) -> list[Pos]:

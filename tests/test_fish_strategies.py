@@ -6,30 +6,14 @@ from __future__ import annotations
 import random
 
 import pytest
+from fish_spec import Pos, spec_step
 
 from sim.games.fish.game import FishGame, FishState
 from sim.games.fish.rules import FISH_RULES
 from sim.games.fish.strategies import make_bot
 from sim.games.floes import Floes, minimax_move, minimax_value
 
-Pos = tuple[int, int]
-
-
 # --------------------------------------------------------------------------- a naive reference
-
-
-def spec_step(row: int, col: int, direction: int) -> Pos:
-    """The spec's table, written out again: N, NE, SE, S, SW, NW."""
-    o = 1 if row % 2 else 0
-    e = 0 if row % 2 else 1
-    return [
-        (row - 2, col),
-        (row - 1, col + o),
-        (row + 1, col + o),
-        (row + 2, col),
-        (row + 1, col - e),
-        (row - 1, col - e),
-    ][direction]
 
 
 def naive_moves(board: dict[Pos, int], places: list[list[Pos]], seat: int) -> list[tuple[Pos, Pos]]:
