@@ -13,6 +13,7 @@ import random
 import sys
 from typing import TextIO
 
+from sim.arguments import positive_seconds
 from sim.games.labyrinth.game import STRATEGIES, LabyrinthState
 from sim.games.labyrinth.generation import generate
 from sim.games.labyrinth.online import (
@@ -165,7 +166,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     connect.add_argument(
         "--timeout",
-        type=_positive_seconds,
+        type=positive_seconds,
         default=3600.0,
         help="seconds to wait for any one answer, a game included (3600)",
     )
@@ -177,16 +178,6 @@ def _port(text: str) -> int:
     value = whole_number(text)
     if value is None or not 1 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
-    return value
-
-
-def _positive_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r}: the time limit must be positive")
     return value
 
 

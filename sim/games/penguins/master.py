@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import math
 import os
 import random
 import shlex
@@ -38,6 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sim.arguments import positive_seconds
 from sim.games.floes import MOVEMENT, PLACEMENT
 from sim.games.penguins.boardfile import BoardFile, BoardFileError, parse
 from sim.games.penguins.rules import MAX_PLAYERS, from_board, generate_fish, penguins_each
@@ -399,14 +399,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cols", type=int, default=10, help="columns of a generated board (10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of a generated board (0)")
     parser.add_argument("--board", type=Path, help="start from this board file instead")
-    parser.add_argument("--timeout", type=float, default=2.0, help="seconds per call (2)")
+    parser.add_argument(
+        "--timeout", type=positive_seconds, default=2.0, help="seconds per call (2)"
+    )
     parser.add_argument("--workdir", type=Path, help="directory for the game (default: new temp)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every step")
     args = parser.parse_args(argv)
     if not 1 <= len(args.player) <= MAX_PLAYERS:
         parser.error(f"give 1-{MAX_PLAYERS} --player programs")
-    if not math.isfinite(args.timeout) or args.timeout <= 0:
-        parser.error(f"--timeout must be a positive number of seconds, got {args.timeout}")
     if args.penguins is not None and args.penguins < 1:
         parser.error(f"--penguins must be at least 1, got {args.penguins}")
     try:
