@@ -21,7 +21,7 @@ Standard library only, and nothing slow to import: the player program parses one
 
 from __future__ import annotations
 
-__all__ = ["BoardFile", "BoardFileError", "PlayerLine", "parse", "read"]
+__all__ = ["BoardFile", "BoardFileError", "PlayerLine", "parse", "read", "shown"]
 
 MAX_PLAYERS = 9
 MAX_FISH = 3
@@ -286,7 +286,7 @@ def _parse_header(raw: str) -> tuple[int, int]:
                 1,
                 index + 1,
                 f"bad header: {name} must be a positive integer of at most {MAX_DIGITS} digits, "
-                f"got {_shown(field)}",
+                f"got {shown(field)}",
             )
         values.append(int(field))
     return values[0], values[1]
@@ -346,8 +346,9 @@ def _is_number(text: str) -> bool:
     return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
 
 
-def _shown(text: str) -> str:
-    """A field for a message: whole when short, else its head and its length."""
+def shown(text: str) -> str:
+    """A field (or an argument) for a message: whole when short, else its head and its length,
+    so that a 5000-digit number does not flood the terminal."""
     return repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters)"
 
 
@@ -385,14 +386,14 @@ def _parse_players(lines: list[str], first: int) -> list[PlayerLine]:
         ident, number_text, score_text = fields
         if not _is_number(number_text) or not 1 <= int(number_text) <= MAX_PLAYERS:
             raise BoardFileError(
-                line, 2, f"player number must be 1-{MAX_PLAYERS}, got {_shown(number_text)}"
+                line, 2, f"player number must be 1-{MAX_PLAYERS}, got {shown(number_text)}"
             )
         if not _is_number(score_text):
             raise BoardFileError(
                 line,
                 3,
                 f"score must be a non-negative integer of at most {MAX_DIGITS} digits, "
-                f"got {_shown(score_text)}",
+                f"got {shown(score_text)}",
             )
         number = int(number_text)
         if number in line_of_number:

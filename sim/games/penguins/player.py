@@ -114,9 +114,9 @@ def parse_arguments(argv: list[str]) -> Request:
         else:
             # int() refuses more than 4300 digits with a ValueError: a usage error too (exit 2).
             if not (value.isascii() and value.isdigit() and len(value) <= 18):
-                shown = value if len(value) <= 40 else f"{value[:20]}... ({len(value)} characters)"
                 raise UsageError(
-                    f"{key} must be a non-negative integer of at most 18 digits, got {shown!r}"
+                    f"{key} must be a non-negative integer of at most 18 digits, "
+                    f"got {boardfile.shown(value)}"
                 )
             if key == "penguins":
                 request.penguins = int(value)
