@@ -6,18 +6,12 @@ Regenerate them only on purpose, with ``tests/golden/regenerate.py``, and say wh
 from __future__ import annotations
 
 import difflib
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from golden import regenerate
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-_spec = importlib.util.spec_from_file_location("golden_regenerate", GOLDEN / "regenerate.py")
-assert _spec is not None and _spec.loader is not None
-regenerate = importlib.util.module_from_spec(_spec)
-sys.modules["golden_regenerate"] = regenerate
-_spec.loader.exec_module(regenerate)
 
 pytestmark = pytest.mark.slow
 
