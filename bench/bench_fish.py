@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from bench.common import print_table
-from sim.games.fish.codec import state_to_json
-from sim.games.fish.game import FishGame
+from fish.codec import state_to_json
+from fish.game import FishGame
 
 REPO = Path(__file__).resolve().parent.parent
 # The course's own examples (one folder per harness), copied into the repository so that a clean
@@ -63,7 +63,7 @@ def arena_command() -> list[str]:
     script = Path(sys.executable).parent / "arena"
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "import sys; from sim.arena import main; sys.exit(main())"]
+    return [sys.executable, "-c", "import sys; from arena.main import main; sys.exit(main())"]
 
 
 def process_times(command: list[str], stdin: str, runs: int = RUNS) -> tuple[float, float]:

@@ -15,7 +15,7 @@ import statistics
 import time
 
 from bench.common import print_table
-from sim.games.labyrinth.game import STRATEGIES, LabyrinthGame
+from labyrinth.game import STRATEGIES, LabyrinthGame
 
 try:  # the simulator's seed list, when the runner is installed
     from sim.runner import match_seeds

@@ -28,10 +28,10 @@ import time
 from pathlib import Path
 
 from bench.common import print_table
-from sim.games.floes import PLACEMENT
-from sim.games.penguins.boardfile import BoardFile
-from sim.games.penguins.game import PenguinsGame
-from sim.games.penguins.rules import board_of
+from floes import PLACEMENT
+from penguins.boardfile import BoardFile
+from penguins.game import PenguinsGame
+from penguins.rules import board_of
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYER = str(Path(sys.executable).parent / "penguins-player")
@@ -95,9 +95,7 @@ def boards(directory: Path) -> tuple[Path, Path]:
 
 
 def main() -> None:
-    for path in ("sim/__init__.py", "sim/games/__init__.py"):
-        compileall.compile_file(ROOT / path, quiet=1)
-    for path in ("sim/games/floes", "sim/games/penguins"):
+    for path in ("floes", "penguins"):
         compileall.compile_dir(ROOT / path, quiet=1)
     rows: list[list[object]] = []
     for seats in (["random", "random"], ["greedy", "random"], ["alphabeta", "greedy"]):

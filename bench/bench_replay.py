@@ -15,12 +15,12 @@ from bench.common import median_seconds, print_table
 
 
 def main() -> None:
-    from protocol.matchlog import MatchLogWriter, read_log, software_version
-    from sim.games.dungeon import DungeonGame
-    from sim.replay.html import render_html
-    from sim.replay.rerun import replay_until, verify_log
-    from sim.replay.still import render_png
-    from sim.replay.timeline import build_timeline
+    from replay.html import render_html
+    from replay.matchlog import MatchLogWriter, read_log, software_version
+    from replay.rerun import replay_until, verify_log
+    from replay.still import render_png
+    from replay.timeline import build_timeline
+    from sim.dungeon import DungeonGame
 
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "match.jsonl"
@@ -40,7 +40,7 @@ def main() -> None:
                 writer.output(output)
             writer.output(outputs[0][1])
 
-        from sim.replay.rerun import engine_input as _input
+        from replay.rerun import engine_input as _input
 
         timeline = build_timeline(log)
         size = len(render_html(log, timeline).encode())

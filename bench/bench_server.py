@@ -477,7 +477,7 @@ def run_level(matches: int, think_ms: float, server_cpu: int) -> Level:
 
 
 def main() -> None:
-    from protocol.logs import configure_logging
+    from arena.logs import configure_logging
 
     configure_logging(level="warning")
     cpus = sorted(os.sched_getaffinity(0))
@@ -519,7 +519,7 @@ def main() -> None:
 def _serve(log_dir: str, cpu: int) -> None:
     """The server process: pinned to ``cpu``, default rules, no optimum checks; prints its port,
     then answers ``reset`` / ``report`` lines on stdin about its request-to-answer latencies."""
-    from protocol.logs import configure_logging
+    from arena.logs import configure_logging
     from server.app import Server, serve
     from server.collector import Collector
 

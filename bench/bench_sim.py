@@ -28,7 +28,7 @@ import numpy as np
 
 from bench.common import print_table
 from sim.backends import LocalBackend, Task
-from sim.games.dungeon import DungeonGame
+from sim.dungeon import DungeonGame
 from sim.runner import RunSpec, match_seeds, run
 
 STRATEGIES = ("reference", "rusher")
@@ -124,7 +124,7 @@ def profile_split() -> list[tuple[str, float, bool]]:
         for module in ("reference", "rusher")
     )
     strategy_sat = _cumulative(stats, "client/strategies/solver.py", {"solve"})
-    optimum = _cumulative(stats, "sim/games/dungeon.py", {"_optimum"})
+    optimum = _cumulative(stats, "sim/dungeon.py", {"_optimum"})
     other = total - engine - strategy_calls - optimum
     return [
         ("engine (Match: generation, moves, traps drawn, sightings)", engine, False),

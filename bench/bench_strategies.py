@@ -30,7 +30,7 @@ from dungeon.config import RulesConfig
 from dungeon.engine import Match, Output, Request
 from dungeon.traps import draw_problem, optimum
 from protocol.messages import Move, Solution
-from sim.games.dungeon import step_order, step_order_generator, strategy_seed
+from sim.dungeon import step_order, step_order_generator, strategy_seed
 
 PROBLEMS = int(os.environ.get("BENCH_STRATEGIES_PROBLEMS", "600"))
 MATCHES = int(os.environ.get("BENCH_STRATEGIES_MATCHES", "6"))
@@ -78,7 +78,7 @@ def solving_rows() -> list[tuple[object, ...]]:
 
 
 def match_costs(seats: tuple[str, str], seed: int, costs: dict[str, float]) -> int:
-    """Play one headless match (as ``sim.games.dungeon.play_match`` does, without figures),
+    """Play one headless match (as ``sim.dungeon.play_match`` does, without figures),
     adding each strategy's seconds to ``costs``; return the number of crossings."""
     config = RulesConfig()
     match = Match(seed, config)

@@ -23,8 +23,8 @@ import trio
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
 from protocol.codec import encode
-from protocol.matchlog import MatchLogWriter, software_version
 from protocol.messages import Dungeon, Enemy, Error, Move, Solution
+from replay.matchlog import MatchLogWriter, software_version
 from server.connection import Connection, Outgoing
 from server.lobby import Filling
 

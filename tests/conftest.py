@@ -25,6 +25,22 @@ settings.register_profile("explore", max_examples=1000, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
+#: Every top-level package of the project (pyproject.toml installs these).
+PROJECT_PACKAGES = (
+    "arena",
+    "dungeon",
+    "protocol",
+    "server",
+    "client",
+    "replay",
+    "sim",
+    "fish",
+    "penguins",
+    "labyrinth",
+    "floes",
+)
+
+
 def import_the_whole_project() -> None:
     """Import every module of the project now, before any test runs.
 
@@ -35,7 +51,7 @@ def import_the_whole_project() -> None:
     elsewhere could change another's examples. With every module loaded up front the pool is
     the same for any selection and order of tests.
     """
-    for name in ("dungeon", "protocol", "server", "client", "sim"):
+    for name in PROJECT_PACKAGES:
         package = importlib.import_module(name)
         for module in pkgutil.walk_packages(package.__path__, f"{name}."):
             if not module.name.endswith(".__main__"):

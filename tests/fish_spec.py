@@ -1,4 +1,4 @@
-"""The Fish spec's hexagon steps, written out from the spec and not from ``sim/games/fish``: the
+"""The Fish spec's hexagon steps, written out from the spec and not from ``fish``: the
 naive references that the harness and strategy tests compare the real code against share it."""
 
 from __future__ import annotations

@@ -9,17 +9,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from protocol.matchlog import seal
+from replay.matchlog import seal
 
 SMALL: dict[str, Any] = {"nodes": 300, "radius": 0.11}
 
 
 def server_log(directory: Path, seed: int = 3) -> Path:
-    """One real match over loopback TCP (``client.match.play_match`` through ``server.serve``),
+    """One real match over loopback TCP (``arena.match.play_match`` through ``server.serve``),
     with trap optimum checks, logged by the server."""
     import trio
 
-    from client.match import play_match
+    from arena.match import play_match
     from dungeon.config import RulesConfig
     from dungeon.traps import optimum
 
@@ -40,7 +40,7 @@ def server_log(directory: Path, seed: int = 3) -> Path:
 
 def sim_log(path: Path, seed: int = 5, seats: tuple[str, str] = ("reference", "rusher")) -> Path:
     """One headless match of the simulator's dungeon driver, logged on request."""
-    from sim.games.dungeon import DungeonGame
+    from sim.dungeon import DungeonGame
 
     DungeonGame(optimum=True, **SMALL).play_logged(seed, list(seats), path)
     return path
@@ -54,8 +54,8 @@ def engine_log(path: Path, seed: int = 7, steps: int = 40) -> Path:
     from client.strategies.base import make_strategy
     from dungeon.config import RulesConfig
     from dungeon.engine import Match
-    from protocol.matchlog import MatchLogWriter, software_version
-    from sim.games.dungeon import deliver, play_steps
+    from replay.matchlog import MatchLogWriter, software_version
+    from sim.dungeon import deliver, play_steps
 
     config = RulesConfig(**SMALL)
     with path.open("w", encoding="utf-8") as stream:

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from sim.arena import SUBCOMMANDS, main
+from arena.main import SUBCOMMANDS, main
 
 
 @pytest.mark.parametrize("command", sorted(SUBCOMMANDS))
@@ -41,7 +41,7 @@ def test_an_unknown_command_is_named_on_stderr(capsys: pytest.CaptureFixture[str
 def test_a_reader_that_closes_early_is_not_an_error() -> None:
     """Piping into a reader that stops (`| head`) ends quietly with status 0, no traceback."""
     script = (
-        "import sys, sim.arena as a; a.SUBCOMMANDS['spam'] = ('tests._spam', '');"
+        "import sys, arena.main as a; a.SUBCOMMANDS['spam'] = ('tests._spam', '');"
         "sys.modules['tests._spam'] = type(sys)('spam');"
         "sys.modules['tests._spam'].main = lambda argv: [print('x' * 1000) for _ in range(10**4)];"
         "sys.exit(a.main(['spam']))"

@@ -17,15 +17,15 @@ import trio
 import trio.testing
 from server_testkit import SMALL, connect_memory, running_server
 
-from client import cli as team_cli
-from client import match as match_cli
+from arena import match as match_cli
+from arena import serve as serve_cli
+from arena import team as team_cli
 from client.strategies.base import make_strategy
 from client.team import TeamError, connect_team, play_team
 from dungeon.engine import AgentId, Match
 from protocol.codec import encode
-from protocol.matchlog import read_log
 from protocol.messages import Dungeon, Start
-from server import cli as serve_cli
+from replay.matchlog import read_log
 
 
 @contextmanager
@@ -234,7 +234,7 @@ def test_arena_serve_stops_cleanly_on_a_signal(signum: signal.Signals, tmp_path:
     """`arena serve` (a real process) ends on SIGINT or SIGTERM with status 0, saying so in its
     log: JSON Lines on stderr, since stderr is not a terminal here."""
     argv = ["serve", "--port", "0", "--check-workers", "0", "--log-dir", str(tmp_path)]
-    command = [sys.executable, "-m", "sim.arena", *argv]
+    command = [sys.executable, "-m", "arena.main", *argv]
     with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as server:
         assert server.stderr is not None
         first = json.loads(server.stderr.readline())  # blocks until the server listens

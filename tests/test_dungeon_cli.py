@@ -9,9 +9,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from arena.dungeon import main
 from dungeon.config import RulesConfig
 from dungeon.generation import generate
-from sim.dungeon_cli import main
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -6,12 +6,12 @@ import random
 
 import pytest
 
+from fish.game import FishGame, FishState
+from fish.rules import FISH_RULES
+from floes import Floes
+from floes.paranoid import evaluate, paranoid_move, paranoid_placement
 from sim.game import TERMINAL
 from sim.games import load_game
-from sim.games.fish.game import FishGame, FishState
-from sim.games.fish.rules import FISH_RULES
-from sim.games.floes import Floes
-from sim.games.floes.paranoid import evaluate, paranoid_move, paranoid_placement
 
 
 def test_the_registry_builds_fish_with_options() -> None:

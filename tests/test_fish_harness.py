@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from fish_spec import Pos, spec_step
 
-from sim.games.fish.cli import run
+from arena.fish import run
 
 REPO = Path(__file__).resolve().parent.parent
 # The course's own examples (one folder per harness), copied into the repository so that a clean
@@ -181,7 +181,7 @@ def test_malformed_input_is_refused_with_status_2(harness: str, text: str) -> No
 
 
 def arena(*args: str, stdin: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-c", "import sys; from sim.arena import main; sys.exit(main())"]
+    command = [sys.executable, "-c", "import sys; from arena.main import main; sys.exit(main())"]
     return subprocess.run(
         [*command, *args], input=stdin, capture_output=True, text=True, check=False, cwd=REPO
     )
@@ -227,7 +227,7 @@ def test_an_unknown_harness_is_a_usage_error() -> None:
 )
 def test_the_json_reader_and_writer_agree_with_the_json_module(text: str) -> None:
     """The harnesses' JSON reader and writer give what the json module gives."""
-    from sim.games.fish.fastjson import dumps, loads
+    from fish.fastjson import dumps, loads
 
     assert loads(text) == json.loads(text)
     assert json.loads(dumps(loads(text))) == json.loads(text)
@@ -236,7 +236,7 @@ def test_the_json_reader_and_writer_agree_with_the_json_module(text: str) -> Non
 @pytest.mark.parametrize("text", ["", "   ", "[1,", "NaN", "[1] [2]", '{"a" 1}', "[Infinity]"])
 def test_the_json_reader_refuses_anything_but_one_json_value(text: str) -> None:
     """Empty text, broken JSON, bare constants and two values are refused."""
-    from sim.games.fish.fastjson import JSONError, loads
+    from fish.fastjson import JSONError, loads
 
     with pytest.raises(JSONError):
         loads(text)

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from sim.games.fish.rules import DIRECTIONS, FISH_RULES, hex_step
-from sim.games.floes import MOVEMENT, OVER, PLACEMENT, Floes, IllegalAction
+from fish.rules import DIRECTIONS, FISH_RULES, hex_step
+from floes import MOVEMENT, OVER, PLACEMENT, Floes, IllegalAction
 
 
 def tile(cols: int, row: int, col: int) -> int:

@@ -8,10 +8,10 @@ import random
 import pytest
 from fish_spec import Pos, spec_step
 
-from sim.games.fish.game import FishGame, FishState
-from sim.games.fish.rules import FISH_RULES
-from sim.games.fish.strategies import make_bot
-from sim.games.floes import Floes, minimax_move, minimax_value
+from fish.game import FishGame, FishState
+from fish.rules import FISH_RULES
+from fish.strategies import make_bot
+from floes import Floes, minimax_move, minimax_value
 
 # --------------------------------------------------------------------------- a naive reference
 

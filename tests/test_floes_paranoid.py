@@ -8,17 +8,17 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from sim.games.fish.game import FishGame
-from sim.games.fish.rules import FISH_RULES
-from sim.games.fish.strategies import ParanoidBot, make_bot
-from sim.games.floes import MOVEMENT, Floes, Rules
-from sim.games.floes.paranoid import WIN, Paranoid, evaluate
-from sim.games.penguins.game import PenguinsGame
-from sim.games.penguins.rules import PENGUINS_RULES
-from sim.games.penguins.strategies import AlphaBetaStrategy, make_strategy, reach_estimate
+from fish.game import FishGame
+from fish.rules import FISH_RULES
+from fish.strategies import ParanoidBot, make_bot
+from floes import MOVEMENT, Floes, Rules
+from floes.paranoid import WIN, Paranoid, evaluate
+from penguins.game import PenguinsGame
+from penguins.rules import PENGUINS_RULES
+from penguins.strategies import AlphaBetaStrategy, make_strategy, reach_estimate
 
 if TYPE_CHECKING:
-    from sim.games.floes.paranoid import Estimate
+    from floes.paranoid import Estimate
 
 Move = tuple[int, int]
 

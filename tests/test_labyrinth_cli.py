@@ -7,8 +7,8 @@ from collections import deque
 
 import pytest
 
-from sim.games.labyrinth.cli import main
-from sim.games.labyrinth.generation import generate
+from arena.labyrinth import main
+from labyrinth.generation import generate
 
 COMMANDS = {(0, -1): "u", (0, 1): "d", (-1, 0): "l", (1, 0): "r"}
 

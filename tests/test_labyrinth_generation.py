@@ -8,9 +8,9 @@ from collections import deque
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.games.labyrinth.bitboard import UNREACHABLE, Torus, free_mask
-from sim.games.labyrinth.generation import generate
-from sim.games.labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType
+from labyrinth.bitboard import UNREACHABLE, Torus, free_mask
+from labyrinth.generation import generate
+from labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType
 
 seeds = st.integers(min_value=0, max_value=2**63)
 odd_sizes = st.integers(min_value=2, max_value=10).map(lambda half: 2 * half + 1)

@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 import pytest
 
-from sim.games.labyrinth import cli
-from sim.games.labyrinth.generation import generate
-from sim.games.labyrinth.online import (
+from arena import labyrinth as cli
+from labyrinth.generation import generate
+from labyrinth.online import (
     Connection,
     MessageReader,
     RemoteProtocolError,
@@ -23,8 +23,8 @@ from sim.games.labyrinth.online import (
     ServerError,
     play_online,
 )
-from sim.games.labyrinth.players import astar_move, do_nothing_move
-from sim.games.labyrinth.rules import Labyrinth, Move, MoveType, ReturnCode
+from labyrinth.players import astar_move, do_nothing_move
+from labyrinth.rules import Labyrinth, Move, MoveType, ReturnCode
 
 Policy = Callable[[Labyrinth], Move]
 

@@ -7,10 +7,10 @@ from collections import deque
 
 import pytest
 
-from sim.games.labyrinth.game import STRATEGIES, LabyrinthGame, LabyrinthState
-from sim.games.labyrinth.generation import generate
-from sim.games.labyrinth.rotator import Rotator
-from sim.games.labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType, ReturnCode
+from labyrinth.game import STRATEGIES, LabyrinthGame, LabyrinthState
+from labyrinth.generation import generate
+from labyrinth.rotator import Rotator
+from labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType, ReturnCode
 
 SHORT = LabyrinthConfig(max_turns=300)
 

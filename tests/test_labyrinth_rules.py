@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from sim.games.labyrinth.game import LabyrinthGame, LabyrinthState
-from sim.games.labyrinth.rules import (
+from labyrinth.game import LabyrinthGame, LabyrinthState
+from labyrinth.rules import (
     Labyrinth,
     LabyrinthConfig,
     Move,

@@ -1,4 +1,4 @@
-"""The one logging setup (protocol.logs): the server's own log on stderr, read by people on a
+"""The one logging setup (arena.logs): the server's own log on stderr, read by people on a
 terminal and by programs everywhere else (issue 3: "human-readable on a terminal and JSON
 otherwise")."""
 
@@ -11,7 +11,7 @@ import re
 import pytest
 import structlog
 
-from protocol.logs import configure_logging
+from arena.logs import configure_logging
 
 
 class Terminal(io.StringIO):

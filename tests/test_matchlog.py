@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import msgspec
 import pytest
 
-from protocol.matchlog import (
+from replay.matchlog import (
     SCHEMA_VERSION,
     LogFormatError,
     LogWriteError,
@@ -380,7 +380,7 @@ def test_lines_of_a_real_match_are_their_plain_records_rendered_byte_for_byte() 
     they are, no copy into plain data, one clock reading for an output's lines) change no byte
     of the format."""
     from dungeon.config import RulesConfig
-    from sim.games.dungeon import play_match
+    from sim.dungeon import play_match
 
     stream = io.StringIO()
     writer = RecordingWriter(stream)

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from sim.games.floes import Floes
-from sim.games.penguins.interactive import Session, main, render
-from sim.games.penguins.rules import PENGUINS_RULES
-from sim.games.penguins.strategies import GreedyStrategy
+from floes import Floes
+from penguins.interactive import Session, main, render
+from penguins.rules import PENGUINS_RULES
+from penguins.strategies import GreedyStrategy
 
 
 def feed(monkeypatch: pytest.MonkeyPatch, *lines: str) -> None:

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from sim.games.floes import MOVEMENT, PLACEMENT
-from sim.games.penguins import player
-from sim.games.penguins.boardfile import parse
-from sim.games.penguins.master import (
+from floes import MOVEMENT, PLACEMENT
+from penguins import player
+from penguins.boardfile import parse
+from penguins.master import (
     Outcome,
     Program,
     judge,
@@ -29,7 +29,7 @@ from sim.games.penguins.master import (
     run_game,
     run_subprocess,
 )
-from sim.games.penguins.master import main as master_main
+from penguins.master import main as master_main
 
 START = "3 4\n10 20 10 30\n20 10 30 10\n10 30 20 10\n"
 

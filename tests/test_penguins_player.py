@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sim.games.penguins.player import main
+from penguins.player import main
 
 PLAYER = str(Path(sys.executable).parent / "penguins-player")
 

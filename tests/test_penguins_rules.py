@@ -6,23 +6,23 @@ import random
 
 import pytest
 
-from sim.game import TERMINAL
-from sim.games.floes import MOVEMENT, OVER, PLACEMENT, Floes, IllegalAction
-from sim.games.penguins.boardfile import parse
-from sim.games.penguins.game import PenguinsGame, PenguinsState
-from sim.games.penguins.rules import (
+from floes import MOVEMENT, OVER, PLACEMENT, Floes, IllegalAction
+from penguins.boardfile import parse
+from penguins.game import PenguinsGame, PenguinsState
+from penguins.rules import (
     PENGUINS_RULES,
     board_of,
     from_board,
     generate_fish,
     penguins_each,
 )
-from sim.games.penguins.strategies import (
+from penguins.strategies import (
     AlphaBetaStrategy,
     GreedyStrategy,
     RandomStrategy,
     make_strategy,
 )
+from sim.game import TERMINAL
 
 
 def floes(

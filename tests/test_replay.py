@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from replay_logs import engine_log, rechain, server_log, sim_log
 
-from protocol.matchlog import read_log
-from sim.replay.cli import main
-from sim.replay.rerun import replay_until
+from arena.replay import main
+from replay.matchlog import read_log
+from replay.rerun import replay_until
 
 LogFiles = dict[str, Path]
 
@@ -324,7 +324,7 @@ def test_fork_equals_the_original_up_to_n(
 
 def test_fork_starts_from_the_engine_state_after_n(logs: LogFiles, tmp_path: Path) -> None:
     """The forked match's first positions are where the original's engine stood after line N."""
-    from sim.replay.fork import fork
+    from sim.fork import fork
 
     log = read_log(logs["sim"])
     n = log.inputs[len(log.inputs) // 2].line
@@ -377,8 +377,8 @@ def test_fork_after_the_end_is_refused(logs: LogFiles, capsys: pytest.CaptureFix
 def test_timeline_frames_are_the_engines_state_after_each_step(logs: LogFiles, source: str) -> None:
     """Every frame (what show, render and --png draw) holds the engine's positions and NPCs."""
     from dungeon.engine import AgentId
-    from sim.replay.rerun import engine_input, new_match
-    from sim.replay.timeline import build_timeline
+    from replay.rerun import engine_input, new_match
+    from replay.timeline import build_timeline
 
     log = read_log(logs[source])
     timeline = build_timeline(log)
@@ -403,8 +403,8 @@ def test_a_forfeit_is_verified_and_told(tmp_path: Path, capsys: pytest.CaptureFi
     """A team whose sockets all closed loses by forfeit: verify re-runs it, show tells it."""
     from dungeon.config import RulesConfig
     from dungeon.engine import AgentId, Disconnect, Match, Request
-    from protocol.matchlog import MatchLogWriter, software_version
     from protocol.messages import Move
+    from replay.matchlog import MatchLogWriter, software_version
 
     path = tmp_path / "forfeit.jsonl"
     config = RulesConfig(nodes=300, radius=0.11)

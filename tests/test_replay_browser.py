@@ -18,10 +18,10 @@ import pytest
 from replay_logs import sim_log
 
 from dungeon.engine import AgentId
-from protocol.matchlog import read_log
-from sim.replay.html import render_html
-from sim.replay.rerun import replay_until
-from sim.replay.timeline import build_timeline
+from replay.html import render_html
+from replay.matchlog import read_log
+from replay.rerun import replay_until
+from replay.timeline import build_timeline
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 

@@ -21,8 +21,8 @@ from server_testkit import SMALL, RawAgent, join_all, neighbour
 from client.strategies.base import make_strategy
 from client.team import TeamResult, connect_team
 from dungeon.engine import AGENTS, AgentId
-from protocol.matchlog import read_log
 from protocol.messages import Dungeon, Error, GameOver, Move, Sat, ServerMessage, Start
+from replay.matchlog import read_log
 from server.app import serve
 
 HOST = "127.0.0.1"
@@ -242,7 +242,7 @@ def test_serve_on_a_busy_port_says_so_without_a_traceback(
     """`arena serve` on a port another program holds exits 1 with one line naming the address."""
     import socket
 
-    from server.cli import main
+    from arena.serve import main
 
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -32,8 +32,8 @@ from client.strategies.solver import TrapSolver
 from dungeon.engine import AGENTS, AgentId
 from dungeon.traps import optimum
 from protocol.codec import encode
-from protocol.matchlog import read_log
 from protocol.messages import Dungeon, Enemy, Error, GameOver, Move, Moved, Sat, Solution, Start
+from replay.matchlog import read_log
 from server.actor import MatchActor
 from server.connection import Connection
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from sim.cli import main
+from arena.sim import main
 from sim.games import GAMES
 
 

@@ -1,4 +1,4 @@
-"""The headless dungeon (sim/games/dungeon.py): reproducible matches, honest figures, logs that
+"""The headless dungeon (sim/dungeon.py): reproducible matches, honest figures, logs that
 replay, and the State's decision nodes. Small rules (300 nodes) keep it fast."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pytest
 
 from client.strategies import base as strategies
 from dungeon.engine import AgentId
-from protocol.matchlog import read_log
 from protocol.messages import Error, Sat, ServerMessage
+from replay.matchlog import read_log
 from sim.backends import DaskBackend, LocalBackend
-from sim.games.dungeon import STAY, DungeonGame, strategy_seed
+from sim.dungeon import STAY, DungeonGame, strategy_seed
 from sim.runner import RunSpec, run
 
 SMALL: dict[str, Any] = {"nodes": 300, "radius": 0.1}
@@ -51,7 +51,7 @@ def test_the_draw_limit_ends_a_match_in_logical_steps() -> None:
 def test_figures_agree_with_the_match_log_and_the_log_replays(tmp_path: Path) -> None:
     """Crossings, trap deaths, kills and optima in MatchResult.stats are those of the log, and
     `replay verify` re-runs the log exactly."""
-    from sim.replay.rerun import verify_log
+    from replay.rerun import verify_log
 
     path = tmp_path / "match.jsonl"
     result = small_game().play_logged(2, ["rusher", "random"], path)
@@ -181,7 +181,7 @@ def test_the_figures_optimum_shortcuts_agree_with_the_exact_optimum() -> None:
     import numpy as np
 
     from dungeon.traps import draw_problem, optimum
-    from sim.games.dungeon import TeamFigures
+    from sim.dungeon import TeamFigures
 
     figures = TeamFigures(switches=20, with_optimum=True)
     rng = np.random.Generator(np.random.PCG64(5))

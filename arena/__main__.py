@@ -1,0 +1,3 @@
+from arena.main import main
+
+raise SystemExit(main())

@@ -1,0 +1,250 @@
+"""``arena replay``: verify, show, render or fork a dungeon match log.
+
+Exit status: 0 when the command did its job (``verify``: the log re-runs exactly), 1 when
+``verify`` finds a difference or a broken hash chain, 2 on bad usage or a file that is not a
+readable match log (the message on stderr names the file and the cause).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from replay.matchlog import LogFormatError, MatchLog, read_log
+
+if TYPE_CHECKING:
+    from replay.timeline import Timeline
+
+__all__ = ["main"]
+
+
+class UsageError(Exception):
+    """Bad arguments or an unreadable input: exit 2 with the message."""
+
+
+def _read(path: str) -> MatchLog:
+    try:
+        return read_log(path)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: cannot read: {error}") from None
+    except LogFormatError as error:
+        raise UsageError(str(error)) from None
+
+
+def _timeline(log: MatchLog) -> Timeline:
+    from replay.timeline import build_timeline
+
+    try:
+        return build_timeline(log)
+    except ValueError as error:
+        raise UsageError(f"{log.path}: {error}") from None
+
+
+def _verify(args: argparse.Namespace) -> int:
+    """Verify each log in turn; the status is the worst one (a bad file does not stop the rest)."""
+    if len(args.logs) == 1:
+        return _verify_one(args.logs[0], args)
+    worst = 0
+    for path in args.logs:
+        try:
+            status = _verify_one(path, args)
+        except UsageError as error:
+            print(f"arena replay verify: {error}", file=sys.stderr)
+            status = 2
+        worst = max(worst, status)
+    print(f"{len(args.logs)} logs checked: {'all OK' if worst == 0 else 'NOT all OK'}")
+    return worst
+
+
+def _verify_one(path: str, args: argparse.Namespace) -> int:
+    from replay.rerun import verify_log
+
+    log = _read(path)
+    verdict = verify_log(log, check_optimum=args.optimum)
+    for warning in verdict.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if verdict.difference is not None:
+        difference = verdict.difference
+        print(f"FAIL {path} line {difference.line}: the re-run differs from the log")
+        if difference.where is not None:
+            print(f"  first difference: {difference.where}")
+        print(f"  expected: {difference.expected}")
+        print(f"  found:    {difference.found}")
+        return 1
+    if log.bad is not None:
+        print(f"FAIL {path} {log.bad}")
+        if log.bad.line > 1:
+            print(f"  lines 1-{log.bad.line - 1} re-run exactly; nothing from there can be trusted")
+            pending = verdict.pending or "an input, optimum or close line (no output pending)"
+            print(f"  expected: {pending}")
+            print(f"  found:    {_line_text(path, log.bad.line)}")
+        else:
+            print("  the header itself was changed: nothing in this log can be trusted")
+        return 1
+    last = log.events[-1].line
+    optima = f", {verdict.optima_checked} optima recomputed" if args.optimum else ""
+    if log.complete:
+        print(
+            f"OK {path}: {last} lines, {verdict.inputs} inputs re-run, every message and "
+            f"engine event matches{optima}"
+        )
+    else:
+        cut = "; its last line was cut mid-write" if log.cut_short else ""
+        print(
+            f"OK {path}: INCOMPLETE, verified up to its last line {last} "
+            f"({verdict.inputs} inputs re-run{optima}); no close line{cut}"
+        )
+    for line in _timeline(log).summary.lines():
+        print(f"  {line}")
+    return 0 if log.complete or not args.require_complete else 1
+
+
+def _line_text(path: str, number: int, limit: int = 400) -> str:
+    """Line ``number`` (1-based) of the file as written, cut to ``limit`` characters."""
+    with open(path, encoding="utf-8", errors="replace") as stream:
+        for index, text in enumerate(stream, start=1):
+            if index == number:
+                text = text.rstrip("\n")
+                return text if len(text) <= limit else text[: limit - 3] + "..."
+    return "(the file ends)"
+
+
+def _show(args: argparse.Namespace) -> int:
+    from rich.console import Console
+
+    from replay.show import print_timeline
+
+    log = _read(args.log)
+    console = Console(highlight=False, width=args.width)
+    print_timeline(
+        log,
+        _timeline(log),
+        console,
+        team=args.team,
+        agent=args.agent,
+        sightings=not args.no_sightings,
+        requests=args.requests,
+    )
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    log = _read(args.log)
+    timeline = _timeline(log)
+    if args.step is not None and not 0 <= args.step < len(timeline.frames):
+        raise UsageError(f"--step {args.step}: the match has steps 0 to {len(timeline.frames) - 1}")
+    if args.output is None and args.png is None:
+        raise UsageError("render: give -o FILE.html, --png FILE.png, or both")
+    if args.output is not None:
+        from replay.html import render_html
+
+        Path(args.output).write_text(render_html(log, timeline), encoding="utf-8")
+        print(f"wrote {args.output}: steps 0 to {len(timeline.frames) - 1}")
+    if args.png is not None:
+        from replay.still import render_png
+
+        step = len(timeline.frames) - 1 if args.step is None else args.step
+        render_png(timeline, step, args.png)
+        print(f"wrote {args.png}: step {step} of {len(timeline.frames) - 1}")
+    return 0
+
+
+def _fork(args: argparse.Namespace) -> int:
+    from sim.fork import ForkError, fork
+
+    log = _read(args.log)
+    names = [name.strip() for name in args.strategies.split(",")]
+    if len(names) != 2 or not all(names):
+        raise UsageError(f"--strategies {args.strategies!r}: give two names, e.g. reference,rusher")
+    try:
+        result = fork(
+            log,
+            at=args.at,
+            strategies=(names[0], names[1]),
+            seed_offset=args.seed_offset,
+            steps=args.steps,
+            output=args.output,
+            optimum=args.optimum,
+        )
+    except ForkError as error:
+        raise UsageError(str(error)) from None
+    for line in result.lines():
+        print(line)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena replay", description="Verify, show, render or fork a dungeon match log."
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    verify = commands.add_parser(
+        "verify", help="re-run the engine from the log and compare every message and event"
+    )
+    verify.add_argument("logs", nargs="+", metavar="LOG", help="match logs (JSON Lines)")
+    verify.add_argument(
+        "--optimum", action="store_true", help="also recompute each logged trap optimum (slower)"
+    )
+    verify.add_argument(
+        "--require-complete", action="store_true", help="exit 1 when the log has no close line"
+    )
+    verify.set_defaults(run=_verify)
+
+    show = commands.add_parser("show", help="print a readable timeline of the match")
+    show.add_argument("log")
+    show.add_argument("--team", type=int, choices=(0, 1), help="only what concerns this team")
+    show.add_argument(
+        "--agent", type=int, choices=range(6), metavar="0-5", help="only this agent (0: heir)"
+    )
+    show.add_argument("--no-sightings", action="store_true", help="leave out enemy sightings")
+    show.add_argument("--requests", action="store_true", help="also list every request")
+    show.add_argument("--width", type=int, default=None, help="terminal width (default: auto)")
+    show.set_defaults(run=_show)
+
+    render = commands.add_parser(
+        "render", help="write a self-contained HTML viewer (and/or a PNG still)"
+    )
+    render.add_argument("log")
+    render.add_argument("-o", "--output", help="the HTML file to write")
+    render.add_argument("--png", help="also (or only) draw a still picture to this PNG file")
+    render.add_argument("--step", type=int, help="the step the PNG shows (default: the last)")
+    render.set_defaults(run=_render)
+
+    fork = commands.add_parser(
+        "fork", help="continue the match headless from the state after line N"
+    )
+    fork.add_argument("log")
+    fork.add_argument("--at", type=int, required=True, help="the log line N to fork after")
+    fork.add_argument(
+        "--strategies",
+        required=True,
+        help="team 0's and team 1's strategies, e.g. reference,rusher",
+    )
+    fork.add_argument(
+        "--seed-offset",
+        type=int,
+        default=0,
+        help="vary the strategies' seeds and the step order (default 0)",
+    )
+    fork.add_argument("--steps", type=int, help="logical steps before a draw (default: config)")
+    fork.add_argument("-o", "--output", help="write the forked match's log here")
+    fork.add_argument(
+        "--optimum", action="store_true", help="log the trap optimum of each new crossing"
+    )
+    fork.set_defaults(run=_fork)
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except UsageError as error:
+        print(f"arena replay {args.command}: {error}", file=sys.stderr)
+        return 2
+    return status

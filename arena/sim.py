@@ -1,0 +1,291 @@
+"""``arena sim GAME``: play many headless matches between strategies and compare them.
+
+Example: ``arena sim dungeon --strategies reference,rusher --matches 2000 --workers 2 --seed 1
+--sprt elo0=0,elo1=20 --out results.json --plot results.png``. Exit status: 0 done, 1 the run
+could not finish (a backend failed), 2 bad usage or input, 130 interrupted (finished matches
+are in the journal: rerun with ``--resume``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from sim.games import GAMES
+
+__all__ = ["main"]
+
+SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
+
+
+class UsageError(Exception):
+    """Bad flags or input: reported on stderr with exit status 2."""
+
+
+def parse_value(text: str) -> Any:
+    """A --config value: an int, a float, true/false, or else the text itself."""
+    lowered = text.lower()
+    if lowered in {"true", "false"}:
+        return lowered == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_config(items: list[str]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for item in items:
+        key, equals, value = item.partition("=")
+        if not equals or not key:
+            raise UsageError(f"--config {item!r}: expected KEY=VALUE")
+        options[key] = parse_value(value)
+    return options
+
+
+def parse_sprt(text: str) -> dict[str, float]:
+    values: dict[str, float] = {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05}
+    for item in filter(None, text.split(",")):
+        key, equals, value = item.partition("=")
+        if not equals or key not in SPRT_KEYS:
+            raise UsageError(f"--sprt {item!r}: expected KEY=NUMBER with KEY in {SPRT_KEYS}")
+        try:
+            values[key] = float(value)
+        except ValueError:
+            raise UsageError(f"--sprt {item!r}: {value!r} is not a number") from None
+    return values
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena sim",
+        description="Play headless matches between strategies: paired seeds, seats swapped.",
+    )
+    parser.add_argument("game", choices=sorted(GAMES), help="the game to simulate")
+    parser.add_argument(
+        "--strategies", required=True, help="comma-separated strategy names (2+; round robin)"
+    )
+    parser.add_argument(
+        "--matches", type=int, default=100, help="games per pairing (rounded up to whole seeds)"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="local worker processes (default: CPUs); never changes the results",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="the run's seed (the seed list)")
+    parser.add_argument(
+        "--sprt", metavar="elo0=0,elo1=20[,alpha=0.05,beta=0.05]", help="stop once decided"
+    )
+    parser.add_argument("--out", type=Path, help="results JSON (a journal is kept beside it)")
+    parser.add_argument("--plot", type=Path, help="write a PNG of win rates and ratings")
+    parser.add_argument("--resume", action="store_true", help="continue the run in --out's journal")
+    parser.add_argument(
+        "--backend",
+        choices=("local", "dask"),
+        default="local",
+        help="local process pool (default) or a Dask cluster (--scheduler)",
+    )
+    parser.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
+    parser.add_argument("--logs", type=Path, help="write one match log per match into this dir")
+    parser.add_argument(
+        "--config",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="rules options of the game, e.g. nodes=300",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=300.0,
+        help="seconds before a match counts as failed (local backend); 0 for none",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bar, no table")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    from arena.logs import configure_logging
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    configure_logging(level="warning")
+    try:
+        return _run(args)
+    except UsageError as exc:
+        print(f"arena sim: {exc}", file=sys.stderr)
+        return 2
+
+
+def _run(args: argparse.Namespace) -> int:
+    from sim import report as show
+    from sim.backends import Backend, DaskBackend, LocalBackend
+    from sim.journal import Journal, JournalError, journal_path
+    from sim.progress import match_progress
+    from sim.runner import RunSpec, run
+
+    log = structlog.get_logger()
+    strategies = tuple(s.strip() for s in args.strategies.split(",") if s.strip())
+    if args.resume and args.out is None:
+        raise UsageError("--resume needs --out (the journal lives beside it)")
+    backend: Backend
+    if args.backend == "dask":
+        if not args.scheduler:
+            raise UsageError("--backend dask needs --scheduler tcp://HOST:PORT")
+        backend = DaskBackend(args.scheduler)
+    else:
+        if args.scheduler:
+            raise UsageError("--scheduler goes with --backend dask")
+        if args.workers < 1:
+            raise UsageError(f"--workers must be at least 1, got {args.workers}")
+        backend = LocalBackend(args.workers)
+    if args.timeout < 0:
+        raise UsageError(f"--timeout must be 0 (none) or more seconds, got {args.timeout:g}")
+    _check_output_files(args)
+    spec = RunSpec(
+        game=args.game,
+        strategies=strategies,
+        matches=args.matches,
+        seed=args.seed,
+        options=parse_config(args.config),
+        sprt=parse_sprt(args.sprt) if args.sprt is not None else None,
+        timeout=args.timeout or None,
+        logs=str(args.logs) if args.logs is not None else None,
+    )
+    try:
+        game = _check_game(spec)
+        _check_strategies(spec, sorted(game.strategies()))
+        if spec.logs is not None and not hasattr(game, "play_logged"):
+            raise UsageError(f"--logs: {spec.game} does not write match logs")
+        if spec.logs is not None:
+            _make_directory(Path(spec.logs), "--logs")
+        journal = None
+        if args.out is not None:
+            path = journal_path(args.out)
+            if args.resume and not path.exists():
+                # Resuming a run that never started starts it (so one command can be rerun until
+                # a run is done), but say so: a mistyped --out must not go unnoticed.
+                print(f"arena sim: no journal at {path}: starting a fresh run", file=sys.stderr)
+            opener = Journal.resume if args.resume else Journal.create
+            try:
+                journal = opener(path, spec.journal_header())
+            except OSError as exc:
+                raise UsageError(f"--out: cannot open the journal {path}: {exc.strerror}") from None
+    except (ValueError, TypeError, JournalError) as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        with match_progress(f"{spec.game} {','.join(strategies)}", enabled=not args.quiet) as bar:
+            outcome = run(spec, backend, journal, on_match=bar)
+    except KeyboardInterrupt:
+        kept = len(journal.done) if journal is not None else 0
+        print(
+            f"arena sim: interrupted; {kept} finished matches are in the journal"
+            + (": rerun with --resume" if journal is not None else " (none: no --out)"),
+            file=sys.stderr,
+        )
+        return 130
+    except (ValueError, TypeError) as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        # The environment, not our code (e.g. no Dask scheduler at that address): the message
+        # says it all, a traceback would only hide it.
+        print(f"arena sim: the run failed: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        log.exception("run_failed")
+        print(f"arena sim: the run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if journal is not None:
+            journal.close()
+    if not args.quiet:
+        show.print_report(outcome.report)
+    try:
+        if args.out is not None:
+            show.write_json(outcome.report, args.out)
+        if args.plot is not None:
+            show.write_plot(outcome.report, args.plot)
+    except OSError as exc:
+        # Checked before the run, so only a change under our feet gets here; the journal
+        # still holds every match: `--resume` writes the files again without playing.
+        print(f"arena sim: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _make_directory(path: Path, flag: str) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{flag}: cannot make the directory {path}: {exc.strerror}") from None
+
+
+def _check_output_files(args: argparse.Namespace) -> None:
+    """Refuse unwritable --out and --plot paths before the run, not after hours of matches."""
+    for flag, path in (("--out", args.out), ("--plot", args.plot)):
+        if path is None:
+            continue
+        if path.is_dir():
+            raise UsageError(f"{flag} {path}: is a directory; give a file name")
+        _make_directory(path.parent, flag)
+
+
+def _check_game(spec: Any) -> Any:
+    from sim.runner import load_game_cached
+
+    _check_option_types(spec.game, spec.options)
+    try:
+        return load_game_cached(spec.game, spec.options)
+    except TypeError as exc:
+        raise UsageError(f"--config: {spec.game} does not accept these options: {exc}") from None
+
+
+def _check_strategies(spec: Any, known: list[str]) -> None:
+    unknown = [name for name in spec.strategies if name not in known]
+    if unknown:
+        raise UsageError(
+            f"unknown {spec.game} strategies: {', '.join(unknown)}; have: {', '.join(known)}"
+        )
+
+
+def _check_option_types(game: str, options: dict[str, Any]) -> None:
+    """Name a --config key the game's factory lacks, or a value of the wrong kind for a numeric
+    or true/false option (``rows=abc``, ``rows=2.5``, ``optimum=no``), before the factory fails
+    with a bare TypeError or silently takes a string as true."""
+    import importlib
+    import inspect
+
+    module, _, name = GAMES[game].partition(":")
+    try:
+        parameters = inspect.signature(getattr(importlib.import_module(module), name)).parameters
+    except (TypeError, ValueError):
+        return
+    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())
+    for key, value in options.items():
+        parameter = parameters.get(key)
+        if parameter is None:
+            if takes_any:
+                continue  # the factory checks its own **options and names the unknown ones
+            known = ", ".join(p for p in parameters if p != "self")
+            raise UsageError(f"--config {key}: {game} has no such option; known: {known}")
+        default = parameter.default
+        if isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise UsageError(f"--config {key}={value!r}: expected true or false")
+            continue
+        if not isinstance(default, int | float):
+            continue
+        wanted = int if isinstance(default, int) else int | float
+        if isinstance(value, bool) or not isinstance(value, wanted):
+            kind = "an integer" if wanted is int else "a number"
+            raise UsageError(f"--config {key}={value!r}: expected {kind}")

@@ -1,0 +1,71 @@
+"""``arena team``: connect one team of six agents to a dungeon server and play one match.
+
+Exits 0 when the match ended (won, lost or drawn) and 1 with a message on stderr when the team
+could not play (server unreachable, start refused, protocol error); 2 on bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import secrets
+import sys
+from functools import partial
+
+import trio
+
+from arena.logs import configure_logging
+from client.strategies.base import STRATEGIES, make_strategy
+from client.team import TeamError, TeamResult, connect_team
+
+__all__ = ["main"]
+
+MATCH_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="arena team", description=__doc__.splitlines()[0])
+    parser.add_argument("--team", type=int, choices=(0, 1), required=True, help="team 0 or 1")
+    parser.add_argument("--host", default="127.0.0.1", help="server address")
+    parser.add_argument("--port", type=int, default=7700, help="server port")
+    parser.add_argument("--match", default=None, help="join this named match (1-64 [A-Za-z0-9_-])")
+    parser.add_argument(
+        "--strategy", default="reference", choices=sorted(STRATEGIES), help="how the team plays"
+    )
+    parser.add_argument("--seed", type=int, default=None, help="strategy seed (default: random)")
+    parser.add_argument("--log-level", default="warning", help="client log level (stderr)")
+    return parser.parse_args(argv)
+
+
+def describe(result: TeamResult) -> str:
+    return (
+        f"team {result.team}: {result.outcome} "
+        f"(winner: {'none, a draw' if result.winner is None else f'team {result.winner}'}); "
+        f"{result.crossings} crossings, {result.deaths} deaths, {result.kills} kills"
+    )
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    if args.match is not None and not MATCH_NAME.match(args.match):
+        print(f"arena team: --match {args.match!r}: use 1-64 of [A-Za-z0-9_-]", file=sys.stderr)
+        return 2
+    configure_logging(level=args.log_level)
+    seed = secrets.randbits(63) if args.seed is None else args.seed
+    strategy = make_strategy(args.strategy, args.team, seed)
+    try:
+        result = trio.run(
+            partial(
+                connect_team,
+                args.host,
+                args.port,
+                team=args.team,
+                strategy=strategy,
+                match=args.match,
+            )
+        )
+    except TeamError as error:
+        print(f"arena team: {error}", file=sys.stderr)
+        return 1
+    print(describe(result))
+    return 0

@@ -1,0 +1,214 @@
+"""Playing Labyrinth on a game server that speaks the course's 2017 protocol (spec labyrinth.md,
+"Network play"), such as CodingGameServer: ``arena labyrinth connect HOST PORT --name NAME``.
+
+The client sends plain ASCII commands, one per send, and reads every answer before the next
+command. Each server message is a 4-digit zero-padded length, then that many bytes::
+
+    CLIENT_NAME <name>             -> OK
+    WAIT_GAME <training or empty>  -> OK, game name, "<L> <H>"
+    GET_GAME_DATA                  -> OK, L*H characters '0' free / '1' wall, "0" if we start
+                                      (also taken glued to the maze, as L*H + 1 characters)
+    PLAY_MOVE <type> <value>       -> OK, return code, message
+    GET_MOVE                       -> OK, "<type> <value>", return code
+
+An error message replaces ``OK``. Return codes are for the player who just moved: 0 the game
+goes on, 1 it won, -1 it lost. The server referees; we replay every move on our own
+:class:`Labyrinth` so that our bot sees the position, and stop loudly if the two disagree.
+
+:class:`MessageReader` is the sans-I/O part (bytes in, messages out); :class:`Connection` does
+the blocking socket reads and writes; :func:`play_online` is the session.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import socket
+from collections.abc import Callable
+from typing import Protocol
+
+from labyrinth.rules import (
+    Labyrinth,
+    LabyrinthConfig,
+    Move,
+    ReturnCode,
+    format_move,
+    parse_move,
+    whole_number,
+)
+
+__all__ = [
+    "Connection",
+    "MessageReader",
+    "OnlineResult",
+    "RemoteProtocolError",
+    "RulesDisagreement",
+    "ServerError",
+    "play_online",
+    "valid_name",
+]
+
+LENGTH_DIGITS = 4
+#: CLIENT_NAME's rule: 1-20 letters, digits or underscores.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_]{1,20}")
+
+
+class RemoteProtocolError(Exception):
+    """The server sent something the protocol does not allow (its fault, not ours)."""
+
+
+class ServerError(Exception):
+    """The server answered a command with an error message instead of ``OK``."""
+
+
+class RulesDisagreement(Exception):
+    """The server's return code for a move differs from what our rules say: we can no longer
+    follow the game."""
+
+
+def valid_name(name: str) -> bool:
+    """Whether ``name`` is a name CLIENT_NAME accepts."""
+    return NAME_PATTERN.fullmatch(name) is not None
+
+
+class MessageReader:
+    """Sans-I/O reader of server messages: feed bytes with :meth:`receive_data`, take whole
+    messages from :meth:`next_message` (None while one is incomplete)."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+
+    def receive_data(self, data: bytes) -> None:
+        self._buffer += data
+
+    def next_message(self) -> str | None:
+        if len(self._buffer) < LENGTH_DIGITS:
+            return None
+        head = bytes(self._buffer[:LENGTH_DIGITS])
+        if not head.isdigit():
+            raise RemoteProtocolError(
+                f"a message must start with a {LENGTH_DIGITS}-digit length, got {head!r}"
+            )
+        end = LENGTH_DIGITS + int(head)
+        if len(self._buffer) < end:
+            return None
+        payload = bytes(self._buffer[LENGTH_DIGITS:end])
+        del self._buffer[:end]
+        return payload.decode("utf-8", "replace")
+
+
+class Stream(Protocol):
+    """What a connection needs of a socket."""
+
+    def sendall(self, data: bytes, /) -> None: ...
+
+    def recv(self, size: int, /) -> bytes: ...
+
+
+class Connection:
+    """One client connection: a command out, its ``OK`` and replies in."""
+
+    def __init__(self, stream: Stream) -> None:
+        self._stream = stream
+        self._reader = MessageReader()
+
+    @classmethod
+    def open(cls, host: str, port: int, timeout: float) -> tuple[Connection, socket.socket]:
+        sock = socket.create_connection((host, port), timeout=timeout)
+        return cls(sock), sock
+
+    def command(self, text: str, replies: int) -> list[str]:
+        """Send ``text``; return the ``replies`` messages after its ``OK`` (ServerError with the
+        server's message when it is not OK)."""
+        self._stream.sendall(text.encode("ascii"))
+        status = self.receive()
+        if status != "OK":
+            raise ServerError(f"{text.split(' ')[0]}: the server says {status!r}")
+        return [self.receive() for _ in range(replies)]
+
+    def receive(self) -> str:
+        """The next server message (blocking)."""
+        while (message := self._reader.next_message()) is None:
+            data = self._stream.recv(4096)
+            if not data:
+                raise RemoteProtocolError("the server closed the connection")
+            self._reader.receive_data(data)
+        return message
+
+
+@dataclasses.dataclass(frozen=True)
+class OnlineResult:
+    """How a game on the server ended, for us."""
+
+    game: str
+    we_started: bool
+    won: bool
+    moves: int
+    message: str
+
+
+def _return_code(text: str) -> ReturnCode:
+    value = whole_number(text.strip())
+    if value not in (-1, 0, 1):
+        raise RemoteProtocolError(f"a return code is -1, 0 or 1, got {text!r}")
+    return ReturnCode(value)
+
+
+def play_online(
+    connection: Connection,
+    name: str,
+    training: str,
+    choose: Callable[[Labyrinth], Move],
+    report: Callable[[str], None] = lambda line: None,
+) -> OnlineResult:
+    """Register as ``name``, wait for a game (``training`` as WAIT_GAME's options, "" for a
+    game against another program), and play it to the end with ``choose``."""
+    if not valid_name(name):
+        raise ValueError(f"a client name is 1-20 of A-Z a-z 0-9 _, got {name!r}")
+    if not training.isascii() or not training.isprintable():
+        raise ValueError(f"training options are printable ASCII, got {training!r}")
+    connection.command(f"CLIENT_NAME {name}", 0)
+    game, size = connection.command(f"WAIT_GAME {training}", 2)
+    sizes = [whole_number(word) for word in size.split()]
+    if len(sizes) != 2 or sizes[0] is None or sizes[1] is None:
+        raise RemoteProtocolError(f"the maze size is '<L> <H>', got {size!r}")
+    width, height = sizes[0], sizes[1]
+    (maze,) = connection.command("GET_GAME_DATA", 1)
+    if len(maze) == width * height + 1:
+        # Who starts glued to the maze's last character: the C API reads one string of data.
+        maze, starts = maze[:-1], maze[-1]
+    else:
+        starts = connection.receive()
+    if starts.strip() not in ("0", "1"):
+        raise RemoteProtocolError(f"who starts is '0' or '1', got {starts!r}")
+    me = int(starts.strip())
+    # The server decides when the game ends: our turn limit must never end it first.
+    config = dataclasses.replace(LabyrinthConfig(), max_turns=1 << 62)
+    try:
+        labyrinth = Labyrinth.from_maze_text(width, height, maze, config)
+    except ValueError as error:
+        raise RemoteProtocolError(f"the maze of {width} x {height}: {error}") from None
+    report(f"game {game}: {width} x {height}, we are {'first' if me == 0 else 'second'}")
+    while True:
+        mover = labyrinth.to_move
+        message = ""
+        if mover == me:
+            move = choose(labyrinth)
+            code_text, message = connection.command(f"PLAY_MOVE {format_move(move)}", 2)
+        else:
+            move_text, code_text = connection.command("GET_MOVE", 2)
+            try:
+                move = parse_move(move_text)
+            except ValueError as error:
+                raise RemoteProtocolError(str(error)) from None
+        code = _return_code(code_text)
+        ours = labyrinth.play(move)
+        report(f"{'we' if mover == me else 'they'}: {format_move(move)} -> {code.name}")
+        if ours != code:
+            raise RulesDisagreement(
+                f"move {format_move(move)} on turn {labyrinth.turn}: the server says "
+                f"{code.name}, our rules say {ours.name} ({labyrinth.end_reason or 'no reason'})"
+            )
+        if code != ReturnCode.MOVE_OK:
+            won = (mover == me) == (code == ReturnCode.MOVE_WIN)
+            return OnlineResult(game, me == 0, won, labyrinth.turn, message)

@@ -1,0 +1,10 @@
+"""``arena replay``: verify, show, render and fork dungeon match logs (docs/log-format.md).
+
+* :mod:`replay.rerun`: re-run the rules engine from a log's seed and inputs, compare
+  everything (``verify``) or stop after a given line (``fork``'s starting state).
+* :mod:`replay.timeline`: a log turned into frames (where every agent is after each input
+  that changed something) plus a readable account of each input: ``show``, ``render`` and
+  ``--png`` all draw from it.
+* :mod:`replay.show`, :mod:`replay.html`, :mod:`replay.still`,
+  :mod:`sim.fork`: the commands; :mod:`arena.replay` parses their arguments.
+"""

@@ -1,0 +1,380 @@
+"""A match log as a story: one entry per applied input, and frames of where everyone stands.
+
+Built from the log alone (the wire messages say where each agent is: every ``moved`` names its
+location), except the NPCs at the start, which no message reveals: they come from regenerating
+the dungeon from the log's seed and configuration (spec section 1), which needs no engine run.
+``show`` prints the entries, ``render`` animates the frames, ``--png`` draws one frame.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from replay.matchlog import INPUT, SEND, LogLine, MatchLog
+
+__all__ = ["AGENTS", "Entry", "Frame", "Note", "Summary", "Timeline", "build_timeline"]
+
+TEAMS = 2
+AGENTS = 6
+
+
+def slot(team: int, agent: int) -> int:
+    """Index of an agent in a frame's ``positions``: team 0's six, then team 1's."""
+    return team * AGENTS + agent
+
+
+def who(team: int, agent: int) -> str:
+    return f"T{team} {'heir' if agent == 0 else f'a{agent}'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One fact of an entry, with the agents it concerns (for ``--team``/``--agent`` filters)."""
+
+    text: str
+    kind: str  # move, crossed, trap, kill, npc, seen, error, game_over, input
+    agents: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(slots=True)
+class Entry:
+    """What one input (or the match's beginning) did."""
+
+    line: int
+    t: float
+    actor: tuple[int, int] | None
+    title: str
+    notes: list[Note] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """Where everything stands after an entry that changed something (frame 0: the start)."""
+
+    index: int
+    entry: int  # index into Timeline.entries
+    line: int
+    positions: tuple[int, ...]  # slot(team, agent) -> node
+    npcs: frozenset[int]
+    #: agents that moved in this frame: (slot, from, to, reason, aim) with reason crossed, trap
+    #: or attacked, and aim the node it was crossing to (for a trap death: where it never got)
+    moves: tuple[tuple[int, int, int, str, int], ...]
+    kills: tuple[tuple[int, int], ...]  # (slot of the killer, slot killed or -1 for an NPC)
+
+
+@dataclass(slots=True)
+class Summary:
+    winner: int | None = None
+    reason: str | None = None
+    over: bool = False
+    inputs: int = 0
+    crossings: Counter[int] = field(default_factory=Counter)
+    trap_deaths: Counter[int] = field(default_factory=Counter)
+    kills: Counter[int] = field(default_factory=Counter)
+    npc_kills: Counter[int] = field(default_factory=Counter)
+    errors: Counter[int] = field(default_factory=Counter)
+    #: per team: (traps left active, optimum) of each crossing whose optimum is known
+    trap_scores: dict[int, list[tuple[int, int]]] = field(default_factory=lambda: defaultdict(list))
+    duration: float = 0.0
+
+    def lines(self) -> list[str]:
+        """The summary as a few readable lines."""
+        if not self.over:
+            result = "no result (the log ends before the match does)"
+        elif self.winner is None:
+            result = f"draw ({self.reason})" if self.reason else "draw"
+        else:
+            result = f"team {self.winner} wins" + (f" ({self.reason})" if self.reason else "")
+        out = [f"{result}; {self.inputs} inputs over {self.duration:.1f} s"]
+        for team in range(TEAMS):
+            scores = self.trap_scores.get(team, [])
+            traps = ""
+            if scores:
+                active = sum(a for a, _ in scores) / len(scores)
+                best = sum(o for _, o in scores) / len(scores)
+                traps = f", traps active {active:.2f} vs optimum {best:.2f} per crossing"
+            out.append(
+                f"team {team}: {self.crossings[team]} crossings, {self.trap_deaths[team]} trap "
+                f"deaths, {self.kills[team]} kills, {self.npc_kills[team]} NPCs killed, "
+                f"{self.errors[team]} errors{traps}"
+            )
+        return out
+
+
+@dataclass(slots=True)
+class Timeline:
+    header: dict[str, Any]
+    nodes: list[tuple[float, float]]
+    edges: list[tuple[int, int]]
+    start: tuple[int, int]
+    shrine: tuple[int, int]
+    entries: list[Entry]
+    frames: list[Frame]
+    summary: Summary
+    complete: bool
+
+    def heir_trails(self, team: int, upto: int | None = None) -> list[list[int]]:
+        """The nodes the team's heir stood on up to frame ``upto``, without repeats, as one
+        trail per life: a death or a kill sends the heir back to its start and begins a new one."""
+        heir = slot(team, 0)
+        trails: list[list[int]] = []
+        for frame in self.frames[: None if upto is None else upto + 1]:
+            node = frame.positions[heir]
+            sent_home = any(m[0] == heir and m[3] != "crossed" for m in frame.moves)
+            if not trails or sent_home:
+                trails.append([node])
+            elif trails[-1][-1] != node:
+                trails[-1].append(node)
+        return trails
+
+
+def initial_npcs(log: MatchLog) -> frozenset[int]:
+    """The NPCs at the start: the dungeon regenerated from the log's seed and configuration."""
+    import numpy as np
+
+    from dungeon.config import RulesConfig
+    from dungeon.generation import generate
+
+    rng = np.random.Generator(np.random.PCG64(log.seed))
+    return generate(rng, RulesConfig.from_dict(log.config)).npcs
+
+
+def _pair(value: Any) -> tuple[int, int] | None:
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return int(value[0]), int(value[1])
+    return None
+
+
+class _Builder:
+    """Walks the log once, keeping the state the messages imply."""
+
+    def __init__(self, log: MatchLog, npcs: frozenset[int]) -> None:
+        self.log = log
+        self.optima = {line.data.get("crossing"): line.data.get("value") for line in log.optima}
+        self.positions: list[int] = [0] * (TEAMS * AGENTS)
+        self.npcs = set(npcs)
+        self.summary = Summary()
+        self.entries: list[Entry] = []
+        self.frames: list[Frame] = []
+        self.dungeon: dict[str, Any] | None = None
+        self.pending_to: dict[tuple[int, int], int] = {}
+        self.crossing_notes: dict[tuple[int, int], str] = {}
+
+    def run(self) -> Timeline:
+        entry = Entry(line=1, t=0.0, actor=None, title="match begins")
+        self.entries.append(entry)
+        moves: list[tuple[int, int, int, str, int]] = []
+        kills: list[tuple[int, int]] = []
+        sightings: list[dict[str, Any]] = []
+        for line in self.log.events[1:]:
+            if line.event == INPUT:
+                self._close_entry(entry, moves, kills, sightings)
+                moves, kills, sightings = [], [], []
+                entry = self._open_entry(line)
+                self.entries.append(entry)
+            elif line.event == SEND:
+                self._send(line, entry, moves, kills, sightings)
+            elif line.event == "crossing":
+                self._crossing(line)
+            elif line.event == "game_over":
+                self.summary.reason = line.data.get("reason", self.summary.reason)
+            self.summary.duration = max(self.summary.duration, float(line.data.get("t", 0.0)))
+        self._close_entry(entry, moves, kills, sightings)
+        if self.dungeon is None:
+            broken = f" (it breaks at {self.log.bad})" if self.log.bad is not None else ""
+            raise ValueError(f"the log has no dungeon message{broken}")
+        return Timeline(
+            header=self.log.header,
+            nodes=[(float(x), float(y)) for x, y in self.dungeon["nodes"]],
+            edges=[(int(u), int(v)) for u, v in self.dungeon["edges"]],
+            start=(int(self.dungeon["start"][0]), int(self.dungeon["start"][1])),
+            shrine=(int(self.dungeon["shrine"][0]), int(self.dungeon["shrine"][1])),
+            entries=self.entries,
+            frames=self.frames,
+            summary=self.summary,
+            complete=self.log.complete,
+        )
+
+    def _open_entry(self, line: LogLine) -> Entry:
+        data = line.data
+        kind = data.get("kind")
+        self.summary.inputs += 1
+        if kind == "request":
+            actor = (int(data["team"]), int(data["agent"]))
+            message = data.get("message", {})
+            if message.get("type") == "move":
+                here = self.positions[slot(*actor)]
+                title = f"{who(*actor)} asks to move {here} → {message.get('to')}"
+            elif message.get("type") == "solution":
+                values = message.get("assignment", [])
+                title = f"{who(*actor)} submits {len(values)} switches"
+            else:
+                title = f"{who(*actor)} sends {message.get('type')}"
+            return Entry(line.line, line.t, actor, title)
+        # A disconnect or the draw limit is news in itself, not just a request: it gets a note.
+        if kind == "disconnect":
+            actor = (int(data["team"]), int(data["agent"]))
+            title = f"team {actor[0]} disconnected (forfeit)"
+            notes = [Note(title, "input", tuple((actor[0], a) for a in range(AGENTS)))]
+            return Entry(line.line, line.t, actor, title, notes)
+        title = "time is up (draw limit)"
+        return Entry(line.line, line.t, None, title, [Note(title, "input")])
+
+    def _crossing(self, line: LogLine) -> None:
+        data = line.data
+        agent = _pair(data.get("agent"))
+        if agent is None:
+            return
+        team = agent[0]
+        active = data.get("active")
+        best = self.optima.get(data.get("crossing"))
+        self.summary.crossings[team] += 1
+        if isinstance(active, int) and isinstance(best, int):
+            self.summary.trap_scores[team].append((active, best))
+        parts = [f"traps active {active}"]
+        if self.optima:
+            parts.append(f"optimum {best if best is not None else '?'}")
+        if "roll" in data:
+            parts.append(f"roll {float(data['roll']):.3f}")
+        self.crossing_notes[agent] = ", ".join(parts)
+
+    def _send(
+        self,
+        line: LogLine,
+        entry: Entry,
+        moves: list[tuple[int, int, int, str, int]],
+        kills: list[tuple[int, int]],
+        sightings: list[dict[str, Any]],
+    ) -> None:
+        to = _pair(line.data.get("to"))
+        message = line.data.get("message", {})
+        kind = message.get("type")
+        if to is None:
+            return
+        team, agent = to
+        if kind == "dungeon":
+            if self.dungeon is None:
+                self.dungeon = message
+                for t in range(TEAMS):
+                    for a in range(AGENTS):
+                        self.positions[slot(t, a)] = int(message["start"][t])
+        elif kind == "sat":
+            # The crossing's target, known once the move is accepted (a refused move has none).
+            self.pending_to[to] = int(message["to"])
+        elif kind == "moved":
+            self._moved(team, agent, message, entry, moves, kills)
+        elif kind == "enemy":
+            sightings.append({"to": to, **message})
+        elif kind == "error":
+            self.summary.errors[team] += 1
+            entry.notes.append(
+                Note(f"{who(team, agent)} error: {message.get('message')}", "error", (to,))
+            )
+        elif kind == "game_over" and not self.summary.over:
+            self.summary.over = True
+            self.summary.winner = message.get("winner")
+            result = "a draw" if self.summary.winner is None else f"team {self.summary.winner} wins"
+            reason = f" ({self.summary.reason})" if self.summary.reason else ""
+            entry.notes.append(Note(f"game over: {result}{reason}", "game_over"))
+
+    def _moved(
+        self,
+        team: int,
+        agent: int,
+        message: dict[str, Any],
+        entry: Entry,
+        moves: list[tuple[int, int, int, str, int]],
+        kills: list[tuple[int, int]],
+    ) -> None:
+        index = slot(team, agent)
+        before = self.positions[index]
+        location = int(message["location"])
+        reason = str(message.get("reason"))
+        self.positions[index] = location
+        aim = self.pending_to.get((team, agent), location) if reason != "attacked" else location
+        moves.append((index, before, location, reason, aim))
+        traps = self.crossing_notes.pop((team, agent), None)
+        detail = f" ({traps})" if traps else ""
+        if reason == "crossed":
+            text = f"{who(team, agent)} crossed {before} → {location}{detail}"
+        elif reason == "trap":
+            self.summary.trap_deaths[team] += 1
+            target = self.pending_to.get((team, agent), "?")
+            text = (
+                f"{who(team, agent)} died in a trap on the way to {target}{detail}: "
+                f"back to start {location}"
+            )
+        else:
+            text = f"{who(team, agent)} was killed at {before}: back to start {location}"
+        self.pending_to.pop((team, agent), None)
+        entry.notes.append(Note(text, reason, ((team, agent),)))
+        for victim in message.get("killed", []):
+            if victim == -1:
+                self.npcs.discard(location)
+                self.summary.npc_kills[team] += 1
+                kills.append((index, -1))
+                entry.notes.append(
+                    Note(f"{who(team, agent)} killed an NPC at {location}", "npc", ((team, agent),))
+                )
+            else:
+                self.summary.kills[team] += 1
+                kills.append((index, slot(1 - team, int(victim))))
+                entry.notes.append(
+                    Note(
+                        f"{who(team, agent)} killed {who(1 - team, int(victim))} at {location}",
+                        "kill",
+                        ((team, agent), (1 - team, int(victim))),
+                    )
+                )
+
+    def _close_entry(
+        self,
+        entry: Entry,
+        moves: list[tuple[int, int, int, str, int]],
+        kills: list[tuple[int, int]],
+        sightings: list[dict[str, Any]],
+    ) -> None:
+        # Sightings: one note per (team, entity, node, seen), naming every watcher of that team.
+        grouped: dict[tuple[int, int, int, bool], list[int]] = defaultdict(list)
+        for sight in sightings:
+            team, agent = sight["to"]
+            grouped[
+                (team, int(sight["agent"]), int(sight["location"]), bool(sight["seen"]))
+            ].append(agent)
+        for (team, entity, node, seen), watchers in grouped.items():
+            if not seen:
+                continue
+            target = "an NPC" if entity == -1 else who(1 - team, entity)
+            by = (
+                "the whole team"
+                if len(watchers) == AGENTS
+                else ", ".join(who(team, w) for w in sorted(watchers))
+            )
+            # A whole-team sighting is the enemy heir's move (always visible): it concerns the heir.
+            concerned = [] if len(watchers) == AGENTS else [(team, w) for w in watchers]
+            if entity >= 0:
+                concerned.append((1 - team, entity))
+            entry.notes.append(
+                Note(f"team {team} sees {target} at {node} ({by})", "seen", tuple(concerned))
+            )
+        ended = any(note.kind == "game_over" for note in entry.notes)
+        changed = bool(moves) or not self.frames or ended
+        if changed and (not self.frames or self.frames[-1].entry != len(self.entries) - 1):
+            self.frames.append(
+                Frame(
+                    index=len(self.frames),
+                    entry=len(self.entries) - 1,
+                    line=entry.line,
+                    positions=tuple(self.positions),
+                    npcs=frozenset(self.npcs),
+                    moves=tuple(moves),
+                    kills=tuple(kills),
+                )
+            )
+
+
+def build_timeline(log: MatchLog, npcs: frozenset[int] | None = None) -> Timeline:
+    """The timeline of ``log``; ``npcs`` overrides the regenerated starting NPCs (tests)."""
+    return _Builder(log, initial_npcs(log) if npcs is None else npcs).run()

@@ -1,0 +1,422 @@
+"""The dungeon in the simulator: headless matches over the server's own engine (spec section 6).
+
+Two ways in, one rules engine (``dungeon.engine.Match``):
+
+* :meth:`DungeonGame.play` drives a whole match with named team strategies
+  (``client.strategies``): in each logical step the twelve agents act in an order drawn from the
+  *step-order generator*; each agent whose strategy wants to move makes one complete crossing
+  (move, trap problem, solution, outcome). Strategies receive exactly the messages a network
+  client would, in the same order, and a move the engine refuses is answered with its ``error``
+  as on the wire. After ``draw_steps`` steps, ``TimeUp`` ends the match as a draw.
+* :class:`DungeonState` is the same schedule through the OpenSpiel-like State interface, for the
+  conformance suite and search: one decision node per acting agent (``current_player()`` is that
+  agent's team), first a *move* (``STAY`` or an allowed neighbour), then, if it moved, a *solve*
+  whose actions are ``range(2**switches)`` (the assignment as an integer, bit i = switch i+1).
+
+Chance: the trap problems and survival dice are the spec's match generator inside the engine
+(seeded, cloned with the state), so a State shows no CHANCE nodes. The step order comes from a
+second stream, ``SeedSequence(seed).spawn``'s child 0, and the team strategies' seeds from
+children 1 and 2: the match generator only ever draws the dungeon, traps and dice, so a server
+that receives the same requests in the same order plays the very same match.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dungeon.config import RulesConfig
+from dungeon.engine import AGENTS, AgentId, Disconnect, Match, Output, Request, TimeUp
+from protocol.messages import Move, Solution
+from sim.game import TERMINAL, Bot, GameInfo, MatchResult
+
+if TYPE_CHECKING:
+    from client.strategies.base import TeamStrategy
+
+Input = Request | Disconnect | TimeUp
+
+__all__ = [
+    "STAY",
+    "DungeonGame",
+    "DungeonState",
+    "TeamFigures",
+    "deliver",
+    "play_match",
+    "play_steps",
+    "step_order_generator",
+    "strategy_seed",
+]
+
+#: The move action of an agent that waits this step.
+STAY = -1
+#: Returns: the winning team +1, the other -1; a draw 0 each.
+WIN, LOSS, DRAW = 1.0, -1.0, 0.0
+
+
+def step_order_generator(seed: int) -> np.random.Generator:
+    """The step-order stream of a headless match: child 0 of ``SeedSequence(seed)``."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed).spawn(1)[0]))
+
+
+def strategy_seed(seed: int, team: int) -> int:
+    """The seed team ``team``'s strategy gets in a headless match of ``seed`` (children 1, 2)."""
+    child = np.random.SeedSequence(seed).spawn(3)[1 + team]
+    return int(child.generate_state(1, np.uint64)[0])
+
+
+def step_order(generator: np.random.Generator) -> list[AgentId]:
+    """The twelve agents in the order they act in the next step."""
+    return [AGENTS[i] for i in generator.permutation(len(AGENTS)).tolist()]
+
+
+def deliver(output: Output, strategies: Sequence[TeamStrategy]) -> None:
+    """Hand every message of ``output`` to the strategy of the team it is addressed to."""
+    for outbound in output.messages:
+        strategies[outbound.to.team].observe(outbound.to.agent, outbound.message)
+
+
+def play_steps(
+    match: Match,
+    strategies: Sequence[TeamStrategy],
+    order: np.random.Generator,
+    steps: int,
+    *,
+    before: Callable[[Input], object] | None = None,
+    after: Callable[[Output], object] | None = None,
+) -> int:
+    """Play up to ``steps`` logical steps from wherever ``match`` stands; return how many were
+    played. ``TimeUp`` ends a match still open after the last one, as a draw.
+
+    The one headless driver: whole matches (:func:`play_match`) and forks of a logged match
+    (``arena replay fork``) both run it. An agent left committed by the state a fork starts
+    from answers its pending problem first. ``before`` sees each input before the engine
+    applies it and ``after`` each output (a log writer's ``input`` and ``output``, say); the
+    strategies get every message either way.
+    """
+
+    def apply(event: Input) -> Output:
+        if before is not None:
+            before(event)
+        output = match.apply(event)
+        if after is not None:
+            after(output)
+        deliver(output, strategies)
+        return output
+
+    played = 0
+    while played < steps and not match.is_over:
+        played += 1
+        for agent in step_order(order):
+            if match.is_over:
+                break
+            strategy = strategies[agent.team]
+            if match.pending(agent) is None:
+                to = strategy.choose_move(agent.agent)
+                if to is None:
+                    continue
+                apply(Request(agent, Move(to=to)))
+            problem = match.pending(agent)
+            if problem is None:
+                continue  # the engine refused the move; the strategy got the error
+            assignment = strategy.solve(agent.agent, problem)
+            apply(Request(agent, Solution(assignment=assignment)))
+    if not match.is_over:
+        apply(TimeUp())
+    return played
+
+
+class TeamFigures:
+    """Per-team figures that explain a result, folded from the engine's events."""
+
+    def __init__(self, switches: int, with_optimum: bool) -> None:
+        self.switches = switches
+        self.with_optimum = with_optimum
+        self.crossings = [0, 0]
+        self.trap_deaths = [0, 0]
+        self.kills = [0, 0]
+        self.npc_kills = [0, 0]
+        self.active = [0, 0]
+        self.optimum = [0, 0]
+        self._problems: dict[int, list[list[int]]] = {}
+
+    def add(self, events: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:
+        """Fold one output's events; return (crossing, optimum) for each crossing computed."""
+        computed: list[tuple[int, int]] = []
+        for event in events:
+            kind = event["event"]
+            if kind == "trap_problem":
+                if self.with_optimum:
+                    self._problems[event["crossing"]] = event["traps"]
+            elif kind == "crossing":
+                team = event["agent"][0]
+                self.crossings[team] += 1
+                self.active[team] += event["active"]
+                self.trap_deaths[team] += 0 if event["survived"] else 1
+                problem = self._problems.pop(event["crossing"], None)
+                if problem is not None:
+                    value = self._optimum(problem, event["active"])
+                    self.optimum[team] += value
+                    computed.append((event["crossing"], value))
+            elif kind == "kill":
+                self.kills[event["agent"][0]] += 1
+            elif kind == "npc_killed":
+                self.npc_kills[event["agent"][0]] += 1
+        return computed
+
+    def _optimum(self, problem: list[list[int]], active: int) -> int:
+        """The problem's optimum, knowing it never exceeds the ``active`` traps achieved: none
+        to compute at k = 0, one SAT call at k = 1 (none when the strategy's own SAT call in
+        this process just decided it: ``dungeon.sat`` keeps the verdict); only k >= 2 may need
+        RC2 MaxSAT."""
+        if active == 0:
+            return 0  # before the import: an import statement costs ~1 us on every crossing
+        from dungeon.traps import is_satisfiable, optimum
+
+        if active == 1:
+            return 0 if is_satisfiable(problem, self.switches) else 1
+        return optimum(problem, self.switches)
+
+    def per_team(self, steps: int, winner: int | None) -> list[dict[str, float]]:
+        figures = []
+        for team in (0, 1):
+            crossings = self.crossings[team]
+            row = {
+                "won": 1.0 if winner == team else 0.0,
+                "crossings": float(crossings),
+                "trap_deaths": float(self.trap_deaths[team]),
+                "kills": float(self.kills[team]),
+                "npc_kills": float(self.npc_kills[team]),
+                "mean_active": self.active[team] / crossings if crossings else 0.0,
+                "steps": float(steps),
+            }
+            if self.with_optimum:
+                row["mean_optimum"] = self.optimum[team] / crossings if crossings else 0.0
+            figures.append(row)
+        return figures
+
+
+def play_match(
+    seed: int,
+    seats: Sequence[str],
+    config: RulesConfig,
+    *,
+    with_optimum: bool = True,
+    log: Any = None,
+) -> MatchResult:
+    """One headless match: team ``t`` played by strategy ``seats[t]``.
+
+    ``log`` is an optional ``replay.matchlog.MatchLogWriter`` (header already written): every
+    input, output and optimum goes to it, as a server writes them.
+    """
+    from client.strategies.base import make_strategy
+
+    match = Match(seed, config)
+    teams = [
+        make_strategy(name, team, strategy_seed(seed, team)) for team, name in enumerate(seats)
+    ]
+    order = step_order_generator(seed)
+    figures = TeamFigures(config.switches, with_optimum)
+
+    def record(output: Output) -> None:
+        if log is not None:
+            log.output(output)
+        for value in figures.add(output.events):
+            if log is not None:
+                log.optimum(*value)
+
+    opening = match.begin()
+    record(opening)
+    deliver(opening, teams)
+    steps = play_steps(
+        match,
+        teams,
+        order,
+        config.draw_steps,
+        before=None if log is None else log.input,
+        after=record,
+    )
+    winner = match.winner
+    returns = [DRAW, DRAW] if winner is None else [WIN if t == winner else LOSS for t in (0, 1)]
+    return MatchResult(
+        returns=returns, length=steps, stats=figures.per_team(steps, winner), winner=winner
+    )
+
+
+class DungeonState:
+    """A headless match as decision nodes, one per acting agent (see the module docstring)."""
+
+    def __init__(self, seed: int, config: RulesConfig) -> None:
+        self.seed = seed
+        self.config = config
+        self.match = Match(seed, config)
+        self.match.begin()
+        self._order_rng = step_order_generator(seed)
+        self.step = 0
+        self._order = step_order(self._order_rng)
+        self._turn = 0
+        self._solving = False
+        self._history = hashlib.blake2b(f"{seed}".encode(), digest_size=16)
+
+    @property
+    def agent(self) -> AgentId:
+        """The agent whose decision this is."""
+        return self._order[self._turn]
+
+    def current_player(self) -> int:
+        return TERMINAL if self.match.is_over else self.agent.team
+
+    def legal_actions(self) -> Sequence[int]:
+        if self.match.is_over:
+            return []
+        if self._solving:
+            return range(2**self.config.switches)
+        agent = self.agent
+        enemy = 1 - agent.team
+        barred = {self.match.dungeon.start[enemy], self.match.dungeon.shrine[enemy]}
+        here = self.match.location(agent)
+        return [STAY, *(n for n in self.match.dungeon.adjacency[here] if n not in barred)]
+
+    def chance_outcomes(self) -> Sequence[tuple[Any, float]]:
+        return []
+
+    def apply_action(self, action: Any) -> None:
+        if self.match.is_over:
+            raise ValueError("the match is over")
+        if not isinstance(action, int) or isinstance(action, bool):
+            raise ValueError(f"an action is an int, not {action!r}")  # noqa: TRY004  State contract
+        agent = self.agent
+        if self._solving:
+            switches = self.config.switches
+            if not 0 <= action < 2**switches:
+                raise ValueError(f"assignment {action} is not in range(2**{switches})")
+            bits = [bool(action >> i & 1) for i in range(switches)]
+            self.match.apply(Request(agent, Solution(assignment=bits)))
+            self._solving = False
+            self._next_turn()
+        elif action == STAY:
+            self._next_turn()
+        else:
+            if action not in self.legal_actions():
+                raise ValueError(f"{agent} cannot move to node {action}")
+            self.match.apply(Request(agent, Move(to=action)))
+            self._solving = True
+        self._history.update(f"/{action}".encode())
+
+    def _next_turn(self) -> None:
+        self._turn += 1
+        if self._turn < len(self._order) and not self.match.is_over:
+            return
+        self._turn = 0
+        if self.match.is_over:
+            return
+        self.step += 1
+        if self.step >= self.config.draw_steps:
+            self.match.apply(TimeUp())
+        else:
+            self._order = step_order(self._order_rng)
+
+    def is_terminal(self) -> bool:
+        return self.match.is_over
+
+    def returns(self) -> Sequence[float]:
+        winner = self.match.winner
+        if not self.match.is_over or winner is None:
+            return [DRAW, DRAW]
+        return [WIN if team == winner else LOSS for team in (0, 1)]
+
+    def clone(self) -> DungeonState:
+        twin = object.__new__(DungeonState)
+        twin.seed, twin.config, twin.step = self.seed, self.config, self.step
+        twin.match = self.match.clone()
+        twin._order_rng = np.random.Generator(np.random.PCG64())
+        twin._order_rng.bit_generator.state = self._order_rng.bit_generator.state
+        twin._order = list(self._order)
+        twin._turn, twin._solving = self._turn, self._solving
+        twin._history = self._history.copy()
+        return twin
+
+    def serialize(self) -> str:
+        """Where everyone stands, whose decision it is, and a digest of every action so far
+        (with the seed, the actions determine the whole position, generators included)."""
+        match = self.match
+        return (
+            f"dungeon seed={self.seed} step={self.step} turn={self._turn} "
+            f"agent={self.agent.team}.{self.agent.agent} solving={self._solving} "
+            f"over={match.is_over} winner={match.winner} "
+            f"locations={match.locations(0)}{match.locations(1)} npcs={len(match.npcs)} "
+            f"crossings={match.crossings} history={self._history.hexdigest()}"
+        )
+
+
+class TeamStrategyName:
+    """A named team strategy. Dungeon strategies play whole matches through
+    :meth:`DungeonGame.play`, which feeds them their sockets' messages; they cannot pick an
+    action from a bare State (they need the message history), so ``step`` refuses."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def step(self, state: Any, rng: Any) -> Any:
+        raise TypeError(f"dungeon strategy {self.name!r} plays through DungeonGame.play")
+
+
+class DungeonGame:
+    """The dungeon for the simulator. Options: any ``RulesConfig`` field (``nodes=300``), and
+    ``optimum`` (default True): compute each crossing's trap optimum for the figures."""
+
+    def __init__(self, optimum: bool = True, **rules: Any) -> None:
+        self.config = RulesConfig.from_dict(rules)
+        self.with_optimum = optimum
+        self.info = GameInfo(
+            name="dungeon",
+            num_players=2,
+            min_return=LOSS,
+            max_return=WIN,
+            zero_sum=True,
+            # Two decisions per agent per step, plus the TimeUp.
+            max_game_length=2 * len(AGENTS) * self.config.draw_steps + 1,
+        )
+
+    def strategies(self) -> Mapping[str, Callable[[], Bot]]:
+        from client.strategies.base import STRATEGIES
+
+        return {name: partial(TeamStrategyName, name) for name in sorted(STRATEGIES)}
+
+    def new_initial_state(self, seed: int) -> DungeonState:
+        return DungeonState(seed, self.config)
+
+    def play(self, seed: int, seats: Sequence[str]) -> MatchResult:
+        self._check_seats(seats)
+        return play_match(seed, seats, self.config, with_optimum=self.with_optimum)
+
+    def play_logged(self, seed: int, seats: Sequence[str], path: Path) -> MatchResult:
+        """:meth:`play`, writing the match log (``source: "sim"``) to ``path``."""
+        from replay.matchlog import MatchLogWriter, software_version
+
+        self._check_seats(seats)
+        with path.open("w", encoding="utf-8") as stream:
+            log = MatchLogWriter(stream)
+            log.header(
+                seed=seed,
+                config=self.config.to_dict(),
+                version=software_version(),
+                match=None,
+                source="sim",
+            )
+            result = play_match(seed, seats, self.config, with_optimum=self.with_optimum, log=log)
+            log.close(reason="game_over")
+        return result
+
+    def _check_seats(self, seats: Sequence[str]) -> None:
+        from client.strategies.base import STRATEGIES
+
+        if len(seats) != 2:
+            raise ValueError(f"the dungeon has 2 teams, got {len(seats)} strategies")
+        unknown = [name for name in seats if name not in STRATEGIES]
+        if unknown:
+            raise ValueError(f"unknown dungeon strategies: {', '.join(unknown)}")
