@@ -2,7 +2,8 @@
 
 arena labyrinth show --seed 3 [--png maze.png] [--width 15 --height 11]
 arena labyrinth play [--opponent astar] [--seed 3] [--second]
-arena labyrinth connect HOST PORT [--name arena_rotator] [--training 'DO_NOTHING timeout=10']
+arena labyrinth connect HOST PORT [--name arena_rotator] [--training 'PLAY_RANDOM rotate=true']
+    [--rules auto|spec|cgs2017]
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from labyrinth.online import (
     valid_name,
 )
 from labyrinth.render import render_png, render_text
-from labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType, whole_number
+from labyrinth.rules import PROFILES, Labyrinth, LabyrinthConfig, Move, MoveType, whole_number
 
 __all__ = ["describe", "main", "parse_command"]
 
@@ -158,7 +159,7 @@ def _parser() -> argparse.ArgumentParser:
         "--training",
         type=_ascii_text,
         default="",
-        help="WAIT_GAME's options, e.g. 'DO_NOTHING timeout=10' or 'PLAY_RANDOM rotation=True' "
+        help="WAIT_GAME's options, e.g. 'DO_NOTHING timeout=10' or 'PLAY_RANDOM rotate=true' "
         "(default: empty, a game against another program)",
     )
     connect.add_argument(
@@ -169,6 +170,13 @@ def _parser() -> argparse.ArgumentParser:
         type=positive_seconds,
         default=3600.0,
         help="seconds to wait for any one answer, a game included (3600)",
+    )
+    connect.add_argument(
+        "--rules",
+        default="auto",
+        choices=["auto", *sorted(PROFILES)],
+        help="the server's rules: spec, cgs2017 (CodingGameServer: second player's energy 2) "
+        "or auto (recognised from the game, default)",
     )
     connect.add_argument("-v", "--verbose", action="store_true", help="print every move")
     return parser
@@ -215,14 +223,21 @@ def connect(args: argparse.Namespace, out: TextIO) -> int:
         )
         return 1
     try:
-        result = play_online(connection, args.name, args.training, choose, report)
-    except (OSError, RemoteProtocolError, ServerError, RulesDisagreement) as error:
+        result = play_online(connection, args.name, args.training, choose, report, args.rules)
+    except RulesDisagreement as error:
+        print(f"arena labyrinth: stopped, the server's verdict differs: {error}", file=sys.stderr)
+        return 1
+    except (OSError, RemoteProtocolError, ServerError) as error:
         print(f"arena labyrinth: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
     finally:
         sock.close()
     outcome = "won" if result.won else "lost"
-    summary = f"game {result.game}: we {outcome} after {result.moves} moves. {result.message}"
+    forfeit = " (the opponent forfeited)" if result.forfeit else ""
+    summary = (
+        f"game {result.game}: we {outcome}{forfeit} after {result.moves} moves "
+        f"({result.rules} rules). {result.message}"
+    )
     print(summary.rstrip(), file=out)
     return 0
 
