@@ -310,11 +310,10 @@ class MatchActor:
             if receiver is not None and not self._send(receiver, item):
                 gone.append(receiver)
         for conn in list(self._open.values()):
-            for _ in range(conn.held):
+            for _ in range(conn.session.held):
                 text = "request before dungeon: the match had not begun"
                 conn.log.info("error_sent", code=ErrorCode.NOT_BEGUN, message=text)
                 conn.deliver(conn.error(ErrorCode.NOT_BEGUN, text))
-            conn.held = 0
         for lost in gone:
             self._socket_gone(lost)
         self._send_pending()

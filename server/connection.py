@@ -39,6 +39,7 @@ from protocol.messages import (
     Solution,
     Start,
 )
+from protocol.session import Event, Session
 from server.lobby import Filling, Lobby, SlotTaken
 from server.net import CLOSE, Close, FrameReader, InputBudget, Limits, Outbox, OverBudget, Transport
 
@@ -94,13 +95,8 @@ class Connection:
         self.filling: Filling[Connection] | None = None
         #: The match's inbox, once it has begun (:meth:`begin`).
         self._requests: trio.MemorySendChannel[Any] | None = None
-        #: Requests received before ``dungeon``; the actor answers them with errors after it.
-        self.held = 0
-        #: Lines (blank ones too) received between the start and ``dungeon``.
-        self._early = 0
-        self.errors = 0
-        #: The error limit was reached: nothing more this socket sends reaches the match.
-        self.refused = False
+        #: The socket's phase, its errors and what it sent before ``dungeon`` (protocol rules).
+        self.session = Session(error_limit=config.error_limit, held_limit=limits.held_requests)
         self.closed = False
         self._scope = trio.CancelScope()
         self._idle = trio.CancelScope()
@@ -122,12 +118,13 @@ class Connection:
                 await self.transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
         finally:
             self.closed = True
+            self.session.handle(Event.CLOSED)
             self.outbox.close()
             self.reader.release()
             with trio.CancelScope(shield=True):
                 await self.transport.aclose()
                 await self._leave()
-            self.log.debug("connection_closed", slot=self.slot, errors=self.errors)
+            self.log.debug("connection_closed", slot=self.slot, errors=self.session.errors)
 
     async def _read_then_wait(self, tasks: trio.CancelScope) -> None:
         """The reader; when the peer has gone (EOF) the socket closes at once."""
@@ -144,7 +141,12 @@ class Connection:
     @property
     def playing(self) -> bool:
         """True once the match has begun (requests go to its actor)."""
-        return self._requests is not None
+        return self.session.began
+
+    @property
+    def refused(self) -> bool:
+        """The error limit was reached: nothing more this socket sends reaches the match."""
+        return self.session.refused
 
     def begin(self, requests: trio.MemorySendChannel[Any]) -> None:
         """The match has begun: requests go to ``requests`` (the socket's own clone of the
@@ -154,6 +156,7 @@ class Connection:
         reach first is lifted (a silent agent is the match's business then, spec section 4).
         """
         self._requests = requests
+        self.session.handle(Event.DUNGEON)
         idle = self.limits.idle_seconds
         if idle is None or idle >= self.config.draw_seconds:
             self._idle.deadline = math.inf
@@ -177,23 +180,18 @@ class Connection:
     def error(self, code: str, text: str) -> list[Outgoing | Close]:
         """An error for this socket, counted now: followed by CLOSE when it is the last allowed.
         Nothing after the limit (an empty list)."""
-        if self.refused:
+        if not self.count_error():
             return []
-        self.errors += 1
         items: list[Outgoing | Close] = [Error(code=code, message=text)]
-        if self.errors >= self.config.error_limit:
-            self.refused = True
-            self.log.info("error_limit_reached", slot=self.slot)
+        if self.session.refused:
             items.append(CLOSE)
         return items
 
     def count_error(self) -> bool:
         """Count an error the match made for this socket; False once past the limit (drop it)."""
-        if self.refused:
+        if not self.session.error_made():
             return False
-        self.errors += 1
-        if self.errors >= self.config.error_limit:
-            self.refused = True
+        if self.session.refused:
             self.log.info("error_limit_reached", slot=self.slot)
         return True
 
@@ -262,14 +260,13 @@ class Connection:
                 return None
             blank = codec.blank_lines
             await self.reader.fill()
-            if codec.blank_lines != blank and self.slot is not None and self._requests is None:
+            if codec.blank_lines != blank:
                 self._count_early(codec.blank_lines - blank)
 
     def _count_early(self, lines: int) -> None:
         """Lines received after the start and before ``dungeon``: beyond the budget, the socket
         is told so and closed."""
-        self._early += lines
-        if self._early > self.limits.held_requests:
+        if not self.session.early_line(lines):
             raise OverBudget(
                 "held_requests",
                 f"more than {self.limits.held_requests} lines before dungeon",
@@ -327,6 +324,7 @@ class Connection:
                     self._say(ErrorCode.SLOT_TAKEN, f"start: {taken}")
                 else:
                     self.slot = slot
+                    self.session.handle(Event.START_ACCEPTED)
                     self.log = self.log.bind(team=slot.team, agent=slot.agent)
                     self.log.info("slot_taken", match=self.filling.number, name=self.filling.name)
                     return _Handshake.JOINED
@@ -351,7 +349,7 @@ class Connection:
                 return True
             if idle is not None and self._idle.deadline != math.inf:
                 self._idle.deadline = trio.current_time() + idle
-            if self._requests is None:
+            if not self.session.began:
                 self._count_early(1)
             if isinstance(item, RemoteProtocolError):
                 if item.fatal:
@@ -362,7 +360,7 @@ class Connection:
                 self._say(ErrorCode.ALREADY_STARTED, "start: this socket already plays a slot")
             elif self._requests is None:
                 # Not in play yet: the actor answers each with an error right after `dungeon`.
-                self.held += 1
+                self.session.request_held()
             elif isinstance(item, Move | Solution):
                 if self._latency is not None:
                     self._request_read_at = time.perf_counter()
