@@ -4,6 +4,8 @@ arena labyrinth show --seed 3 [--png maze.png] [--width 15 --height 11]
 arena labyrinth play [--opponent astar] [--seed 3] [--second]
 arena labyrinth connect HOST PORT [--name arena_rotator] [--training 'PLAY_RANDOM rotate=true']
     [--rules auto|spec|cgs2017]
+arena labyrinth serve [--host 127.0.0.1] [--port 1234] [--web 127.0.0.1:8088]
+    [--rules spec|cgs2017] [--log-dir DIR] [--move-timeout 10] [--auto-pair] [--seed N]
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import argparse
 import dataclasses
 import random
 import sys
+from pathlib import Path
 from typing import TextIO
 
 from arena.options import positive_seconds
@@ -179,7 +182,148 @@ def _parser() -> argparse.ArgumentParser:
         "or auto (recognised from the game, default)",
     )
     connect.add_argument("-v", "--verbose", action="store_true", help="print every move")
+    serve = commands.add_parser(
+        "serve", help="run a server of the course's 2017 protocol, with the teacher's web page"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serve.add_argument("--port", type=_port_or_zero, default=1234, help="game port (1234; 0: any)")
+    serve.add_argument(
+        "--web", type=_host_port, metavar="HOST:PORT", help="also serve the teacher's page here"
+    )
+    serve.add_argument(
+        "--rules",
+        default="spec",
+        choices=sorted(PROFILES),
+        help="spec (default) or cgs2017 (as CodingGameServer: second player's energy 2)",
+    )
+    serve.add_argument("--log-dir", type=Path, help="write games/*.jsonl and players/*.jsonl here")
+    serve.add_argument(
+        "--move-timeout", type=positive_seconds, default=10.0, help="seconds per move (10)"
+    )
+    serve.add_argument(
+        "--auto-pair",
+        action="store_true",
+        help="pair programs waiting for a game at once (default: the teacher pairs them)",
+    )
+    serve.add_argument("--seed", type=int, help="seed of the server's draws (default: random)")
     return parser
+
+
+def _port_or_zero(text: str) -> int:
+    value = whole_number(text)
+    if value is None or not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0-65535)")
+    return value
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, colon, port = text.rpartition(":")
+    if not colon or not host:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT, e.g. 127.0.0.1:8088")
+    return host.strip("[]"), _port_or_zero(port)
+
+
+def serve(args: argparse.Namespace, out: TextIO) -> int:
+    """Run the server until SIGINT/SIGTERM; 1 when a port cannot be bound."""
+    import signal
+
+    import trio
+
+    from labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
+
+    if args.log_dir is not None:
+        try:
+            args.log_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            print(f"arena labyrinth: --log-dir {args.log_dir}: {error.strerror}", file=sys.stderr)
+            return 2
+    settings = Settings(
+        rules=args.rules,
+        move_timeout=args.move_timeout,
+        log_dir=args.log_dir,
+        auto_pair=args.auto_pair,
+    )
+    server = LabyrinthServer(settings, seed=args.seed)
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(serve_labyrinth, server, args.host, args.port)
+            print(f"labyrinth server ({args.rules} rules) on {args.host}:{port}", file=out)
+            if args.web is not None:
+                from labyrinth.web import teacher_app
+                from server.web import serve_web
+
+                web = await nursery.start(serve_web, teacher_app(server), *args.web)
+                print(f"teacher's page on http://{args.web[0]}:{web}/", file=out)
+            out.flush()
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    break
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(run)
+    except (OSError, BaseExceptionGroup) as failure:
+        bind_error = _os_error(failure)
+        if bind_error is None:
+            raise
+        print(f"arena labyrinth: cannot listen: {bind_error}", file=sys.stderr)
+        return 1
+    print("labyrinth server stopped", file=out)
+    return 0
+
+
+def _os_error(failure: BaseException) -> OSError | None:
+    if isinstance(failure, OSError):
+        return failure
+    if isinstance(failure, BaseExceptionGroup):
+        for inner in failure.exceptions:
+            if (found := _os_error(inner)) is not None:
+                return found
+    return None
+
+
+def replay(command: str, paths: list[str], output: str | None, png: str | None) -> int:
+    """``arena replay verify|show|render`` of Labyrinth game logs (arena/replay.py sends them
+    here): 0 when done (verify: every log re-plays exactly), 1 on a difference, 2 bad input."""
+    from labyrinth.replay import LogError, read_game_log, render_html, show, verify
+
+    worst = 0
+    for path in paths:
+        try:
+            log = read_game_log(path)
+            if command == "verify":
+                problems = verify(log)
+                moves = sum(r["type"] == "move" for r in log.records)
+                if problems:
+                    print(f"FAIL {path}: {problems[0]}" + (f" (+{len(problems) - 1} more)"
+                          if len(problems) > 1 else ""))  # fmt: skip
+                    worst = max(worst, 1)
+                else:
+                    print(f"OK {path}: {moves} moves re-played, every code and energy matches")
+            elif command == "show":
+                print(show(log))
+            else:
+                if output is None and png is None:
+                    print("arena replay render: give -o FILE.html, --png FILE.png, or both",
+                          file=sys.stderr)  # fmt: skip
+                    return 2
+                if output is not None:
+                    Path(output).write_text(render_html(log), encoding="utf-8")
+                    print(f"wrote {output}")
+                if png is not None:
+                    from labyrinth.replay import frames, initial
+
+                    final = initial(log)
+                    for record in log.records:
+                        if record["type"] == "move" and not final.over:
+                            final.play(Move(*record["move"]))
+                    render_png(final, png, title=f"Labyrinth {log.header.get('game', '')}")
+                    print(f"wrote {png}: after {len(frames(log)) - 1} moves")
+        except (LogError, KeyError, TypeError, ValueError) as error:
+            print(f"arena replay {command}: {path}: {error}", file=sys.stderr)
+            worst = 2
+    return worst
 
 
 def _port(text: str) -> int:
@@ -313,4 +457,6 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
         return show(args, out)
     if args.command == "connect":
         return connect(args, out)
+    if args.command == "serve":
+        return serve(args, out)
     return play(args, stdin if stdin is not None else sys.stdin, out)

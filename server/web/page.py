@@ -13,9 +13,13 @@ def escape(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def page(title: str, body: str, scripts: Sequence[str] = (), nav: str = "") -> str:
-    """A whole HTML page: ``body`` is trusted HTML; ``scripts`` are URLs of extra scripts."""
-    tags = "".join(f'<script src="{escape(url)}" defer></script>' for url in scripts)
+def page(
+    title: str, body: str, scripts: Sequence[str] = (), nav: str = "", styles: Sequence[str] = ()
+) -> str:
+    """A whole HTML page: ``body`` is trusted HTML; ``scripts`` and ``styles`` are URLs of
+    extra scripts and style sheets (a game's own)."""
+    tags = "".join(f'<link rel="stylesheet" href="{escape(url)}">' for url in styles)
+    tags += "".join(f'<script src="{escape(url)}" defer></script>' for url in scripts)
     return (
         "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
