@@ -185,7 +185,7 @@ rules {escape(run.rules)}, seed {run.seed}</p>
             raise HTTPException(404)
         return Response(found[0], media_type=found[1])
 
-    return web_app(
+    app = web_app(
         [
             Route("/", home),
             Route("/events", lobby_events),
@@ -200,6 +200,8 @@ rules {escape(run.rules)}, seed {run.seed}</p>
             Route("/tournament/{name}/next", next_phase, methods=["POST"]),
         ]
     )
+    app.state.lobby = lobby
+    return app
 
 
 async def _form(request: Request) -> dict[str, str]:

@@ -21,10 +21,17 @@ class Broadcaster:
     def __init__(self, buffer: int = 64) -> None:
         self._buffer = buffer
         self._subscribers: set[trio.MemorySendChannel[str]] = set()
+        self._joined = trio.Event()
 
     @property
     def subscribers(self) -> int:
         return len(self._subscribers)
+
+    async def wait_for_subscribers(self, count: int = 1) -> None:
+        """Return once at least ``count`` subscribers follow (for tests and demos)."""
+        while len(self._subscribers) < count:
+            await self._joined.wait()
+            self._joined = trio.Event()
 
     def publish(self, kind: str, data: Any) -> None:
         text = sse_event(kind, data)
@@ -39,6 +46,7 @@ class Broadcaster:
         """The events as SSE text, starting with ``first()`` (e.g. the whole current state)."""
         send, receive = trio.open_memory_channel[str](self._buffer)
         self._subscribers.add(send)
+        self._joined.set()
         try:
             if first is not None:
                 yield first()
