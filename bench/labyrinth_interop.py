@@ -61,19 +61,18 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], seconds: float = 
 
 @contextlib.contextmanager
 def running(command: list[str], port: int, cwd: Path | None = None) -> Iterator[None]:
-    log = tempfile.TemporaryFile()
-    process = subprocess.Popen(command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        wait_for_port(port, process)
-        yield
-    finally:
-        process.terminate()
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
         try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        log.close()
+            wait_for_port(port, process)
+            yield
+        finally:
+            process.terminate()
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def client_run(games: int) -> int:
