@@ -61,11 +61,18 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], seconds: float = 
 
 @contextlib.contextmanager
 def running(command: list[str], port: int, cwd: Path | None = None) -> Iterator[None]:
+    with running_pid(command, port, cwd):
+        yield
+
+
+@contextlib.contextmanager
+def running_pid(command: list[str], port: int, cwd: Path | None = None) -> Iterator[int]:
+    """Run a server process until the block ends, once it listens on ``port``; its pid."""
     with tempfile.TemporaryFile() as log:
         process = subprocess.Popen(command, cwd=cwd, stdout=log, stderr=subprocess.STDOUT)
         try:
             wait_for_port(port, process)
-            yield
+            yield process.pid
         finally:
             process.terminate()
             try:
