@@ -31,7 +31,7 @@ from labyrinth.rules import PROFILES, Labyrinth, Move
 from labyrinth.session import Fail, Forfeit, GameCommand, Register, Session, Wait
 from labyrinth.table import Bot, BotTurn, Deadline, Effect, Record, Send, Table
 from labyrinth.tournament import Pairing, Tournament
-from labyrinth.wire import CommandDecoder, WaitRequest, frame
+from labyrinth.wire import CommandDecoder, Malformed, WaitRequest, frame
 from server.net import (
     CLOSE,
     DEFAULT_LIMITS,
@@ -88,11 +88,13 @@ class Client:
         return self.session.name or f"#{self.number}"
 
     def send(self, messages: tuple[str, ...], close: bool = False) -> None:
-        items: list[Any] = [frame(m, limit=9999) for m in messages]
+        """Each message in a write of its own (as the public server), then CLOSE if asked."""
+        for message in messages:
+            if not self.outbox.deliver([frame(message, limit=9999)]):
+                return
         if close:
-            items.append(CLOSE)
             self.closing = True
-        self.outbox.deliver(items)
+            self.outbox.deliver([CLOSE])
 
 
 def _render(items: list[bytes]) -> tuple[bytes, bool]:
@@ -177,14 +179,14 @@ class LabyrinthServer:
                 try:
                     await client.reader.fill()
                 except OverBudget as error:
-                    self._command(client, f"\x00{error.text}")
+                    self._command(client, Malformed(error.text))
                     return
                 continue
             self._command(client, command)
             await client.reader.frame_done()
 
     # ----- commands
-    def _command(self, client: Client, command: Any) -> None:
+    def _command(self, client: Client, command: str | Malformed) -> None:
         action = client.session.handle(command)
         if isinstance(action, Fail):
             client.send((action.message, action.message), close=True)
