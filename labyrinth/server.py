@@ -133,6 +133,8 @@ class LabyrinthServer:
         self.games: dict[str, GameRun] = {}
         self.finished: dict[str, GameRun] = {}
         self.tournaments: dict[str, Tournament] = {}
+        #: Tournament games of the current phases not started yet (a player still busy).
+        self._pending: list[tuple[Tournament, Pairing]] = []
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self._numbers = itertools.count(1)
         self._game_numbers = itertools.count(1)
@@ -247,7 +249,10 @@ class LabyrinthServer:
             self.start_game(client, None, request)
             return
         self.waiting.append(client)
-        if self.settings.auto_pair and request.tournament is None:
+        if request.tournament is not None:
+            self._start_pending()
+            return
+        if self.settings.auto_pair:
             regular = [c for c in self.waiting if c.request and c.request.tournament is None]
             if len(regular) >= 2:
                 self.start_game(regular[0], regular[1], regular[0].request or request)
@@ -405,6 +410,8 @@ class LabyrinthServer:
         run = client.run
         if run is not None and not run.table.over:
             self._apply(run, run.table.disconnect(client.seat))
+        if self._pending:
+            self._start_pending()
         self._lobby_changed()
 
     # ----- the teacher's actions
@@ -437,20 +444,28 @@ class LabyrinthServer:
             raise ValueError(f"there is no tournament {name}")
         pairings = tournament.next_phase()
         for pairing in pairings:
-            present = [
-                self._tournament_waiter(tournament, n) for n in (pairing.first, pairing.second)
-            ]
-            if present[0] is not None and present[1] is not None:
-                request = WaitRequest(tournament=name, start=0)
-                pairing.game = self.start_game(
-                    present[0], present[1], request, (tournament, pairing)
-                ).table.name
-            elif present[0] is not None or present[1] is not None:
-                tournament.record(pairing, pairing.first if present[0] else pairing.second)
-            else:
-                tournament.record(pairing, None)
-        self._lobby_changed()
+            self._pending.append((tournament, pairing))
+        self._start_pending()
         return pairings
+
+    def _start_pending(self) -> None:
+        """Start each pending tournament game whose two players wait for it. A player who is
+        not connected loses it (both absent: a draw); one still busy is waited for."""
+        for tournament, pairing in list(self._pending):
+            names = (pairing.first, pairing.second)
+            connected = [self.clients.get(name) for name in names]
+            waiting = [self._tournament_waiter(tournament, name) for name in names]
+            if connected[0] is None or connected[1] is None:
+                present = [name for name, c in zip(names, connected, strict=True) if c]
+                tournament.record(pairing, present[0] if present else None)
+            elif waiting[0] is not None and waiting[1] is not None:
+                request = WaitRequest(tournament=tournament.name, start=0)
+                run = self.start_game(waiting[0], waiting[1], request, (tournament, pairing))
+                pairing.game = run.table.name
+            else:
+                continue
+            self._pending.remove((tournament, pairing))
+        self._lobby_changed()
 
     def _tournament_waiter(self, tournament: Tournament, name: str) -> Client | None:
         client = self.clients.get(name)

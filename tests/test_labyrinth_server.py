@@ -377,3 +377,50 @@ async def test_a_disconnection_mid_game_is_a_loss_and_the_name_is_free_again() -
     run = next(iter(server.finished.values()))
     assert run.table.winner == 1
     assert run.table.reason == "first: Disconnection"
+
+
+async def test_a_tournament_game_waits_for_a_busy_player_and_an_absent_one_loses() -> None:
+    """Phase 2 starts while p3 has not yet asked for its next game: its game starts when it
+    does. A player who has disconnected loses its game of the phase."""
+    server = LabyrinthServer(seed=9)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        cup = server.create_tournament("cup", "league")
+        clients = {name: memory_client(nursery, server) for name in ("p1", "p2", "p3", "p4")}
+        for name, client in clients.items():
+            assert await client.command(f"CLIENT_NAME {name}", 1) == ["OK"]
+            assert await client.command("WAIT_GAME TOURNAMENT cup", 1) == ["OK"]
+        await trio.testing.wait_all_tasks_blocked()
+        first = server.next_phase("cup")
+        assert [(p.first, p.second) for p in first] == [("p1", "p4"), ("p2", "p3")]
+        await clients["p1"].stream.aclose()  # p1 leaves mid-game: p4 wins by its disconnection
+
+        async def finish(name: str) -> None:
+            client = clients[name]
+            game, size = await client.receive(), await client.receive()
+            assert game is not None
+            assert size is not None
+            width, height = (int(x) for x in size.split())
+            _, maze, seat = await client.command("GET_GAME_DATA", 3)
+            assert maze is not None
+            assert seat is not None
+            await play_program(client, int(seat), width, height, maze)
+
+        async with trio.open_nursery() as games:
+            games.start_soon(finish, "p2")
+            games.start_soon(finish, "p3")
+        assert await clients["p4"].receive() == first[0].game  # p1 left during this game
+        assert await clients["p4"].receive() is not None  # its size
+        assert not cup.phase_running
+        assert first[0].winner == "p4"
+        for name in ("p2", "p4"):  # p3 is slow to come back
+            assert await clients[name].command("WAIT_GAME TOURNAMENT cup", 1) == ["OK"]
+        second = server.next_phase("cup")
+        assert [(p.first, p.second) for p in second] == [("p1", "p2"), ("p3", "p4")]
+        assert second[0].winner == "p2"  # p1 is gone
+        assert second[1].game == ""  # p3 is not back yet: its game waits for it
+        assert await clients["p3"].command("WAIT_GAME TOURNAMENT cup", 1) == ["OK"]
+        assert second[1].game.startswith("spec-")
+        assert second[1].winner is None
+        assert server._pending == []
+        nursery.cancel_scope.cancel()
