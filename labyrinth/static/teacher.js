@@ -18,7 +18,8 @@
       const select = document.getElementById(id);
       if (!select) continue;
       const keep = select.value;
-      fill(id, waiting.map((n) => el("option", {}, n)));
+      fill(id, waiting.length ? waiting.map((n) => el("option", {}, n)) :
+        [el("option", { value: "" }, "nobody waits")]);
       if (waiting.includes(keep)) select.value = keep;
     }
     const second = document.getElementById("second");
