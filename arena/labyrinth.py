@@ -376,7 +376,7 @@ def connect(args: argparse.Namespace, out: TextIO) -> int:
         return 1
     finally:
         sock.close()
-    outcome = "won" if result.won else "lost"
+    outcome = "drew" if result.draw else "won" if result.won else "lost"
     forfeit = " (the opponent forfeited)" if result.forfeit else ""
     summary = (
         f"game {result.game}: we {outcome}{forfeit} after {result.moves} moves "

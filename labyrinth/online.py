@@ -150,6 +150,8 @@ class OnlineResult:
     message: str
     rules: str = "spec"
     forfeit: bool = False
+    #: The server ended the game without a winner (its turn limit).
+    draw: bool = False
 
 
 def _return_code(text: str) -> ReturnCode:
@@ -243,11 +245,20 @@ def play_online(
     while True:
         mover = labyrinth.to_move
         message = ""
-        if mover == me:
-            move = choose(labyrinth)
-            code_text, message = connection.command(f"PLAY_MOVE {format_move(move)}", 2)
-        else:
-            move_text, code_text = connection.command("GET_MOVE", 2)
+        try:
+            if mover == me:
+                move = choose(labyrinth)
+                code_text, message = connection.command(f"PLAY_MOVE {format_move(move)}", 2)
+            else:
+                move_text, code_text = connection.command("GET_MOVE", 2)
+        except ServerError as error:
+            # No return code means a draw: a server ends such a game by refusing the next move.
+            if "draw" not in str(error).lower():
+                raise
+            return OnlineResult(
+                game, me == 0, False, labyrinth.turn, str(error), profile, draw=True
+            )
+        if mover != me:
             code = _return_code(code_text)
             if code == ReturnCode.MOVE_LOSE and not move_text.strip():
                 # No move and a loss for them: the opponent timed out or disconnected.

@@ -62,6 +62,8 @@ class Settings:
     limits: Limits = LIMITS
     #: Finished games kept in memory for the page (their logs, newest last).
     keep_games: int = 200
+    #: Turns before a draw, instead of the rules profile's (None: the profile's).
+    max_turns: int | None = None
 
 
 class Client:
@@ -271,7 +273,10 @@ class LabyrinthServer:
         ``request``'s options decide the seed, who starts, the clock and the bot's delay."""
         rules = self.settings.rules
         seed = request.seed if request.seed is not None else self.rng.randrange(1 << 24)
-        labyrinth = generate(seed, PROFILES[rules])
+        config = PROFILES[rules]
+        if self.settings.max_turns is not None:
+            config = dataclasses.replace(config, max_turns=self.settings.max_turns)
+        labyrinth = generate(seed, config)
         first = self.rng.randrange(2) if request.start == -1 else request.start
         seats: list[Client | None] = [client, other] if first == 0 else [other, client]
         bot = _training_bot(request, seed) if other is None else None

@@ -112,7 +112,7 @@ class Table:
             self._notice[seat] = None
             return [Send(seat, ("OK", "1", notice))]
         if self.over:
-            return [Send(seat, ("The game is over", "The game is over"), close=True)]
+            return self._over(seat)
         if self.lab.to_move != seat or self._unfetched[seat] is not None:
             return self.forfeit(seat, "played out of turn", reply=("It is not your turn",))
         try:
@@ -130,7 +130,7 @@ class Table:
         if self._unfetched[seat] is not None:
             return self._fetch(seat)
         if self.over:
-            return [Send(seat, ("The game is over", "The game is over"), close=True)]
+            return self._over(seat)
         if self.lab.to_move == seat:
             return self.forfeit(
                 seat, "asked for a move on its own turn", reply=("It is your turn",)
@@ -179,6 +179,12 @@ class Table:
         return effects
 
     # ----- inside
+    def _over(self, seat: int) -> list[Effect]:
+        """A game command after the end: the reason (a draw says so), then the connection
+        closes (the protocol has no return code for a draw)."""
+        message = f"The game is over: {'draw, ' if self.winner is None else ''}{self.reason}"
+        return [Send(seat, (message, message), close=True)]
+
     def _play(self, seat: int, move: Move) -> list[Effect]:
         code = self.lab.play(move)
         self.last_move = (seat, move, int(code))

@@ -424,3 +424,25 @@ async def test_a_tournament_game_waits_for_a_busy_player_and_an_absent_one_loses
         assert second[1].winner is None
         assert server._pending == []
         nursery.cancel_scope.cancel()
+
+
+async def test_a_draw_at_the_turn_limit_ends_our_client_with_a_draw() -> None:
+    """The protocol has no code for a draw: the server refuses the next move saying so, and
+    our client reports a draw instead of an error."""
+    server = LabyrinthServer(Settings(max_turns=6), seed=3)
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(serve_labyrinth, server)
+
+        def client() -> OnlineResult:
+            from labyrinth.players import do_nothing_move
+
+            with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+                return play_online(Connection(sock), "idle", "DO_NOTHING", do_nothing_move)
+
+        result = await trio.to_thread.run_sync(client)
+        nursery.cancel_scope.cancel()
+    assert result.draw
+    assert not result.won
+    assert "The game is over: draw, no winner after 6 turns" in result.message
+    run = next(iter(server.finished.values()))
+    assert run.records[-1]["winner"] is None
