@@ -18,7 +18,7 @@ import trio
 
 from arena.logs import configure_logging
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
-from server.app import Server, serve
+from server.app import Server, limits_for, serve
 from server.collector import Collector
 
 __all__ = ["main"]
@@ -36,6 +36,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--seed", type=int, default=None, help="first match's seed, +1 per match (default: random)"
+    )
+    parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a network limit (docs/server.md, Limits), e.g. max_connections=1000; repeatable",
     )
     parser.add_argument(
         "--check-workers",
@@ -65,6 +72,7 @@ async def _run(args: argparse.Namespace, config: RulesConfig, checker: Any) -> N
             seed=args.seed,
             checker=checker,
             check_workers=max(1, args.check_workers),
+            limits=args.limits,
             # This process is the server's own: keep the collector off its answer times.
             collector=Collector(),
         )
@@ -80,6 +88,11 @@ def main(argv: list[str]) -> int:
         config = DEFAULT_RULES.replace(**parse_overrides(args.config))
     except ValueError as error:
         print(f"arena serve: {error}", file=sys.stderr)
+        return 2
+    try:
+        args.limits = limits_for(config).with_overrides(args.limit)
+    except ValueError as error:
+        print(f"arena serve: --limit {error}", file=sys.stderr)
         return 2
     if args.check_workers < 0:
         print("arena serve: --check-workers must be >= 0", file=sys.stderr)

@@ -201,3 +201,16 @@ async def test_serve_tcp_reports_its_port_and_serves_loopback() -> None:
             await client.send_all(b"ping")
             assert await client.receive_some() == b"ping"
         nursery.cancel_scope.cancel()
+
+
+def test_limits_take_overrides_from_the_command_line() -> None:
+    """``NAME=VALUE`` pairs become a copy with those limits; an unknown name or a value that is
+    not a number is a ValueError naming the pair."""
+    limits = DEFAULT_LIMITS.with_overrides(
+        ["max_connections=10", "linger_seconds=0.5", "idle_seconds=none"]
+    )
+    assert (limits.max_connections, limits.linger_seconds, limits.idle_seconds) == (10, 0.5, None)
+    with pytest.raises(ValueError, match=r"'nope=1'.*max_connections"):
+        DEFAULT_LIMITS.with_overrides(["nope=1"])
+    with pytest.raises(ValueError, match="'held_requests=x'"):
+        DEFAULT_LIMITS.with_overrides(["held_requests=x"])

@@ -10,6 +10,7 @@ connection, or says why not (the connection cap, the input budget).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -62,6 +63,28 @@ class Limits:
     def replace(self, **changes: object) -> Limits:
         """A copy with ``changes`` (validated like the original)."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def with_overrides(self, pairs: Iterable[str]) -> Limits:
+        """A copy with ``NAME=VALUE`` overrides (a command line's ``--limit``); ValueError
+        naming the pair when the name is not a limit or the value not a number for it
+        (``idle_seconds=none``: no idle limit)."""
+        fields = {field.name: field for field in dataclasses.fields(self)}
+        changes: dict[str, object] = {}
+        for pair in pairs:
+            name, equals, text = pair.partition("=")
+            if not equals or name not in fields:
+                known = ", ".join(fields)
+                raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of {known}")
+            try:
+                if name == "idle_seconds" and text.lower() == "none":
+                    changes[name] = None
+                elif isinstance(getattr(self, name), int):
+                    changes[name] = int(text)
+                else:
+                    changes[name] = float(text)
+            except ValueError:
+                raise ValueError(f"{pair!r}: {text!r} is not a number") from None
+        return self.replace(**changes)
 
 
 DEFAULT_LIMITS: Final = Limits()
