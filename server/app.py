@@ -35,6 +35,8 @@ __all__ = ["Server", "limits_for", "serve"]
 
 log = structlog.get_logger()
 
+#: Connections refused with a message at once, at most (beyond: closed without one).
+REFUSING = 64
 #: Seconds sockets get to flush their last messages at shutdown.
 SHUTDOWN_GRACE = 5.0
 
@@ -68,6 +70,7 @@ class Server:
         #: an idle limit of the draw time (the spec lets an agent stay silent that long).
         self.limits = limits if limits is not None else limits_for(config)
         self.gate = Gate(self.limits)
+        self._refusing = 0
         self._latency = latency
         self.lobby: Lobby[Connection] = Lobby(self._start_match)
         self.actors: set[MatchActor] = set()
@@ -154,15 +157,24 @@ class Server:
             self.gate.leave()
 
     async def _refuse(self, stream: trio.abc.Stream, why: str) -> None:
-        """A connection beyond the cap or the input budget: one error, then closed."""
-        log.info("connection_refused", reason=why)
-        transport = Transport(stream)
-        line = encode(Error(code=ErrorCode.SERVER_FULL, message=f"{why}: closing"))
-        with trio.move_on_after(1):
-            with contextlib.suppress(trio.BrokenResourceError):
-                await transport.send_all(line)
-            await transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
-        await transport.aclose()
+        """A connection beyond the cap or the input budget: one error, then closed. At most
+        REFUSING at a time are told why (each may take a second); beyond, a flood of
+        connections is closed at once, so refusing costs bounded memory too."""
+        if self._refusing >= REFUSING:
+            await trio.aclose_forcefully(stream)
+            return
+        self._refusing += 1
+        try:
+            log.info("connection_refused", reason=why)
+            transport = Transport(stream)
+            line = encode(Error(code=ErrorCode.SERVER_FULL, message=f"{why}: closing"))
+            with trio.move_on_after(1):
+                with contextlib.suppress(trio.BrokenResourceError):
+                    await transport.send_all(line)
+                await transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
+            await transport.aclose()
+        finally:
+            self._refusing -= 1
 
     def _start_match(self, filling: Filling[Connection]) -> None:
         assert self._matches is not None, "Server.run() must be running"
