@@ -9,7 +9,8 @@ matches them by type (``isinstance(fact, TrapProblem)``) instead of looking name
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeAlias
 
 import msgspec
@@ -80,11 +81,12 @@ class MatchOver(_Event, frozen=True, tag="game_over"):
 
 EngineEvent: TypeAlias = TrapProblem | Crossing | Kill | NpcKilled | MatchOver
 
-#: Per event class: its name, and (attribute, log name) of each field.
-_LAYOUT: Final[dict[type, tuple[str, tuple[tuple[str, str], ...]]]] = {
+#: Per event class: its name, its fields' log names, and a getter of their values (in order).
+_LAYOUT: Final[dict[type, tuple[str, tuple[str, ...], Callable[[Any], tuple[Any, ...]]]]] = {
     cls: (
         str(cls.__struct_config__.tag),
-        tuple((f.name, f.encode_name) for f in msgspec.structs.fields(cls)),
+        tuple(f.encode_name for f in msgspec.structs.fields(cls)),
+        operator.attrgetter(*(f.name for f in msgspec.structs.fields(cls))),
     )
     for cls in (TrapProblem, Crossing, Kill, NpcKilled, MatchOver)
 }
@@ -92,5 +94,5 @@ _LAYOUT: Final[dict[type, tuple[str, tuple[tuple[str, str], ...]]]] = {
 
 def event_fields(event: EngineEvent) -> tuple[str, dict[str, Any]]:
     """``event``'s name and its fields by log name, holding the event's own values."""
-    name, fields = _LAYOUT[type(event)]
-    return name, {key: getattr(event, attribute) for attribute, key in fields}
+    name, keys, values = _LAYOUT[type(event)]
+    return name, dict(zip(keys, values(event), strict=True))
