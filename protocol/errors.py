@@ -67,10 +67,12 @@ class ErrorCode(enum.StrEnum):
     START_TIMEOUT = "start_timeout"  # no valid start in time: the socket is closed
     SLOT_TAKEN = "slot_taken"  # the slot (or the named match) is taken; send another start
     ALREADY_STARTED = "already_started"  # a start on a socket that already holds a slot
+    NOT_STARTED = "not_started"  # a request before this socket's start took a slot
     NOT_BEGUN = "not_begun"  # a request held before `dungeon`, answered right after it
     TOO_MANY_EARLY = "too_many_early"  # too many lines before `dungeon`: the socket is closed
     IDLE_TIMEOUT = "idle_timeout"  # silent past the idle limit: the socket is closed
     SERVER_FULL = "server_full"  # the connection cap or input budget is reached: closed
+    ERROR_LIMIT = "error_limit"  # the error that reaches the limit (its text keeps the cause)
     # The rules (the engine's answers to a request).
     MATCH_OVER = "match_over"
     ALREADY_COMMITTED = "already_committed"  # a move while committed to another
