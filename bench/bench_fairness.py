@@ -15,7 +15,8 @@ against the network layer's input budget (``Limits.input_budget_bytes``), the on
 client can fill.
 
 Environment: BENCH_FAIRNESS_RUNS (default 3), BENCH_FAIRNESS_SECONDS (window, default 8),
-BENCH_FAIRNESS_IDLE (idle connections, default 2000).
+BENCH_FAIRNESS_IDLE (idle connections, default 2000), BENCH_FAIRNESS_FLOOD (what the flood
+does, default "blank,garbage,valid,held,idle": to find which part costs what).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from bench.common import print_table
 RUNS = int(os.environ.get("BENCH_FAIRNESS_RUNS", "3"))
 WINDOW = float(os.environ.get("BENCH_FAIRNESS_SECONDS", "8"))
 IDLE = int(os.environ.get("BENCH_FAIRNESS_IDLE", "2000"))
+#: What the flood does (all by default): blank, garbage, valid, held, idle.
+FLOODS = os.environ.get("BENCH_FAIRNESS_FLOOD", "blank,garbage,valid,held,idle").split(",")
 MATCHES = 10
 THINK_MS = 150.0
 WARMUP = 3.0
@@ -221,34 +224,33 @@ def start_line(team: int, agent: int, match: str) -> bytes:
 
 
 async def flood_in_play(port: int, number: int, payload: bytes) -> None:
-    """Matches of our own: eleven silent agents and one that floods after ``dungeon``."""
-    round_ = 0
-    while True:
-        round_ += 1
-        name = f"flood-{number}-{round_}"
-        streams = []
-        try:
-            for team in (0, 1):
-                for agent in range(6):
-                    stream = await trio.open_tcp_stream(HOST, port)
-                    streams.append(stream)
-                    await stream.send_all(start_line(team, agent, name))
-            flooder = streams[-1]
-            data = b""
-            while b'"dungeon"' not in data:  # the map came: the match is in play
-                data = await flooder.receive_some(CHUNK)
-                if not data:
-                    break
-            async with trio.open_nursery() as nursery:
-                for stream in streams:
-                    nursery.start_soon(drain, stream, nursery.cancel_scope)
-                while True:
-                    await flooder.send_all(payload)
-        except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
-            pass
-        finally:
+    """A match of our own: eleven silent agents and one that floods after ``dungeon`` until the
+    server closes it (garbage: at once; requests: at the error limit; blank lines: never). One
+    match per kind, not a new one each time: making matches is not what is measured."""
+    name = f"flood-{number}"
+    streams: list[trio.SocketStream] = []
+    try:
+        for team in (0, 1):
+            for agent in range(6):
+                stream = await trio.open_tcp_stream(HOST, port)
+                streams.append(stream)
+                await stream.send_all(start_line(team, agent, name))
+        flooder = streams[-1]
+        data = b""
+        while b'"dungeon"' not in data:  # the map came: the match is in play
+            data = await flooder.receive_some(CHUNK)
+            if not data:
+                return
+        async with trio.open_nursery() as nursery:
             for stream in streams:
-                await trio.aclose_forcefully(stream)
+                nursery.start_soon(drain, stream, nursery.cancel_scope)
+            while True:
+                await flooder.send_all(payload)
+    except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+        pass
+    finally:
+        for stream in streams:
+            await trio.aclose_forcefully(stream)
 
 
 async def idle(port: int) -> None:
@@ -282,15 +284,20 @@ async def held_open(port: int) -> None:
 
 
 async def flood(port: int) -> None:
-    blank = b"\n" * CHUNK
-    garbage = b"this is not json\n" * (CHUNK // 17)
-    valid = b'{"type":"move","to":1}\n' * (CHUNK // 23)
+    payloads = {
+        "blank": b"\n" * CHUNK,
+        "garbage": b"this is not json\n" * (CHUNK // 17),
+        "valid": b'{"type":"move","to":1}\n' * (CHUNK // 23),
+    }
     async with trio.open_nursery() as nursery:
-        for number, payload in enumerate((blank, garbage, valid)):
-            nursery.start_soon(reconnecting, port, start_line(0, 0, f"early-{number}"), payload)
-            nursery.start_soon(flood_in_play, port, number, payload)
-        nursery.start_soon(held_open, port)
-        for _ in range(IDLE):
+        for number, (kind, payload) in enumerate(payloads.items()):
+            if kind in FLOODS:
+                start = start_line(0, 0, f"early-{number}")
+                nursery.start_soon(reconnecting, port, start, payload)
+                nursery.start_soon(flood_in_play, port, number, payload)
+        if "held" in FLOODS:
+            nursery.start_soon(held_open, port)
+        for _ in range(IDLE if "idle" in FLOODS else 0):
             nursery.start_soon(idle, port)
             await trio.sleep(0.001)
 

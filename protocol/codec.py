@@ -332,7 +332,20 @@ class Codec:
                 )
             self._partial.clear()
             return
-        parts = bytes(data).split(b"\n")
+        data = bytes(data)
+        end = data.rfind(b"\n") + 1
+        if (
+            not self._partial
+            and not self._discarding
+            and len(data) - end < self._max_line
+            and not data.strip()
+        ):
+            # Whitespace only (a flood of blank lines): counted without splitting it up; what
+            # follows the last newline stays as the unfinished (blank) line.
+            self.blank_lines += data.count(b"\n")
+            self._partial += data[end:]
+            return
+        parts = data.split(b"\n")
         last = parts.pop()
         if parts:
             first = parts[0]

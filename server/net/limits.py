@@ -43,6 +43,11 @@ class Limits:
     outbox_messages: int = 512
     #: Bytes read from a socket at once.
     receive_bytes: int = 1 << 16
+    #: Bytes a second one connection is read at, on average (a token bucket holding up to
+    #: ``partial_line_bytes``, so a line of the largest size goes through at once); beyond, it
+    #: is read more slowly (TCP pushes back on the sender). What it costs to read and frame
+    #: input, blank lines included, is bounded per connection (None: no limit).
+    input_bytes_per_second: int | None = 1 << 20
     #: Frames handled from one connection before its task yields to the others.
     frames_per_step: int = 64
     #: After its last line, how long and how much of a peer's leftover input is discarded so
@@ -53,7 +58,7 @@ class Limits:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if value is None and field.name == "idle_seconds":
+            if value is None and field.name in ("idle_seconds", "input_bytes_per_second"):
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ValueError(f"Limits.{field.name} must be a number >= 0, got {value!r}")
@@ -76,7 +81,7 @@ class Limits:
                 known = ", ".join(fields)
                 raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of {known}")
             try:
-                if name == "idle_seconds" and text.lower() == "none":
+                if name in ("idle_seconds", "input_bytes_per_second") and text.lower() == "none":
                     changes[name] = None
                 elif isinstance(getattr(self, name), int):
                     changes[name] = int(text)
