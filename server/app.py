@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import resource
 import secrets
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +36,8 @@ __all__ = ["Server", "limits_for", "serve"]
 
 log = structlog.get_logger()
 
+#: Open files the connection cap leaves for the rest: listeners, match logs, refused sockets.
+FILES_KEPT = 256
 #: Connections refused with a message at once, at most (beyond: closed without one).
 REFUSING = 64
 #: Seconds sockets get to flush their last messages at shutdown.
@@ -221,11 +224,18 @@ class Server:
 
 def limits_for(config: RulesConfig) -> Limits:
     """The dungeon server's default limits for ``config``: the network layer's defaults, with
-    the rules' line limit and an idle limit of the draw time."""
+    the rules' line limit, an idle limit of the draw time, and a connection cap the process's
+    open-file limit can hold (with room for match logs and workers): past that limit accepting
+    would fail instead of refusing with an error."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    cap = DEFAULT_LIMITS.max_connections
+    if soft != resource.RLIM_INFINITY:
+        cap = max(1, min(cap, soft - FILES_KEPT))
     return DEFAULT_LIMITS.replace(
         max_line_bytes=config.max_line,
         partial_line_bytes=config.max_line + 2,
         idle_seconds=config.draw_seconds,
+        max_connections=cap,
     )
 
 
