@@ -6,7 +6,8 @@ quietly and once while a flood process (a third process) does everything the iss
 once, in loops: blank lines, garbage and valid requests before ``dungeon`` (each socket is cut
 at its held budget, then reconnects), the same after ``dungeon`` in matches of their own (blank
 lines have no limit there: one socket streams them for the whole window), a 1 MiB line held
-open, and 2,000 idle connections. The quiet and flooded runs alternate, ``RUNS`` times each;
+open, and 2,000 idle connections (joined to matches that never fill; the window begins once all
+are open). The quiet and flooded runs alternate, ``RUNS`` times each;
 the table shows medians.
 
 Judged on the server's own p99 (read to answer written, the probe of bench_server): flooded
@@ -76,8 +77,12 @@ async def measure(process: subprocess.Popen[str], port: int, flooded: bool) -> R
             nursery.start_soon(keep_match_going, port, slot, recorder, stop)
         if flooded:
             flood = subprocess.Popen(
-                [sys.executable, "-m", "bench.bench_fairness", "flood", str(port)]
+                [sys.executable, "-m", "bench.bench_fairness", "flood", str(port)],
+                stdout=subprocess.PIPE,
             )
+            assert flood.stdout is not None
+            # Measured once every idle connection is open (opening 2,000 is a burst of its own).
+            await trio.to_thread.run_sync(flood.stdout.readline)
         await trio.sleep(WARMUP)
         server_latencies(process, "reset")
         recorder.recording = True
@@ -253,8 +258,11 @@ async def flood_in_play(port: int, number: int, payload: bytes) -> None:
             await trio.aclose_forcefully(stream)
 
 
-async def idle(port: int) -> None:
-    """A connection that says nothing (reopened when the server closes it)."""
+async def idle(port: int, number: int, task_status: trio.TaskStatus[None]) -> None:
+    """A connection that joins a match that never fills (11 of 12 slots) and then says nothing
+    (the server may keep it up to its idle limit); reopened if the server closes it."""
+    start = start_line(number % 11 // 6, number % 11 % 6, f"idle-{number // 11}")
+    started = False
     while True:
         try:
             stream = await trio.open_tcp_stream(HOST, port)
@@ -263,6 +271,10 @@ async def idle(port: int) -> None:
             continue
         async with stream:
             try:
+                await stream.send_all(start)
+                if not started:
+                    started = True
+                    task_status.started()
                 while await stream.receive_some(CHUNK):
                     pass
             except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -297,9 +309,9 @@ async def flood(port: int) -> None:
                 nursery.start_soon(flood_in_play, port, number, payload)
         if "held" in FLOODS:
             nursery.start_soon(held_open, port)
-        for _ in range(IDLE if "idle" in FLOODS else 0):
-            nursery.start_soon(idle, port)
-            await trio.sleep(0.001)
+        for number in range(IDLE if "idle" in FLOODS else 0):
+            await nursery.start(idle, port, number)
+        print("ready", flush=True)
 
 
 if __name__ == "__main__":
