@@ -89,7 +89,7 @@ def positive_count(text: str) -> int:
     """A number of things (matches, workers, columns, steps): 1 or more."""
     value = _integer(text)
     if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected 1 or more")
+        raise argparse.ArgumentTypeError(f"{text!r}: expected at least 1")
     return value
 
 
@@ -103,10 +103,10 @@ def log_level(text: str) -> str:
 def png_file(text: str) -> Path:
     """A picture to write: a file name ending in .png (checked before any work is done)."""
     path = Path(text)
-    if path.suffix.lower() != ".png":
-        raise argparse.ArgumentTypeError(f"{text!r}: the file name must end in .png")
     if path.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is a directory; give a file name")
+    if path.suffix.lower() != ".png":
+        raise argparse.ArgumentTypeError(f"{text!r}: the file name must end in .png")
     return path
 
 
