@@ -222,6 +222,8 @@ def _check_game(spec: Any) -> Any:
         return load_game_cached(spec.game, spec.options)
     except TypeError as exc:
         raise UsageError(f"--config: {spec.game} does not accept these options: {exc}") from None
+    except ValueError as exc:  # the game's own check of a value, naming its key
+        raise UsageError(f"--config {exc}") from None
 
 
 def _check_strategies(spec: Any, known: list[str]) -> None:
