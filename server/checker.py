@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import queue
+import signal
 import threading
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -32,6 +33,9 @@ _READY = "ready"
 
 def _serve(connection: Connection) -> None:
     """A worker's loop: receive (traps, switches), send back ("ok", optimum) or ("error", text)."""
+    # Ctrl-C reaches the whole process group; the parent stops its workers, which must not die
+    # on their own mid-check (or print a KeyboardInterrupt traceback).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     import dungeon.sat  # noqa: F401  (pysat, loaded before "ready": not on the first check's clock)
     from dungeon.traps import optimum
 
