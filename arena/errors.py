@@ -16,6 +16,7 @@ the Penguins player start through here in milliseconds.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sys
@@ -42,6 +43,10 @@ EXIT_USAGE = 2
 EXIT_FAILURE = 1
 #: Exit status after Ctrl-C, as a shell reports a process ended by SIGINT (128 + 2).
 EXIT_INTERRUPTED = 130
+
+
+#: errno values of a write that failed for want of room or a device (stdout on a full disk).
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT})
 
 
 class UsageError(Exception):
@@ -84,9 +89,12 @@ def exit_status(prog: str, error: BaseException) -> int | None:
         _quiet_stdout()
         return 0
     if isinstance(failure, OSError):
-        if failure.filename is None:
-            _quiet_stdout()  # most likely stdout itself (a full disk, /dev/full)
-        where = f"{failure.filename}: " if failure.filename is not None else "cannot write: "
+        where = ""
+        if failure.filename is not None:
+            where = f"{failure.filename}: "
+        elif failure.errno in _OUTPUT_ERRNOS:
+            where = "cannot write its output: "  # stdout itself: a full disk, /dev/full
+            _quiet_stdout()
         print(f"{prog}: {where}{failure.strerror or failure}", file=sys.stderr)
         return EXIT_FAILURE
     return None
