@@ -46,16 +46,16 @@ class ArgumentParser(argparse.ArgumentParser):
         sys.exit(EXIT_USAGE)
 
 
-def _integer(text: str) -> int:
+def _integer(text: str, wanted: str = "a whole number") -> int:
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not {wanted}") from None
 
 
 def seed(text: str) -> int:
     """A seed: a whole number from 0 to 2**63-1, the one rule of every command."""
-    value = _integer(text)
+    value = _integer(text, f"a seed (a whole number from 0 to {MAX_SEED})")
     if not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"{text!r}: a seed is a whole number from 0 to {MAX_SEED}")
     return value
@@ -63,7 +63,7 @@ def seed(text: str) -> int:
 
 def port(text: str) -> int:
     """A TCP port to listen on: 0 (any free port) to 65535."""
-    value = _integer(text)
+    value = _integer(text, "a port (0 to 65535)")
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a port (0 to 65535)")
     return value
@@ -71,7 +71,7 @@ def port(text: str) -> int:
 
 def server_port(text: str) -> int:
     """A server's TCP port to connect to: 1 to 65535."""
-    value = _integer(text)
+    value = _integer(text, "a server's port (1 to 65535)")
     if not 1 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a server's port (1 to 65535)")
     return value

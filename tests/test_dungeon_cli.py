@@ -83,7 +83,7 @@ def test_png_draws_a_picture(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     ("argv", "complaint"),
     [
         ([], "--seed"),
-        (["--seed", "x"], "argument --seed: 'x' is not a whole number"),
+        (["--seed", "x"], "argument --seed: 'x' is not a seed"),
         (["--seed", "-1"], "argument --seed: '-1': a seed is a whole number from 0"),
         (["--seed", "1", "--config", "nodes=many"], "'nodes=many'"),
         (["--seed", "1", "--config", "colour=red"], "unknown key 'colour'"),
