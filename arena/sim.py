@@ -139,7 +139,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         game = _check_game(spec)
         _check_strategies(spec, sorted(game.strategies()))
-        if spec.logs is not None and not hasattr(game, "play_logged"):
+        if spec.logs is not None and not game.info.writes_match_log:
             raise UsageError(f"--logs: {spec.game} does not write match logs")
         if spec.logs is not None:
             _make_directory(Path(spec.logs), "--logs")
