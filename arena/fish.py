@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import sys
 
+from arena.errors import command
+
 __all__ = ["main"]
 
 COMMANDS = {
@@ -59,6 +61,7 @@ def run(command: str, text: str) -> tuple[int, str]:
     return 0, dumps(result)
 
 
+@command("arena fish")
 def main(argv: list[str]) -> int:
     if len(argv) != 1 or argv[0] not in COMMANDS:
         return _usage(argv)

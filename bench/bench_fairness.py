@@ -43,13 +43,18 @@ from bench.bench_server import (
     server_latencies,
     start_server,
 )
-from bench.common import print_table
+from bench.common import SettingError, env_number, print_table
 
-RUNS = int(os.environ.get("BENCH_FAIRNESS_RUNS", "3"))
-WINDOW = float(os.environ.get("BENCH_FAIRNESS_SECONDS", "8"))
-IDLE = int(os.environ.get("BENCH_FAIRNESS_IDLE", "2000"))
+RUNS = env_number("BENCH_FAIRNESS_RUNS", 3, minimum=1)
+WINDOW = env_number("BENCH_FAIRNESS_SECONDS", 8.0, minimum=0.1)
+IDLE = env_number("BENCH_FAIRNESS_IDLE", 2000, minimum=0)
 #: What the flood does (all by default): blank, garbage, valid, held, idle.
-FLOODS = os.environ.get("BENCH_FAIRNESS_FLOOD", "blank,garbage,valid,held,idle").split(",")
+KINDS = ("blank", "garbage", "valid", "held", "idle")
+FLOODS = os.environ.get("BENCH_FAIRNESS_FLOOD", ",".join(KINDS)).split(",")
+if not set(FLOODS) <= set(KINDS):
+    raise SettingError(
+        f"BENCH_FAIRNESS_FLOOD={','.join(FLOODS)!r}: expected some of {', '.join(KINDS)}"
+    )
 MATCHES = 10
 THINK_MS = 150.0
 WARMUP = 3.0

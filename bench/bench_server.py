@@ -60,11 +60,11 @@ from typing import Any
 import msgspec
 import trio
 
-from bench.common import print_table
+from bench.common import env_number, env_numbers, print_table
 
-LEVELS = [int(n) for n in os.environ.get("BENCH_SERVER_LEVELS", "10,25,40,50").split(",")]
-WINDOW = float(os.environ.get("BENCH_SERVER_SECONDS", "5"))
-THINK_MS = [float(n) for n in os.environ.get("BENCH_SERVER_THINK_MS", "0,150").split(",")]
+LEVELS = env_numbers("BENCH_SERVER_LEVELS", [10, 25, 40, 50], minimum=1)
+WINDOW = env_number("BENCH_SERVER_SECONDS", 5.0, minimum=0.1)
+THINK_MS = env_numbers("BENCH_SERVER_THINK_MS", [0.0, 150.0], minimum=0.0)
 #: Also run the thinking levels against bench/naive_server.py (a single-file asyncio server).
 NAIVE = os.environ.get("BENCH_SERVER_NAIVE", "1") not in ("", "0")
 JITTER = os.environ.get("BENCH_SERVER_JITTER", "1") not in ("", "0")

@@ -35,7 +35,7 @@ from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, AgentId, Disconnect, Match, Output, Request, TimeUp
 from dungeon.events import Crossing, EngineEvent, Kill, NpcKilled, TrapProblem
 from protocol.messages import Move, Solution
-from sim.game import TERMINAL, Bot, GameInfo, MatchResult
+from sim.game import TERMINAL, Bot, ChanceMode, Dynamics, GameInfo, MatchResult
 
 if TYPE_CHECKING:
     from client.strategies.base import TeamStrategy
@@ -416,6 +416,10 @@ class DungeonGame:
             zero_sum=True,
             # Two decisions per agent per step, plus the TimeUp.
             max_game_length=2 * len(AGENTS) * self.config.draw_steps + 1,
+            # Simultaneous on the wire; the State serialises each step in a drawn order.
+            dynamics=Dynamics.SEQUENTIAL,
+            chance=ChanceMode.SAMPLED,
+            writes_match_log=True,
         )
 
     def strategies(self) -> Mapping[str, Callable[[], Bot]]:
