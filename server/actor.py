@@ -108,8 +108,22 @@ class MatchActor:
         #: order: sent once their log lines are on disk.
         self._pending: dict[Connection, list[Outgoing | Close]] = {}
         self.log = log.bind(match=filling.number)
+        #: The most inbox items handled in one step (a backlog is served without a scheduling
+        #: round per item).
+        self.largest_batch = 0
 
     # -- called by other tasks (only cancelling; everything else comes through the inbox) ------
+
+    @property
+    def engine(self) -> Match | None:
+        """The running match's engine; None before it is prepared and once the match is done
+        (a finished actor keeps only its result)."""
+        return self._engine
+
+    @property
+    def log_lines_written(self) -> int | None:
+        """Lines written to the match log so far (None without a log, or once it is closed)."""
+        return None if self._writer is None else self._writer.lines_written
 
     def stop(self, reason: str) -> None:
         """End the match now as a draw (server shutdown); the actor logs and closes it."""
@@ -181,6 +195,7 @@ class MatchActor:
                                 break
                             self._handle(item)
                             drained += 1
+                        self.largest_batch = max(self.largest_batch, drained)
                         self._send_pending()
                         if engine.is_over:
                             break
