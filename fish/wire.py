@@ -115,7 +115,7 @@ class StreamCodec:
         """True once the peer closed and every value it sent has been taken out."""
         return self._eof and not self._buffer
 
-    def receive_data(self, data: bytes) -> None:
+    def receive_data(self, data: bytes | bytearray) -> None:
         """Feed bytes read from the peer; ``b""`` marks the end of the stream."""
         if self._eof:
             if data:
