@@ -17,6 +17,7 @@ import structlog
 import trio
 
 from arena.logs import configure_logging
+from arena.options import add_config_option
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
 from server.app import serve
 from server.collector import Collector
@@ -31,9 +32,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=7700, help="TCP port (0: any free port)")
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="match logs go here")
-    parser.add_argument(
-        "--config", nargs="*", default=[], metavar="KEY=VALUE", help="rules overrides"
-    )
+    add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.1")
     parser.add_argument(
         "--seed", type=int, default=None, help="first match's seed, +1 per match (default: random)"
     )
