@@ -124,7 +124,11 @@ def _clients(args: argparse.Namespace) -> int:
 
     async def one(index: int, name: str) -> None:
         misbehaviour = args.misbehave if index == 0 else None
-        stream = await trio.open_tcp_stream(args.host, args.port)
+        try:
+            stream = await trio.open_tcp_stream(args.host, args.port)
+        except OSError as error:
+            results.append(ClientResult(name, "no-connection", detail=str(error)))
+            return
         results.append(await play(stream, name, args.strategy, args.seed + index, misbehaviour))
 
     async def run() -> None:
@@ -134,10 +138,10 @@ def _clients(args: argparse.Namespace) -> int:
 
     try:
         trio.run(run)
-    except OSError as error:
-        raise UsageError(f"--host {args.host} --port {args.port}: {error}") from None
     except KeyboardInterrupt:
         return 130
+    if all(result.outcome == "no-connection" for result in results):
+        raise UsageError(f"--host {args.host} --port {args.port}: {results[0].detail}")
     order = {name: index for index, name in enumerate(names)}
     for result in sorted(results, key=lambda r: order.get(r.name, 0)):
         detail = f" ({result.detail})" if result.detail else ""
@@ -204,5 +208,3 @@ def main(argv: list[str]) -> int:
         print(f"arena fish {args.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
     return status
-
-
