@@ -51,7 +51,7 @@ def _server_config(items: list[str], names: str) -> Any:
     for key, text in config_pairs(items).items():
         kind = types.get(key)
         if key == "names" or kind is None:
-            known = ", ".join(k for k in ServerConfig.keys() if k != "names")
+            known = ", ".join(k for k in types if k != "names")
             raise UsageError(f"--config {key}: unknown setting; known: {known}")
         convert = float if kind in ("float", float) else int
         try:

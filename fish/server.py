@@ -20,7 +20,7 @@ Returns a :class:`Standing` (None when too few signed up: no tournament).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal
@@ -75,10 +75,6 @@ class ServerConfig:
             raise ValueError("max_value: expected at least 64 bytes")
         if self.names not in ("strict", "lenient"):
             raise ValueError("names: expected strict or lenient")
-
-    @classmethod
-    def keys(cls) -> list[str]:
-        return [field.name for field in fields(cls)]
 
     def board(self) -> list[int]:
         """The tournament's board: ``fish`` per tile, ``holes`` holes drawn from ``seed``."""
