@@ -104,6 +104,8 @@ class FishServer:
         self.log_dir = log_dir
         self._signup_send, self._signup_receive = trio.open_memory_channel[Remote](16)
         self._connections = 0
+        #: Remote calls made so far (start, the games' calls, end), for benchmarks and logs.
+        self.calls = 0
         self._start = 0.0
         self.tournament_log = JsonlLog(None, self._now)
 
@@ -190,6 +192,8 @@ class FishServer:
         self, calls: list[tuple[Remote, list[Any]]], timeout: float
     ) -> list[Answer]:
         answers: list[Answer] = [Answer(False)] * len(calls)
+
+        self.calls += len(calls)
 
         async def one(index: int, remote: Remote, message: list[Any]) -> None:
             answers[index] = await remote.call(message, timeout)
@@ -279,6 +283,7 @@ class FishServer:
             while (call := referee.next_call()) is not None:
                 remote = players[call.seat]
                 glog.write("call", seat=call.seat, name=call.name, args=call.args)
+                self.calls += 1
                 answer = await remote.call(call.to_json(), config.call_timeout)
                 if answer.ok:
                     glog.write("reply", seat=call.seat, value=answer.value, seconds=answer.seconds)

@@ -81,6 +81,9 @@ _IN_STRING: Final = re.compile(rb'["\\]')
 #: Where a bare number or literal stops.
 _SCALAR_END: Final = re.compile(rb'[\s\[\]{}",:]')
 _SCALAR_START: Final = frozenset(b"-0123456789tfn")
+#: Values whose end is their own last byte (not a number, which more digits could extend).
+_FAST_START: Final = frozenset(b'[{"')
+_DECODER: Final = json.JSONDecoder()
 
 
 def encode(value: object) -> bytes:
@@ -155,6 +158,10 @@ class StreamCodec:
                 return NEED_DATA
             self._started = True
             self._scan = 0
+        if self._scan == 0 and buffer[0] in _FAST_START:
+            found = self._whole_value()
+            if found is not None:
+                return found[0]
         end = self._find_end()
         if end is None:
             if len(buffer) > self.max_value:
@@ -180,6 +187,24 @@ class StreamCodec:
             raise self._fail(f"not JSON: {raw[:40]!r}: {error}", "not_json") from None
         self.values_out += 1
         return value
+
+    def _whole_value(self) -> tuple[Any] | None:
+        """The usual case, at C speed: the first read holds the whole value (and maybe more).
+        None when it does not parse yet; then the incremental scan takes over, so a value is
+        tried this way only once and a slow stream costs no rescans."""
+        buffer = self._buffer
+        try:
+            text = buffer[: self.max_value + 1].decode("utf-8")
+            value, end = _DECODER.raw_decode(text)
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            return None
+        size = end if text.isascii() else len(text[:end].encode("utf-8"))
+        if size > self.max_value:
+            return None
+        del buffer[:size]
+        self._started = False
+        self.values_out += 1
+        return (value,)
 
     def _find_end(self) -> int | None:
         """The end of the value at the start of the buffer, or None while it is unfinished."""
