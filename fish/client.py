@@ -112,6 +112,8 @@ async def play(
         try:
             if misbehaviour == "number-name":
                 await stream.send_all(b"42")
+            elif misbehaviour == "garbage-name":
+                await stream.send_all(b"{{{")
             elif misbehaviour == "bad-name":
                 await stream.send_all(encode("OCaml-AI-3"))
             elif misbehaviour != "no-name":

@@ -45,6 +45,7 @@ KINDS: dict[str, Kind] = {
     "unasked": Kind('send a second "void" after start', "failed"),
     "silent-start": Kind("never acknowledge start", "failed"),
     "number-name": Kind("sign up with 42, not a string", "refused"),
+    "garbage-name": Kind("sign up with {{{ (never a whole value)", "refused"),
     "no-name": Kind("never send a name", "refused"),
     "bad-name": Kind("sign up as OCaml-AI-3 (refused unless --names lenient)", "refused"),
     "duplicate-name": Kind("sign up with another client's name (allowed)", "plays"),

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -104,6 +103,8 @@ class FishServer:
         self.log_dir = log_dir
         self._signup_send, self._signup_receive = trio.open_memory_channel[Remote](16)
         self._connections = 0
+        #: Set when the sign-up closes: a listener may stop accepting connections.
+        self.signup_closed = trio.Event()
         #: Remote calls made so far (start, the games' calls, end), for benchmarks and logs.
         self.calls = 0
         self._start = 0.0
@@ -179,6 +180,7 @@ class FishServer:
                         )
                 if len(players) >= config.max_players or len(players) >= config.min_players:
                     break
+            self.signup_closed.set()
             while True:  # names already in the channel's slot missed the sign-up
                 try:
                     late = self._signup_receive.receive_nowait()
@@ -356,19 +358,26 @@ async def serve(
 ) -> Standing | None:
     """Listen, run one tournament, return its standing; reports the bound port when ready."""
     server = FishServer(config, log_dir)
-    async with trio.open_nursery() as connections:
-        async with trio.open_nursery() as accepting:
-            listeners = await accepting.start(
-                partial(
-                    trio.serve_tcp,
+    async with trio.open_nursery() as nursery:
+        accepting = trio.CancelScope()
+
+        async def accept(task_status: trio.TaskStatus[list[trio.SocketListener]]) -> None:
+            with accepting:
+                await trio.serve_tcp(
                     server.handle_connection,
                     port,
                     host=host,
-                    handler_nursery=connections,
+                    handler_nursery=nursery,
+                    task_status=task_status,
                 )
-            )
-            task_status.started(listeners[0].socket.getsockname()[1])
-            standing = await server.run()
-            accepting.cancel_scope.cancel()
-        connections.cancel_scope.cancel()
+
+        async def stop_accepting() -> None:
+            await server.signup_closed.wait()
+            accepting.cancel()  # later clients are refused by the system, not kept waiting
+
+        listeners = await nursery.start(accept)
+        nursery.start_soon(stop_accepting)
+        task_status.started(listeners[0].socket.getsockname()[1])
+        standing = await server.run()
+        nursery.cancel_scope.cancel()  # every player is released: close what is left
     return standing
