@@ -29,7 +29,8 @@ def _usage(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(
         prog="arena fish",
-        description="The Fish course's test harnesses: one JSON value on stdin, one on stdout.",
+        description="Fish: the course's test harnesses (one JSON value on stdin, one on stdout) "
+        "and its networked tournament (serve, clients).",
         epilog='Example: echo \'{"position":[0,0],"board":[[1,2,3],[4,0,5],[1,1,0]]}\' '
         "| arena fish xboard   # prints 3",
     )

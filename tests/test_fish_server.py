@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import structlog.testing
 import trio
 
 from fish.client import names_for, play
@@ -170,3 +171,13 @@ async def test_a_whole_tournament_of_ten_clients_over_loopback(tmp_path: Path) -
 
 async def _collect(results: list[object], stream: trio.SocketStream, name: str, seed: int) -> None:
     results.append(await play(stream, name, "greedy", seed))
+
+
+async def test_a_removal_is_logged_with_its_verdict(autojump_clock: object, tmp_path: Path) -> None:
+    """The server's own log names the removed player, the verdict and the reason."""
+    with structlog.testing.capture_logs() as logs:
+        run = await tournament([Player("rogue", "place-off"), *good(4)], FAST, tmp_path)
+    assert run.standing is not None
+    removed = [entry for entry in logs if entry["event"] == "fish_player_removed"]
+    assert [(e["name"], e["kind"]) for e in removed] == [("rogue", "cheated")]
+    assert "off the board" in removed[0]["reason"]
