@@ -118,7 +118,12 @@ class StreamCodec:
         """True once the peer closed and every value it sent has been taken out."""
         return self._eof and not self._buffer
 
-    def receive_data(self, data: bytes | bytearray) -> None:
+    @property
+    def buffered_bytes(self) -> int:
+        """Bytes held that are not yet a whole value (for a reader's memory budget)."""
+        return len(self._buffer)
+
+    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         """Feed bytes read from the peer; ``b""`` marks the end of the stream."""
         if self._eof:
             if data:

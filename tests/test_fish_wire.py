@@ -165,3 +165,15 @@ def test_feeding_after_the_end_is_our_bug() -> None:
     codec.receive_data(b"")
     with pytest.raises(LocalProtocolError):
         codec.receive_data(b"[]")
+
+
+def test_buffered_bytes_count_what_is_not_yet_a_value() -> None:
+    """What the codec holds of an unfinished value is visible, for a server's memory budget."""
+    codec = StreamCodec()
+    codec.receive_data(b'"void" [1, 2')
+    assert codec.next_value() == "void"
+    assert codec.next_value() is NEED_DATA
+    assert codec.buffered_bytes == len(b"[1, 2")  # the space before it is dropped
+    codec.receive_data(b"]")
+    assert codec.next_value() == [1, 2]
+    assert codec.buffered_bytes == 0
