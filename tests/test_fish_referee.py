@@ -6,6 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fish.referee import Call, Referee
 from floes import Floes
@@ -194,3 +196,31 @@ def test_a_game_where_everyone_fails_ends_without_winners() -> None:
     assert ref.result().failed == (0, 1)
     with pytest.raises(RuntimeError):
         ref.fail("again")
+
+
+replies = st.one_of(
+    st.just("void"),
+    st.lists(st.integers(-2, 7), min_size=2, max_size=2),
+    st.lists(st.lists(st.integers(-1, 6), min_size=2, max_size=2), min_size=2, max_size=2),
+    st.none() | st.booleans() | st.text(max_size=3) | st.floats(allow_nan=False),
+    st.lists(st.integers(0, 3), max_size=3),
+)
+
+
+@given(st.integers(2, 4), st.lists(replies, max_size=60))
+def test_no_reply_can_crash_or_stall_the_referee(players: int, script: list[object]) -> None:
+    """Whatever the players answer, each answer gets a verdict and the game ends: the calls
+    are bounded by the number of penguins and tiles."""
+    ref = referee(players)
+    answers = iter(script)
+    calls = 0
+    while (call := ref.next_call()) is not None:
+        calls += 1
+        assert calls <= 2 * players + 2 * len(BOARD), "the game does not end"
+        reply = next(answers, None)
+        verdict = ref.receive(good(ref, call) if reply is None else reply)
+        assert verdict.kind in ("ok", "failed", "cheated")
+    result = ref.result()
+    assert sorted(result.winners + result.failed + result.cheaters + result.rest) == list(
+        range(players)
+    )
