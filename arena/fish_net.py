@@ -167,7 +167,8 @@ def _parser() -> argparse.ArgumentParser:
     add_config_option(
         serve,
         "server settings: call_timeout, name_timeout, wait, periods (seconds / count), "
-        "min_players, max_players, rows, cols, fish, holes, seed, max_value (bytes per value)",
+        "min_players, max_players, rows, cols, fish, holes, seed, max_value (bytes per value), "
+        "max_connections",
     )
     serve.add_argument(
         "--names",

@@ -22,27 +22,21 @@ import trio
 from bench.common import print_table
 from fish.client import names_for, play
 from fish.server import FishServer, ServerConfig, Standing
+from server.net import serve_tcp
 
 
 async def _tournament(clients: int) -> tuple[Standing | None, int]:
     config = ServerConfig(max_players=clients, min_players=min(5, clients), wait=30.0)
     server = FishServer(config)
-    async with trio.open_nursery() as connections, trio.open_nursery() as accepting:
-        listeners = await accepting.start(
-            partial(
-                trio.serve_tcp,
-                server.handle_connection,
-                0,
-                host="127.0.0.1",
-                handler_nursery=connections,
-            )
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(
+            partial(serve_tcp, server.handle_connection, handler_nursery=nursery)
         )
-        port = listeners[0].socket.getsockname()[1]
         for index, name in enumerate(names_for(clients)):
             stream = await trio.open_tcp_stream("127.0.0.1", port)
-            connections.start_soon(play, stream, name, "greedy", index)
+            nursery.start_soon(play, stream, name, "greedy", index)
         standing = await server.run()
-        accepting.cancel_scope.cancel()
+        nursery.cancel_scope.cancel()
     return standing, server.calls
 
 

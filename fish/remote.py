@@ -1,9 +1,11 @@
 """One remote player's connection, as the Fish server sees it: a thin trio shell over the codec.
 
-Each connection has one reader task (:meth:`Remote.read_loop`) that feeds the bytes it reads to
-a :class:`~fish.wire.StreamCodec` and puts each whole value, the end of the stream or the
-peer's wire error into a channel of one slot (so a client flooding us waits on its own socket,
-never on our memory). Whoever holds the player at the moment (the sign-up, then the manager,
+The bytes move through the shared network layer (:mod:`server.net`): a :class:`Transport`
+reads and writes the socket, a :class:`FrameReader` feeds a :class:`~fish.wire.StreamCodec`
+within the connection's and the server's memory budgets. Each connection has one reader task
+(:meth:`Remote.read_loop`) that puts each whole value, the end of the stream or the peer's
+fault into a channel of one slot (so a client flooding us waits on its own socket, never on our
+memory). Whoever holds the player at the moment (the sign-up, then the manager,
 then one game at a time) makes calls with :meth:`Remote.call`: it sends the call and waits for
 the next value, all within the call's time limit. A value already waiting before a call was sent
 is data nobody asked for, and fails the player.
@@ -22,10 +24,10 @@ from typing import Any, Literal
 import trio
 
 from fish.wire import NEED_DATA, RemoteProtocolError, StreamCodec, encode
+from server.net import FrameReader, InputBudget, Limits, OverBudget, Transport
 
 __all__ = ["Answer", "Remote", "valid_name"]
 
-READ_SIZE = 4096
 _STRICT = re.compile(r"[A-Za-z]{1,12}")
 _LENIENT = re.compile(r"[\x20-\x7e]{1,12}")
 
@@ -53,11 +55,18 @@ Item = tuple[str, Any]
 class Remote:
     """A connected client; ``number`` is its place in the order of connections."""
 
-    def __init__(self, stream: trio.abc.Stream, number: int, max_value: int) -> None:
-        self.stream = stream
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        number: int,
+        limits: Limits,
+        budget: InputBudget | None = None,
+    ) -> None:
+        self.transport = Transport(stream, receive_bytes=limits.receive_bytes)
         self.number = number
         self.name = ""
-        self.codec = StreamCodec(max_value)
+        self.codec = StreamCodec(limits.partial_line_bytes)
+        self.reader = FrameReader(self.transport, self.codec, limits, budget)
         self.broken = ""
         self._send, self._receive = trio.open_memory_channel[Item](1)
         self._released = trio.Event()
@@ -70,17 +79,22 @@ class Remote:
         async with self._send:
             try:
                 while True:
-                    data = await self.stream.receive_some(READ_SIZE)
-                    self.codec.receive_data(data)
+                    await self.reader.fill()
                     while (value := self.codec.next_value()) is not NEED_DATA:
                         await self._send.send(("value", value))
-                    if not data:
+                        await self.reader.frame_done()
+                    if self.reader.eof:
                         await self._send.send(("eof", "disconnected"))
                         return
             except RemoteProtocolError as error:
                 await self._send.send(("error", f"{error.cause}: {error}"))
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                await self._send.send(("eof", "connection broken"))
+            except OverBudget as error:
+                await self._send.send(("error", f"{error.budget}: {error.text}"))
+
+    async def aclose(self) -> None:
+        """Give back the budget and close the socket (never raises)."""
+        self.reader.release()
+        await self.transport.aclose()
 
     async def first_value(self, timeout: float) -> Answer:
         """The first value the client sends (its name), within ``timeout`` seconds."""
@@ -101,7 +115,7 @@ class Remote:
         data = encode(message)  # LocalProtocolError: our own bug, let it surface
         with trio.move_on_after(timeout) as scope:
             try:
-                await self.stream.send_all(data)
+                await self.transport.send_all(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 return self._break("connection broken", start)
             return await self._answer(math.inf, start)

@@ -12,7 +12,8 @@ Spec fish.md, "Server (sign-up)", "Tournament manager", "Referee". The rules liv
   to all at once, rounds of games run side by side (each game is one task that owns its
   referee and, for that game, its players), ``end`` to all at once. A player that fails or
   cheats is released (its socket closed) at once and never called again.
-* :func:`serve`: the TCP listener around both.
+* :func:`serve`: the TCP listener around both, from the shared network layer
+  (:mod:`server.net`: its listener, transport, reader budgets and connection cap).
 
 Returns a :class:`Standing` (None when too few signed up: no tournament).
 """
@@ -32,6 +33,7 @@ from fish.manager import Manager, Outcome
 from fish.referee import Referee
 from fish.remote import Answer, Remote, valid_name
 from fish.rules import MAX_FISH
+from server.net import DEFAULT_LIMITS, Gate, Limits, open_listeners, serve_tcp
 
 __all__ = ["FishServer", "ServerConfig", "Standing", "serve"]
 
@@ -54,6 +56,7 @@ class ServerConfig:
     holes: int = 0
     seed: int = 0
     max_value: int = 1 << 20
+    max_connections: int = 4096
     names: Literal["strict", "lenient"] = "strict"
 
     def __post_init__(self) -> None:
@@ -72,8 +75,18 @@ class ServerConfig:
             raise ValueError("holes: the board must keep at least 8 tiles for the penguins")
         if self.max_value < 64:
             raise ValueError("max_value: expected at least 64 bytes")
+        if self.max_connections < self.max_players:
+            raise ValueError("max_connections: expected at least max_players")
         if self.names not in ("strict", "lenient"):
             raise ValueError("names: expected strict or lenient")
+
+    def limits(self) -> Limits:
+        """The network layer's limits: a value may take ``max_value`` bytes."""
+        return DEFAULT_LIMITS.replace(
+            max_line_bytes=self.max_value,
+            partial_line_bytes=self.max_value,
+            max_connections=self.max_connections,
+        )
 
     def board(self) -> list[int]:
         """The tournament's board: ``fish`` per tile, ``holes`` holes drawn from ``seed``."""
@@ -101,6 +114,9 @@ class FishServer:
     def __init__(self, config: ServerConfig, log_dir: Path | None = None) -> None:
         self.config = config
         self.log_dir = log_dir
+        self.limits = config.limits()
+        #: The connection cap and the memory all connections' unfinished values may hold.
+        self.gate = Gate(self.limits)
         self._signup_send, self._signup_receive = trio.open_memory_channel[Remote](16)
         self._connections = 0
         #: Set when the sign-up closes: a listener may stop accepting connections.
@@ -116,7 +132,12 @@ class FishServer:
     async def handle_connection(self, stream: trio.abc.Stream) -> None:
         """One connection's whole life: sign-up, then open until the tournament releases it."""
         self._connections += 1
-        remote = Remote(stream, self._connections, self.config.max_value)
+        remote = Remote(stream, self._connections, self.limits, self.gate.budget)
+        refused = self.gate.enter()
+        if refused is not None:
+            self._refuse(remote, refused)
+            await remote.aclose()
+            return
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(remote.read_loop)
@@ -125,7 +146,8 @@ class FishServer:
                     await remote.wait_released()
                 nursery.cancel_scope.cancel()
         finally:
-            await trio.aclose_forcefully(stream)
+            self.gate.leave()
+            await remote.aclose()
 
     async def _sign_up(self, remote: Remote, answer: Answer) -> bool:
         if not answer.ok:
@@ -358,15 +380,15 @@ async def serve(
 ) -> Standing | None:
     """Listen, run one tournament, return its standing; reports the bound port when ready."""
     server = FishServer(config, log_dir)
+    listeners, bound = await open_listeners(port, host)  # OSError here, before anything runs
     async with trio.open_nursery() as nursery:
         accepting = trio.CancelScope()
 
-        async def accept(task_status: trio.TaskStatus[list[trio.SocketListener]]) -> None:
+        async def accept(task_status: trio.TaskStatus[int]) -> None:
             with accepting:
-                await trio.serve_tcp(
+                await serve_tcp(
                     server.handle_connection,
-                    port,
-                    host=host,
+                    listeners=listeners,
                     handler_nursery=nursery,
                     task_status=task_status,
                 )
@@ -375,9 +397,9 @@ async def serve(
             await server.signup_closed.wait()
             accepting.cancel()  # later clients are refused by the system, not kept waiting
 
-        listeners = await nursery.start(accept)
+        await nursery.start(accept)
         nursery.start_soon(stop_accepting)
-        task_status.started(listeners[0].socket.getsockname()[1])
+        task_status.started(bound)
         standing = await server.run()
         nursery.cancel_scope.cancel()  # every player is released: close what is left
     return standing

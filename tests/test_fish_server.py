@@ -181,3 +181,20 @@ async def test_a_removal_is_logged_with_its_verdict(autojump_clock: object, tmp_
     removed = [entry for entry in logs if entry["event"] == "fish_player_removed"]
     assert [(e["name"], e["kind"]) for e in removed] == [("rogue", "cheated")]
     assert "off the board" in removed[0]["reason"]
+
+
+async def test_connections_beyond_the_cap_are_closed(
+    autojump_clock: object, tmp_path: Path
+) -> None:
+    """The network layer's connection cap (max_connections) closes the extra connection at once;
+    the others play."""
+    config = ServerConfig(
+        call_timeout=1.0, name_timeout=2.0, wait=10.0, max_players=5, max_connections=5
+    )
+    run = await tournament(good(6), config, tmp_path)
+    assert run.standing is not None
+    refused = [e for e in run.tournament_log() if e["event"] == "refused"]
+    assert len(refused) == 1
+    assert "limit of 5 connections" in str(refused[0]["reason"])
+    outcomes = sorted(r.outcome for r in run.results.values())
+    assert outcomes.count("no-tournament") == 1
