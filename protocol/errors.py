@@ -19,8 +19,12 @@ import msgspec
 from protocol.messages import MESSAGE_TYPES, Message
 
 __all__ = [
+    "CAUSE_CODES",
+    "CLOSING_CODES",
+    "ERROR_CODES",
     "FATAL_CAUSES",
     "ErrorCause",
+    "ErrorCode",
     "LocalProtocolError",
     "ProtocolError",
     "RemoteProtocolError",
@@ -53,6 +57,97 @@ FATAL_CAUSES: Final = frozenset(
 """Causes after which the spec wants the socket closed (once the error has been sent)."""
 
 
+class ErrorCode(enum.StrEnum):
+    """The stable ``code`` of every ``error`` the server sends (spec dungeon.md section 4).
+
+    The one catalogue: the server answers every invalid request with one of these, and
+    docs/protocol.md's table of errors is generated from :data:`ERROR_CODES`. A code never
+    changes meaning once published; a new situation gets a new code.
+    """
+
+    # A line that is not a message (the codec's causes):
+    BAD_JSON = "bad_json"
+    LINE_TOO_LONG = "line_too_long"
+    NOT_AN_OBJECT = "not_an_object"
+    MISSING_TYPE = "missing_type"
+    UNKNOWN_TYPE = "unknown_type"
+    MISSING_FIELD = "missing_field"
+    BAD_FIELD = "bad_field"
+    # The start handshake (the lobby):
+    START_REQUIRED = "start_required"
+    START_TIMEOUT = "start_timeout"
+    SLOT_TAKEN = "slot_taken"
+    MATCH_RUNNING = "match_running"
+    BAD_TOKEN = "bad_token"
+    ALREADY_STARTED = "already_started"
+    NOT_STARTED = "not_started"
+    # Requests the match refuses (the rules engine):
+    NOT_BEGUN = "not_begun"
+    ALREADY_COMMITTED = "already_committed"
+    NO_SUCH_NODE = "no_such_node"
+    NOT_ADJACENT = "not_adjacent"
+    ENEMY_START = "enemy_start"
+    ENEMY_SHRINE = "enemy_shrine"
+    NOT_COMMITTED = "not_committed"
+    WRONG_LENGTH = "wrong_length"
+    MATCH_OVER = "match_over"
+    # The socket's budget:
+    ERROR_LIMIT = "error_limit"
+
+
+ERROR_CODES: Final[dict[ErrorCode, str]] = {
+    ErrorCode.BAD_JSON: "the line is not valid UTF-8 JSON",
+    ErrorCode.LINE_TOO_LONG: "the line is over 1 MiB (not counting the newline)",
+    ErrorCode.NOT_AN_OBJECT: "the line is JSON but not an object (a list, a string, a number...)",
+    ErrorCode.MISSING_TYPE: "the object has no `type` field",
+    ErrorCode.UNKNOWN_TYPE: "`type` is not `start`, `move` or `solution`",
+    ErrorCode.MISSING_FIELD: "a required field of that message is absent",
+    ErrorCode.BAD_FIELD: "a field has the wrong JSON type or an out-of-range value",
+    ErrorCode.START_REQUIRED: "the socket's first line is not a `start`",
+    ErrorCode.START_TIMEOUT: "no valid `start` within 10 s of connecting",
+    ErrorCode.SLOT_TAKEN: "another socket holds that team and agent of that match",
+    ErrorCode.MATCH_RUNNING: "the named match is already being played",
+    ErrorCode.BAD_TOKEN: "the match requires a per-team `token`: it is missing or wrong",
+    ErrorCode.ALREADY_STARTED: "a second `start` on a socket that already holds a slot",
+    ErrorCode.NOT_STARTED: "a `move` or `solution` before this socket's `start` took a slot",
+    ErrorCode.NOT_BEGUN: "a request sent before `dungeon` (answered right after `dungeon`)",
+    ErrorCode.ALREADY_COMMITTED: "a `move` while the agent is committed to another move",
+    ErrorCode.NO_SUCH_NODE: "`to` is not a node of the dungeon",
+    ErrorCode.NOT_ADJACENT: "`to` is not adjacent to the agent's node",
+    ErrorCode.ENEMY_START: "`to` is the other team's start",
+    ErrorCode.ENEMY_SHRINE: "`to` is the other team's shrine",
+    ErrorCode.NOT_COMMITTED: "a `solution` while the agent is not committed to a move",
+    ErrorCode.WRONG_LENGTH: "the `assignment` does not have exactly one bool per switch",
+    ErrorCode.MATCH_OVER: "a request after the match ended",
+    ErrorCode.ERROR_LIMIT: "the 100th error on this socket (whatever its cause)",
+}
+"""What each code means, in the words of docs/protocol.md (generated from this table)."""
+
+CLOSING_CODES: Final = frozenset(
+    {
+        ErrorCode.BAD_JSON,
+        ErrorCode.LINE_TOO_LONG,
+        ErrorCode.START_REQUIRED,
+        ErrorCode.START_TIMEOUT,
+        ErrorCode.ERROR_LIMIT,
+    }
+)
+"""Codes after which the server closes the socket (once the error has been sent)."""
+
+
+CAUSE_CODES: Final[dict[ErrorCause, ErrorCode]] = {
+    ErrorCause.NOT_JSON: ErrorCode.BAD_JSON,
+    ErrorCause.LINE_TOO_LONG: ErrorCode.LINE_TOO_LONG,
+    ErrorCause.INCOMPLETE_LINE: ErrorCode.BAD_JSON,
+    ErrorCause.NOT_AN_OBJECT: ErrorCode.NOT_AN_OBJECT,
+    ErrorCause.MISSING_TYPE: ErrorCode.MISSING_TYPE,
+    ErrorCause.UNKNOWN_TYPE: ErrorCode.UNKNOWN_TYPE,
+    ErrorCause.MISSING_FIELD: ErrorCode.MISSING_FIELD,
+    ErrorCause.BAD_FIELD: ErrorCode.BAD_FIELD,
+}
+"""The wire code of each cause a peer can be at fault for (the local-only causes have none)."""
+
+
 class ProtocolError(Exception):
     """A refused line or call. ``message_type`` and ``field`` are set when they are known."""
 
@@ -81,6 +176,11 @@ class RemoteProtocolError(ProtocolError):
     def fatal(self) -> bool:
         """True when the spec wants the socket closed after answering this error."""
         return self.cause in FATAL_CAUSES
+
+    @property
+    def code(self) -> ErrorCode:
+        """The ``code`` of the ``error`` that answers this line."""
+        return CAUSE_CODES.get(self.cause, ErrorCode.BAD_FIELD)
 
 
 class LocalProtocolError(ProtocolError):

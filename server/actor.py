@@ -23,6 +23,7 @@ import trio
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
 from protocol.codec import encode
+from protocol.errors import ErrorCode
 from protocol.messages import Dungeon, Enemy, Error, Move, Solution
 from replay.matchlog import MatchLogWriter, software_version
 from server.connection import Connection, Outgoing
@@ -341,8 +342,8 @@ class MatchActor:
         for conn in list(self._open.values()):
             for _ in range(conn.held):
                 text = "request before dungeon: the match had not begun"
-                conn.log.info("error_sent", message=text)
-                self._send(conn, Error(message=text))
+                conn.log.info("error_sent", code=ErrorCode.NOT_BEGUN.value, message=text)
+                self._send(conn, Error(code=ErrorCode.NOT_BEGUN, message=text))
             conn.held = 0
         for lost in gone:
             self._socket_gone(lost)

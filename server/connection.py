@@ -21,6 +21,7 @@ import trio
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId
 from protocol.codec import NEED_DATA, Codec, RemoteProtocolError
+from protocol.errors import ErrorCode
 from protocol.messages import (
     ClientMessage,
     Error,
@@ -205,6 +206,7 @@ class Connection:
             if isinstance(item, bytes):
                 data += item
                 continue
+            mark = len(data)
             if isinstance(item, tuple):
                 item, line = item
                 data += line
@@ -220,6 +222,10 @@ class Connection:
             if isinstance(item, Error):
                 self.errors_sent += 1
                 if self.errors_sent >= self.config.error_limit:
+                    # The last error says so in its code; its text keeps the cause.
+                    text = f"{item.message} (error limit reached: closing)"
+                    del data[mark:]
+                    data += self.codec.send(Error(code=ErrorCode.ERROR_LIMIT, message=text))
                     self.log.info("error_limit_reached", slot=self.slot)
                     stop = True
                     break
@@ -337,16 +343,16 @@ class Connection:
                 return None
             self.codec.receive_data(await self._receive())
 
-    async def _say(self, text: str) -> None:
+    async def _say(self, code: ErrorCode, text: str) -> None:
         # The server's own log keeps every error it answers outside the engine (the engine's
         # errors are in the match log): a teacher can see which client misbehaved and how.
-        self.log.info("error_sent", message=text)
-        self._queue(Error(message=text))
+        self.log.info("error_sent", code=code.value, message=text)
+        self._queue(Error(code=code, message=text))
         await trio.lowlevel.checkpoint()
 
-    async def _refuse_and_close(self, text: str) -> None:
-        self.log.info("error_sent", message=text, closing=True)
-        self._queue(Error(message=text))
+    async def _refuse_and_close(self, code: ErrorCode, text: str) -> None:
+        self.log.info("error_sent", code=code.value, message=text, closing=True)
+        self._queue(Error(code=code, message=text))
         self._queue(CLOSE)
         await trio.lowlevel.checkpoint()
 
@@ -368,7 +374,9 @@ class Connection:
             return
         if outcome is _Handshake.LATE:
             seconds = f"{self.config.start_timeout:g}"
-            await self._refuse_and_close(f"no valid start within {seconds} s: closing")
+            await self._refuse_and_close(
+                ErrorCode.START_TIMEOUT, f"no valid start within {seconds} s: closing"
+            )
         if outcome is not _Handshake.EOF:
             await trio.sleep_forever()  # the writer sends what is queued, then closes
 
@@ -382,15 +390,17 @@ class Connection:
             if isinstance(item, RemoteProtocolError):
                 is_start = item.message_type == "start"
                 if item.fatal or (first and not is_start):
-                    await self._refuse_and_close(f"{item.text}: closing (a start must come first)")
+                    code = item.code if item.fatal else ErrorCode.START_REQUIRED
+                    text = f"{item.text}: closing (a start must come first)"
+                    await self._refuse_and_close(code, text)
                     return _Handshake.CLOSE
-                await self._say(item.text)
+                await self._say(item.code, item.text)
             elif isinstance(item, Start):
                 slot = AgentId(item.team, item.agent)
                 try:
                     self.filling = self.lobby.claim(self, slot, item.match)
                 except SlotTaken as taken:
-                    await self._say(f"start: {taken}")
+                    await self._say(taken.code, f"start: {taken}")
                 else:
                     self.slot = slot
                     self.log = self.log.bind(team=slot.team, agent=slot.agent)
@@ -398,11 +408,14 @@ class Connection:
                     return _Handshake.JOINED
             elif first:
                 await self._refuse_and_close(
-                    f"{_type_name(item)} before start: the first line must be a start; closing"
+                    ErrorCode.START_REQUIRED,
+                    f"{_type_name(item)} before start: the first line must be a start; closing",
                 )
                 return _Handshake.CLOSE
             else:
-                await self._say(f"{_type_name(item)} before start: send a start first")
+                await self._say(
+                    ErrorCode.NOT_STARTED, f"{_type_name(item)} before start: send a start first"
+                )
             first = False
 
     async def _play(self) -> None:
@@ -413,11 +426,13 @@ class Connection:
                 return
             if isinstance(item, RemoteProtocolError):
                 if item.fatal:
-                    await self._refuse_and_close(f"{item.text}: closing")
+                    await self._refuse_and_close(item.code, f"{item.text}: closing")
                     await trio.sleep_forever()
-                await self._say(item.text)
+                await self._say(item.code, item.text)
             elif isinstance(item, Start):
-                await self._say("start: this socket already plays a slot")
+                await self._say(
+                    ErrorCode.ALREADY_STARTED, "start: this socket already plays a slot"
+                )
             elif self.actor is None:
                 # Not in play yet: the actor answers each with an error right after `dungeon`.
                 self.held = min(self.held + 1, self.config.error_limit)

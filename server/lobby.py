@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from dungeon.engine import AGENTS, AgentId
+from protocol.errors import ErrorCode
 
 __all__ = ["Filling", "Lobby", "SlotTaken"]
 
@@ -26,6 +27,10 @@ Seat = TypeVar("Seat")
 
 class SlotTaken(Exception):
     """The slot a ``start`` asked for is held by another socket (or its match is running)."""
+
+    def __init__(self, text: str, code: ErrorCode = ErrorCode.SLOT_TAKEN) -> None:
+        super().__init__(text)
+        self.code = code
 
 
 @dataclass(eq=False)
@@ -69,7 +74,7 @@ class Lobby(Generic[Seat]):
                 match = Filling(next(self._numbers), name)
                 self._named[name] = match
             elif match.running:
-                raise SlotTaken(f"match {name!r} is already being played")
+                raise SlotTaken(f"match {name!r} is already being played", ErrorCode.MATCH_RUNNING)
             elif slot in match.seats:
                 raise SlotTaken(
                     f"team {slot.team} agent {slot.agent} of match {name!r} is already taken"

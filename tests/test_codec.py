@@ -72,7 +72,10 @@ SERVER_EXAMPLES: list[tuple[Message, bytes]] = [
     (Enemy(9, -1, False), b'{"type":"enemy","location":9,"agent":-1,"seen":false}'),
     (GameOver(1), b'{"type":"game_over","winner":1}'),
     (GameOver(None), b'{"type":"game_over","winner":null}'),
-    (Error("move: not adjacent"), b'{"type":"error","message":"move: not adjacent"}'),
+    (
+        Error(code="not_adjacent", message="move: not adjacent"),
+        b'{"type":"error","code":"not_adjacent","message":"move: not adjacent"}',
+    ),
 ]
 
 
@@ -314,9 +317,11 @@ def test_error_text_names_the_field_and_what_came(line: bytes, expected: str):
 )
 def test_a_lone_surrogate_reads_as_the_replacement_character(text: bytes, expected: str):
     """A lone surrogate escape decodes as U+FFFD; pairs and escaped backslashes stay as they are."""
-    line = b'{"type":"error","message":"' + text + b'"}\n'
+    line = b'{"type":"error","code":"bad_json","message":"' + text + b'"}\n'
     for chunks in ([line], one_byte_at_a_time(line)):
-        assert feed_and_collect(Codec(accept=ServerMessage), chunks) == [Error(expected)]
+        assert feed_and_collect(Codec(accept=ServerMessage), chunks) == [
+            Error(code="bad_json", message=expected)
+        ]
 
 
 def test_a_client_refuses_server_fields_out_of_range():
