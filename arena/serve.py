@@ -7,8 +7,10 @@ match log cleanly and exits 0.
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
+import tomllib
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -18,12 +20,14 @@ import trio
 
 from arena.logs import configure_logging
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
-from server.app import serve
+from server.app import Server, serve
 from server.collector import Collector
 
 __all__ = ["main"]
 
 log = structlog.get_logger()
+
+_MATCH_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -43,11 +47,24 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default=2,
         help="worker processes for trap optimum checks (0: no checks)",
     )
+    parser.add_argument(
+        "--teams",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help='TOML file of team tokens: [match-name] with 0 = "token" and 1 = "token"; '
+        "a start for a listed match and team must carry that token",
+    )
     parser.add_argument("--log-level", default="info", help="server log level (stderr)")
     return parser.parse_args(argv)
 
 
-async def _run(args: argparse.Namespace, config: RulesConfig, checker: Any) -> None:
+async def _run(
+    args: argparse.Namespace,
+    config: RulesConfig,
+    checker: Any,
+    tokens: dict[str, dict[int, str]] | None,
+) -> None:
     shutdown = trio.Event()
 
     async def on_signal() -> None:
@@ -64,13 +81,16 @@ async def _run(args: argparse.Namespace, config: RulesConfig, checker: Any) -> N
                 serve,
                 host=args.host,
                 port=args.port,
-                config=config,
-                log_dir=args.log_dir,
-                seed=args.seed,
-                checker=checker,
-                check_workers=max(1, args.check_workers),
                 # This process is the server's own: keep the collector off its answer times.
-                collector=Collector(),
+                server=Server(
+                    config=config,
+                    log_dir=args.log_dir,
+                    seed=args.seed,
+                    checker=checker,
+                    check_workers=max(1, args.check_workers),
+                    collector=Collector(),
+                    tokens=tokens,
+                ),
                 shutdown=shutdown,
             )
         )
@@ -92,6 +112,13 @@ def main(argv: list[str]) -> int:
     except OSError as error:
         print(f"arena serve: --log-dir {args.log_dir}: {error.strerror}", file=sys.stderr)
         return 2
+    tokens = None
+    if args.teams is not None:
+        try:
+            tokens = load_tokens(args.teams)
+        except ValueError as error:
+            print(f"arena serve: --teams {args.teams}: {error}", file=sys.stderr)
+            return 2
     configure_logging(level=args.log_level)
     pool = None
     if args.check_workers > 0:
@@ -99,7 +126,7 @@ def main(argv: list[str]) -> int:
 
         pool = OptimumPool(workers=args.check_workers, timeout=config.optimum_timeout)
     try:
-        trio.run(_run, args, config, None if pool is None else pool.check)
+        trio.run(_run, args, config, None if pool is None else pool.check, tokens)
     except (OSError, BaseExceptionGroup) as failure:
         # trio wraps a failed bind in the nurseries' exception groups: find the OSError inside.
         bind_error = _os_error(failure)
@@ -113,6 +140,31 @@ def main(argv: list[str]) -> int:
         if pool is not None:
             pool.close()
     return 0
+
+
+def load_tokens(path: Path) -> dict[str, dict[int, str]]:
+    """The tokens of a teams file: match name -> team (0, 1) -> token. ValueError names the
+    fault (never a token: the message may reach a log)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ValueError(error.strerror or str(error)) from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"not a TOML file: {error}") from None
+    tokens: dict[str, dict[int, str]] = {}
+    for name, teams in data.items():
+        if not _MATCH_NAME.fullmatch(name):
+            raise ValueError(f"match name {name!r} is not 1-64 of [A-Za-z0-9_-]")
+        if not isinstance(teams, dict) or not teams:
+            raise ValueError(f'[{name}] must be a table of teams: 0 = "token", 1 = "token"')
+        tokens[name] = {}
+        for team, token in teams.items():
+            if team not in ("0", "1"):
+                raise ValueError(f"[{name}] has key {team!r}: the teams are 0 and 1")
+            if not isinstance(token, str) or not 1 <= len(token) <= 256:
+                raise ValueError(f"[{name}] team {team}: the token must be a string of 1-256")
+            tokens[name][int(team)] = token
+    return tokens
 
 
 def _os_error(failure: BaseException) -> OSError | None:
