@@ -148,6 +148,9 @@ class _TeamPlayer:
         self.codec = Codec(ServerMessage)
         self.phase = [_Phase.WAITING] * len(AGENTS)
         self.result = TeamResult(team)
+        #: The sats of the burst being taken, answered once the whole burst is (unless a kill
+        #: in it ended their commitment).
+        self._sats: dict[int, Sat] = {}
         self.inbox, self._inbox_out = trio.open_memory_channel[
             tuple[int, ServerMessage | RemoteProtocolError | _Eof]
         ](INBOX_SIZE)
@@ -186,14 +189,8 @@ class _TeamPlayer:
             await self.send(agent, Start(team=self.team, agent=agent, match=match))
         receive = self._inbox_out
         while not self.result.over:
-            burst = [await receive.receive()]
-            while len(burst) < INBOX_SIZE:
-                try:
-                    burst.append(receive.receive_nowait())
-                except trio.WouldBlock:
-                    break
-            for agent, item in burst:
-                await self._take(agent, item)
+            await self._take_burst([await receive.receive()])
+            await self._answer_sats()
             if self.result.over:
                 await self._finish()
                 return
@@ -245,14 +242,52 @@ class _TeamPlayer:
                 self.phase[agent] = _Phase.FREE
         elif isinstance(item, Sat):
             if phase is _Phase.MOVE_SENT and not self.result.over:
-                self.phase[agent] = _Phase.SOLUTION_SENT
-                await self.send(agent, Solution(assignment=self.strategy.solve(agent, item)))
+                # Answered after the whole burst (_answer_sats): a kill later in it ends the
+                # commitment, and a solution sent anyway would be refused.
+                self._sats[agent] = item
         elif isinstance(item, Moved):
+            if item.reason == "attacked" and self._sats.pop(agent, None) is not None:
+                self.phase[agent] = _Phase.FREE  # killed while committed: the sat is void
             self._count(agent, item, phase)
         elif isinstance(item, GameOver):
             self.result.over = True
             self.result.winner = item.winner
             self.phase[agent] = _Phase.OVER
+
+    async def _take_burst(
+        self, burst: list[tuple[int, ServerMessage | RemoteProtocolError | _Eof]]
+    ) -> None:
+        """Take ``burst`` and everything else already in the inbox."""
+        while len(burst) < INBOX_SIZE:
+            try:
+                burst.append(self._inbox_out.receive_nowait())
+            except trio.WouldBlock:
+                break
+        for agent, item in burst:
+            await self._take(agent, item)
+
+    async def _answer_sats(self) -> None:
+        """Send the solution of every sat whose commitment still holds.
+
+        Solving takes time, and an enemy may kill the agent meanwhile: after solving, the
+        readers get a moment to bring what arrived, and a `moved` with reason `attacked` among
+        it voids its agent's sat (:meth:`_take`). So a solution is refused (`not_committed`)
+        only when the kill and the solution cross on the wire.
+        """
+        while self._sats and not self.result.over:
+            solutions = {
+                agent: (sat, self.strategy.solve(agent, sat)) for agent, sat in self._sats.items()
+            }
+            for _ in range(2):  # the readers run, then put what they read in the inbox
+                await trio.lowlevel.checkpoint()
+            await self._take_burst([])
+            for agent, (sat, assignment) in solutions.items():
+                if self._sats.get(agent) is not sat or self.phase[agent] is not _Phase.MOVE_SENT:
+                    continue  # killed meanwhile (or the match ended)
+                del self._sats[agent]
+                if not self.result.over:
+                    self.phase[agent] = _Phase.SOLUTION_SENT
+                    await self.send(agent, Solution(assignment=assignment))
 
     def _count(self, agent: int, moved: Moved, phase: _Phase) -> None:
         result = self.result
