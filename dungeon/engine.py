@@ -19,7 +19,6 @@ from dungeon.generation import Dungeon, generate
 from dungeon.traps import DrawnProblem, draw_for_policy
 from dungeon.visibility import Sightings
 from protocol import messages as wire
-from protocol.errors import ErrorCode as Code
 
 __all__ = [
     "AGENTS",
@@ -238,7 +237,7 @@ class Match:
         if isinstance(event, Request):
             _check_agent(event.agent)
             if self.is_over:
-                return _error(event.agent, Code.MATCH_OVER, "the match is over")
+                return _error(event.agent, "match_over", "the match is over")
             if isinstance(event.message, wire.Move):
                 return self._move(event.agent, event.message.to)
             if isinstance(event.message, wire.Solution):
@@ -262,24 +261,24 @@ class Match:
         if pending is not None:
             return _error(
                 agent,
-                Code.ALREADY_COMMITTED,
+                "already_committed",
                 f"move: already committed to a move to node {pending.to}",
             )
         here = self.location(agent)
         n = self.dungeon.node_count
         if not 0 <= to < n:
             return _error(
-                agent, Code.NO_SUCH_NODE, f"move: there is no node {to} (nodes are 0 to {n - 1})"
+                agent, "no_such_node", f"move: there is no node {to} (nodes are 0 to {n - 1})"
             )
         if to not in self.dungeon.adjacency[here]:
             return _error(
-                agent, Code.NOT_ADJACENT, f"move: node {to} is not adjacent to your node {here}"
+                agent, "not_adjacent", f"move: node {to} is not adjacent to your node {here}"
             )
         enemy = 1 - agent.team
         if to == self.dungeon.start[enemy]:
-            return _error(agent, Code.ENEMY_START, f"move: node {to} is the other team's start")
+            return _error(agent, "enemy_start", f"move: node {to} is the other team's start")
         if to == self.dungeon.shrine[enemy]:
-            return _error(agent, Code.ENEMY_SHRINE, f"move: node {to} is the other team's shrine")
+            return _error(agent, "enemy_shrine", f"move: node {to} is the other team's shrine")
         problem, draws = draw_for_policy(self._rng, self.config)
         crossing = self._crossings
         self._crossings += 1
@@ -303,13 +302,13 @@ class Match:
         pending = self._pending.get(agent)
         if pending is None:
             return _error(
-                agent, Code.NOT_COMMITTED, "solution: not committed to a move (send a move first)"
+                agent, "not_committed", "solution: not committed to a move (send a move first)"
             )
         switches = self.config.switches
         if len(assignment) != switches:
             return _error(
                 agent,
-                Code.WRONG_LENGTH,
+                "wrong_length",
                 f"solution: {len(assignment)} values for {switches} switches "
                 f"(send exactly one bool per switch)",
             )
@@ -467,5 +466,5 @@ def _check_agent(agent: AgentId) -> None:
         raise ValueError(f"no such agent: {agent!r} (team 0 or 1, agent 0 to 5)")
 
 
-def _error(agent: AgentId, code: Code, text: str) -> Output:
+def _error(agent: AgentId, code: str, text: str) -> Output:
     return Output([Outbound(agent, wire.Error(code=code, message=text))], [])

@@ -96,7 +96,7 @@ class Lobby(Generic[Seat]):
                 match = Filling(next(self._numbers), name)
                 self._named[name] = match
             elif match.running:
-                raise SlotTaken(f"match {name!r} is already being played", ErrorCode.MATCH_RUNNING)
+                raise SlotTaken(f"match {name!r} is already being played")
             elif slot in match.seats:
                 raise SlotTaken(
                     f"team {slot.team} agent {slot.agent} of match {name!r} is already taken"

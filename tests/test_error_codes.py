@@ -5,7 +5,7 @@ from __future__ import annotations
 import trio
 
 from dungeon.engine import AgentId
-from protocol.errors import CAUSE_CODES, ERROR_CODES, ErrorCause, ErrorCode
+from protocol.errors import CODE_OF_CAUSE, ERROR_CODES, ErrorCause, ErrorCode
 from protocol.messages import Error, Move, Solution, Start
 from tests.server_testkit import connect_memory, memory_match, not_adjacent, running_server
 
@@ -22,7 +22,7 @@ def test_every_code_is_snake_case_and_explained() -> None:
         ErrorCause.DATA_AFTER_EOF,
         ErrorCause.BAD_ARGUMENT,
     }
-    assert set(CAUSE_CODES) == remote
+    assert set(CODE_OF_CAUSE) == remote
 
 
 async def test_the_server_answers_each_fault_with_its_code() -> None:
