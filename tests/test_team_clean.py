@@ -18,7 +18,7 @@ from protocol.codec import NEED_DATA, Codec, encode
 from protocol.messages import ClientMessage, Move, Moved, Sat, Start
 from replay.matchlog import read_log
 from replay.rerun import new_match
-from server.app import serve
+from server.app import Server, serve
 
 MATCHES = 6
 
@@ -28,16 +28,9 @@ async def play_batch(log_dir: Path, matches: int) -> list[collections.Counter[st
     errors the server sent, by code, read from its match log."""
     shutdown = trio.Event()
     async with trio.open_nursery() as nursery:
+        server = Server(config=DEFAULT_RULES, log_dir=log_dir, seed=300, check_workers=1)
         port = await nursery.start(
-            lambda task_status: serve(
-                port=0,
-                config=DEFAULT_RULES,
-                log_dir=log_dir,
-                seed=300,
-                check_workers=1,
-                shutdown=shutdown,
-                task_status=task_status,
-            )
+            lambda task_status: serve(server, port=0, shutdown=shutdown, task_status=task_status)
         )
         for number in range(matches):
             async with trio.open_nursery() as match:
