@@ -15,12 +15,12 @@ The phases::
 
 (``SAT``: the agent has its trap problem; its solution is sent or on its way.) The server
 tracks only the coarse phases (its engine judges the requests), the team client all of them,
-for each of its agents. A ``moved`` with
-reason ``attacked`` (an enemy's arrival killed the agent) changes no phase: the agent's own
-request, if any, is still answered; except that a client holding a ``sat`` it has not answered
-yet drops it (``voided``: no solution is sent, as none could be accepted). Requests before
-``dungeon`` are held: the server counts them and every line of the socket (:attr:`Session.early_lines`, blank ones too) against its
-budget. Errors are counted when made: the one that reaches the limit makes the session
+for each of its agents. A ``moved`` with reason ``attacked`` (an enemy's arrival killed the
+agent) changes no phase: the agent's own request, if any, is still answered; except that a
+client holding a ``sat`` it has not answered yet drops it (``voided``: no solution is sent, as
+none could be accepted). Requests before ``dungeon`` are held: the server counts them and every
+line of the socket (:attr:`Session.early_lines`, blank ones too) against its budget. Errors are
+counted when made: the one that reaches the limit makes the session
 :attr:`~Session.refused`, and nothing the socket sends after it may reach the match.
 """
 
