@@ -25,6 +25,7 @@ from dataclasses import replace
 
 import trio
 
+from arena.options import add_config_option, positive_seconds
 from dungeon.config import DEFAULT_RULES, parse_overrides
 from protocol.conformance import Observations, Verdict, evaluate
 from server.probe import ProbeConfig, run_probe
@@ -51,21 +52,20 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--match", default="check", help="the match name it is told")
     parser.add_argument("--token", default=None, help="the token it is told (default: none)")
     parser.add_argument("--seed", type=int, default=1, help="the dungeon's and dice's seed")
+    add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.11")
     parser.add_argument(
-        "--config", nargs="*", default=[], metavar="KEY=VALUE", help="rules overrides"
+        "--start-timeout",
+        type=positive_seconds,
+        default=10.0,
+        help="seconds a socket has for its start (default 10, as the spec)",
     )
     parser.add_argument(
-        "--start-timeout", type=float, default=10.0, help="seconds a socket has for its start"
-    )
-    parser.add_argument(
-        "--seconds", type=float, default=30.0, help="the longest the probed match runs"
+        "--seconds", type=positive_seconds, default=30.0, help="the longest the probed match runs"
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(options)
     if not command:
         parser.error("no program: give its command after --, e.g. -- python3 team.py")
-    if args.start_timeout <= 0 or args.seconds <= 0:
-        parser.error("--start-timeout and --seconds must be positive")
     return args, command
 
 

@@ -111,3 +111,12 @@ def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None
         check_client.main(["--json"])
     assert exit_info.value.code == 2
     assert "no program" in capsys.readouterr().err
+
+
+def test_a_program_that_cannot_start_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert check_client.main(["--", str(tmp_path / "no-such-program")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "cannot run" in err
