@@ -97,13 +97,18 @@ async def check(
         "token": config.token or "",
     }
     env = {**os.environ, **{f"ARENA_{key.upper()}": value for key, value in values.items()}}
-    process = await trio.lowlevel.open_process(
-        program_argv(command, values),
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=2,  # to our stderr: the report owns stdout (--json)
-        start_new_session=True,  # its own process group: ended whole, children included
-    )
+    try:
+        process = await trio.lowlevel.open_process(
+            program_argv(command, values),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=2,  # to our stderr: the report owns stdout (--json)
+            start_new_session=True,  # its own process group: ended whole, children included
+        )
+    except OSError:
+        for listener in listeners:
+            await listener.aclose()
+        raise
     try:
         async with trio.open_nursery() as nursery:
 
@@ -121,10 +126,12 @@ async def check(
                 seen.exited_after_game_over = seen.game_over_sent and not already_gone
             nursery.cancel_scope.cancel()
     finally:
-        if process.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGKILL)
-            with trio.CancelScope(shield=True):
+        with trio.CancelScope(shield=True):
+            for listener in listeners:
+                await listener.aclose()
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
                 await process.wait()
     return seen
 
