@@ -21,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "match": ("arena.match", "play one dungeon match on loopback: server and both teams"),
     "serve": ("arena.serve", "host dungeon matches over TCP"),
     "team": ("arena.team", "connect one team of six agents to a dungeon server"),
+    "check-client": ("arena.check_client", "check a team program against a probing server"),
     "dungeon": ("arena.dungeon", "generate a dungeon from a seed and describe or draw it"),
     "sim": ("arena.sim", "run thousands of headless matches and compare strategies"),
     "replay": ("arena.replay", "verify, show, render or fork a match log"),
