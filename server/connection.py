@@ -319,9 +319,9 @@ class Connection:
             elif isinstance(item, Start):
                 slot = AgentId(item.team, item.agent)
                 try:
-                    self.filling = self.lobby.claim(self, slot, item.match)
+                    self.filling = self.lobby.claim(self, slot, item.match, item.token)
                 except SlotTaken as taken:
-                    self._say(ErrorCode.SLOT_TAKEN, f"start: {taken}")
+                    self._say(taken.code, f"start: {taken}")
                 else:
                     self.slot = slot
                     self.session.handle(Event.START_ACCEPTED)
