@@ -17,7 +17,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from arena.options import positive_seconds
+from arena.errors import EXIT_INTERRUPTED, UsageError, command
+from arena.options import ArgumentParser, png_file, port, positive_seconds, seed
 from labyrinth.game import STRATEGIES, LabyrinthState
 from labyrinth.generation import generate
 from labyrinth.online import (
@@ -131,16 +132,18 @@ def _odd_size(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena labyrinth", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena labyrinth", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     show = commands.add_parser("show", help="print (or draw) the maze of a seed")
     play = commands.add_parser("play", help="play against a bot in this terminal")
     for sub in (show, play):
         sub.add_argument("--width", type=_odd_size, help=f"maze width L (odd, 5 to {MAX_SIZE})")
         sub.add_argument("--height", type=_odd_size, help=f"maze height H (odd, 5 to {MAX_SIZE})")
-    show.add_argument("--seed", type=int, default=0, help="maze seed (default 0)")
-    show.add_argument("--png", metavar="FILE", help="also draw the maze into this PNG file")
-    play.add_argument("--seed", type=int, help="maze seed (default: a random one, printed)")
+    show.add_argument("--seed", type=seed, default=0, help="maze seed (default 0)")
+    show.add_argument(
+        "--png", type=png_file, metavar="FILE.png", help="also draw the maze into this PNG file"
+    )
+    play.add_argument("--seed", type=seed, help="maze seed (default: a random one, printed)")
     play.add_argument(
         "--opponent",
         default="astar",
@@ -186,7 +189,7 @@ def _parser() -> argparse.ArgumentParser:
         "serve", help="run a server of the course's 2017 protocol, with the teacher's web page"
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    serve.add_argument("--port", type=_port_or_zero, default=1234, help="game port (1234; 0: any)")
+    serve.add_argument("--port", type=port, default=1234, help="game port (1234; 0: any)")
     serve.add_argument(
         "--web", type=_host_port, metavar="HOST:PORT", help="also serve the teacher's page here"
     )
@@ -205,22 +208,15 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="pair programs waiting for a game at once (default: the teacher pairs them)",
     )
-    serve.add_argument("--seed", type=int, help="seed of the server's draws (default: random)")
+    serve.add_argument("--seed", type=seed, help="seed of the server's draws (default: random)")
     return parser
 
 
-def _port_or_zero(text: str) -> int:
-    value = whole_number(text)
-    if value is None or not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port (0-65535)")
-    return value
-
-
 def _host_port(text: str) -> tuple[str, int]:
-    host, colon, port = text.rpartition(":")
+    host, colon, port_text = text.rpartition(":")
     if not colon or not host:
         raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT, e.g. 127.0.0.1:8088")
-    return host.strip("[]"), _port_or_zero(port)
+    return host.strip("[]"), port(port_text)
 
 
 def serve(args: argparse.Namespace, out: TextIO) -> int:
@@ -235,8 +231,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         try:
             args.log_dir.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            print(f"arena labyrinth: --log-dir {args.log_dir}: {error.strerror}", file=sys.stderr)
-            return 2
+            raise UsageError(f"--log-dir {args.log_dir}: {error.strerror}") from None
     settings = Settings(
         rules=args.rules,
         move_timeout=args.move_timeout,
@@ -244,6 +239,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         auto_pair=args.auto_pair,
     )
     server = LabyrinthServer(settings, seed=args.seed)
+    stopped_by: list[int] = []
 
     async def run() -> None:
         async with trio.open_nursery() as nursery:
@@ -257,7 +253,8 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
                 print(f"teacher's page on http://{args.web[0]}:{web}/", file=out)
             out.flush()
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                async for _ in signals:
+                async for signum in signals:
+                    stopped_by.append(signum)
                     break
             nursery.cancel_scope.cancel()
 
@@ -270,7 +267,8 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         print(f"arena labyrinth: cannot listen: {bind_error}", file=sys.stderr)
         return 1
     print("labyrinth server stopped", file=out)
-    return 0
+    # As every command: 130 after Ctrl-C (SIGINT), 0 after SIGTERM.
+    return EXIT_INTERRUPTED if stopped_by == [signal.SIGINT] else 0
 
 
 def _os_error(failure: BaseException) -> OSError | None:
@@ -394,8 +392,7 @@ def show(args: argparse.Namespace, out: TextIO) -> int:
         try:
             render_png(labyrinth, args.png, title=f"Labyrinth seed {args.seed}")
         except OSError as error:
-            print(f"arena labyrinth: cannot write {args.png}: {error}", file=sys.stderr)
-            return 2
+            raise UsageError(f"--png {args.png}: cannot write it: {error.strerror}") from None
         print(f"wrote {args.png}", file=out)
     return 0
 
@@ -447,11 +444,9 @@ def play(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
     return 0
 
 
+@command("arena labyrinth")
 def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
+    args = _parser().parse_args(argv)
     out = stdout if stdout is not None else sys.stdout
     if args.command == "show":
         return show(args, out)

@@ -26,6 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
     ("argv", "reason"),
     [
         (["serve", "--port", "70000"], "is not a port"),
+        (["serve", "--seed", "-1"], "a seed is a whole number"),
         (["serve", "--web", "8088"], "is not HOST:PORT"),
         (["serve", "--web", "localhost:x"], "is not a port"),
         (["serve", "--rules", "fancy"], "invalid choice: 'fancy'"),
@@ -41,7 +42,7 @@ def test_bad_serve_options_exit_2_naming_the_flag(
 
 def test_serve_plays_logs_and_stops_on_sigint(tmp_path: Path) -> None:
     """The command serves a game on the port it prints, writes the game's and the player's logs,
-    and exits 0 on SIGINT."""
+    and stops on SIGINT with status 130, as every command after Ctrl-C."""
     logs = tmp_path / "logs"
     command = [sys.executable, "-m", "arena", "labyrinth", "serve", "--port", "0"]
     command += ["--rules", "cgs2017", "--log-dir", str(logs), "--seed", "4"]
@@ -58,7 +59,7 @@ def test_serve_plays_logs_and_stops_on_sigint(tmp_path: Path) -> None:
     finally:
         process.send_signal(signal.SIGINT)
         out, _ = process.communicate(timeout=30)
-    assert process.returncode == 0
+    assert process.returncode == 130
     assert "labyrinth server stopped" in out
     (game,) = (logs / "games").iterdir()
     header = json.loads(game.read_text().splitlines()[0])

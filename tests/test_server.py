@@ -167,6 +167,7 @@ async def test_two_clients_claiming_one_slot(tmp_path: Path) -> None:
         [(late, refusal)] = refusals
         assert isinstance(refusal, Error)
         assert "taken" in refusal.message
+        assert refusal.code == "slot_taken"
         [holder] = [claimant for claimant in claimants if claimant is not late]
         # The refused socket retries on a free slot and plays it.
         await late.send(Start(team=1, agent=5, match="duel"))
@@ -254,6 +255,20 @@ def test_serve_on_a_busy_port_says_so_without_a_traceback(
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("limit", ["nope=3", "max_connections=many", "max_connections=-1"])
+def test_serve_refuses_a_bad_limit_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], limit: str
+) -> None:
+    """`arena serve --limit` with an unknown name or a bad value exits 2, naming the flag."""
+    from arena.serve import main
+
+    status = main(["--limit", limit, "--check-workers", "0", "--log-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("arena serve: --limit ")
+    assert len(err.strip().splitlines()) == 1
+
+
 async def test_a_socket_gets_every_byte_in_order_even_past_its_buffer() -> None:
     """A connection writes to its socket directly: 10 MB (far past the kernel's buffer) arrive
     whole and in order while the peer reads slowly, and the peer closing reads as the end."""
@@ -296,6 +311,7 @@ async def test_over_tcp_the_hundredth_error_and_game_over_end_the_socket(tmp_pat
         errors = [m for m in noisy.received if isinstance(m, Error)]
         assert len(errors) == 100
         assert isinstance(rest[-1], Error)
+        assert [e.code for e in errors] == ["no_such_node"] * 99 + ["error_limit"]
         for slot, agent in agents.items():
             if slot.team == 1:
                 await agent.aclose()
