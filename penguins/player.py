@@ -272,16 +272,13 @@ def run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``penguins-player`` (argv None: sys.argv[1:]) and ``arena penguins``."""
+    """The player program and terminal play (argv None: sys.argv[1:]); ``penguins-player`` and
+    ``arena penguins`` enter through :mod:`arena.penguins`, which also runs the master."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args and args[0] == "play":
         from penguins.interactive import main as play_main
 
         return play_main(args[1:])
-    if args and args[0] == "master":
-        from penguins.master import main as master_main
-
-        return master_main(args[1:])
     if args and args[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0

@@ -254,15 +254,15 @@ def _python_home(executable: str) -> list[Path]:
 
 
 def program_paths(argv: Sequence[str]) -> list[Path]:
-    """What ``argv[0]`` needs to start, outside the system directories: the executable, the
-    interpreter of a ``#!`` script (for a Python: its prefix, virtualenv and ``.pth`` paths)."""
+    """What ``argv`` needs to start, outside the system directories: the executable, the
+    interpreter of a ``#!`` script (for a Python: its prefix, virtualenv and ``.pth`` paths),
+    and likewise every argument that names an existing file by a path (``python3 bot.py``)."""
     out: list[Path] = []
     command = argv[0] if argv else ""
     found = command if os.sep in command else shutil.which(command)
-    if not found or not os.path.exists(found):
-        return out
+    todo = [os.path.abspath(found)] if found and os.path.exists(found) else []
+    todo += [os.path.abspath(w) for w in argv[1:] if os.sep in w and os.path.isfile(w)]
     seen: set[str] = set()
-    todo = [os.path.abspath(found)]
     while todo:
         path = todo.pop()
         if path in seen:
