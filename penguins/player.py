@@ -7,10 +7,11 @@
     penguins-player master --player CMD --player CMD [--seed 3]         (a game master)
 
 Arguments come in any order. Besides the seed's three: ``strategy=NAME`` (random, greedy,
-alphabeta, minimax2; default alphabeta); ``id=TEXT`` (the player line's id, default
+alphabeta, minimax2, territory; default territory); ``id=TEXT`` (the player line's id, default
 ``penguins-STRATEGY``, so two copies in one game need different ids or strategies); ``seed=N``
 (for ``random``; by default the seed is derived from the file and the id, so a call is
-reproducible); ``budget=N`` (alphabeta's node budget).
+reproducible); ``budget=N`` (the node budget of alphabeta, default 400, and territory, default
+2500). A search also stops at :data:`SAFETY_SECONDS` of wall time, whatever its budget.
 
 Exit codes (spec penguins.md, "Player program"): 0 made a move and wrote OUT; 1 cannot move
 (placement: N penguins already on the board or no free one-fish floe; movement: all blocked or
@@ -29,7 +30,13 @@ import sys
 from floes import MOVEMENT, PLACEMENT
 from penguins import boardfile
 from penguins.rules import from_board, to_board
-from penguins.strategies import STRATEGIES, AlphaBetaStrategy, Strategy
+from penguins.strategies import (
+    STRATEGIES,
+    TERRITORY_BUDGET,
+    AlphaBetaStrategy,
+    Strategy,
+    TerritoryStrategy,
+)
 
 __all__ = ["main"]
 
@@ -38,7 +45,9 @@ if TYPE_CHECKING:
     import random
 
 PROG = "penguins-player"
-DEFAULT_STRATEGY = "alphabeta"
+DEFAULT_STRATEGY = "territory"
+#: A search's wall-clock safety cap, well under a game master's usual 2 s a call.
+SAFETY_SECONDS = 0.8
 #: Alphabeta's node budget in the player program: keeps a call within the 30 ms a game master
 #: allows on this machine (see bench/bench_penguins.py), deterministic unlike a time limit.
 DEFAULT_BUDGET = 400
@@ -73,7 +82,7 @@ class Request:
         self.strategy = DEFAULT_STRATEGY
         self.ident: str | None = None
         self.seed: int | None = None
-        self.budget = DEFAULT_BUDGET
+        self.budget: int | None = None
         self.name = False
         self.files: list[str] = []
 
@@ -138,7 +147,14 @@ def parse_arguments(argv: list[str]) -> Request:
 
 def make_player_strategy(request: Request) -> Strategy:
     if request.strategy == "alphabeta":
-        return AlphaBetaStrategy(budget=request.budget)
+        return AlphaBetaStrategy(budget=request.budget or DEFAULT_BUDGET)
+    if request.strategy == "territory":
+        import time
+
+        deadline = time.monotonic() + SAFETY_SECONDS
+        return TerritoryStrategy(
+            budget=request.budget or TERRITORY_BUDGET, stop=lambda: time.monotonic() > deadline
+        )
     return STRATEGIES[request.strategy]()
 
 
