@@ -9,8 +9,6 @@ Only ``sys`` is imported here: a game master starts the player program once per 
 branch imports its own modules when it is taken.
 """
 
-from __future__ import annotations
-
 import sys
 
 __all__ = ["main", "master_main"]
@@ -21,6 +19,12 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args and args[0] == "master":
         return master_main(args[1:])
+    if "name" in args and args[0] != "play":
+        # Asked before every game: the interpreter's start-up and this module, nothing more.
+        from penguins.naming import name_of
+
+        print(name_of(args))
+        return 0
     from penguins.player import main as player_main
 
     return player_main(args)

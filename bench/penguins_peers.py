@@ -70,16 +70,12 @@ def play_pairs(
         ]
         our_dq += us.disqualified is not None
         their_dq += them.disqualified is not None
-        if us.disqualified is not None and them.disqualified is None:
-            losses += 1
-        elif them.disqualified is not None and us.disqualified is None:
-            wins += 1
-        elif mine > other:
-            wins += 1
-        elif mine < other:
-            losses += 1
-        else:
-            draws += 1
+        # A disqualified side loses whatever the fish say; else the fish decide.
+        verdict = (them.disqualified is not None) - (us.disqualified is not None)
+        verdict = verdict or (mine > other) - (mine < other)
+        wins += verdict > 0
+        losses += verdict < 0
+        draws += verdict == 0
         margins.append(mine - other)
     return {
         "wins": wins,

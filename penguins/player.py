@@ -29,6 +29,7 @@ import sys
 
 from floes import MOVEMENT, PLACEMENT
 from penguins import boardfile
+from penguins.naming import DEFAULT_STRATEGY, name_of
 from penguins.rules import from_board, to_board
 from penguins.strategies import (
     STRATEGIES,
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
     import random
 
 PROG = "penguins-player"
-DEFAULT_STRATEGY = "territory"
 #: A search's wall-clock safety cap, well under a game master's usual 2 s a call.
 SAFETY_SECONDS = 0.8
 #: Alphabeta's node budget in the player program: keeps a call within the 30 ms a game master
@@ -235,23 +235,6 @@ def write_file(path: str, data: bytes) -> None:
             os.unlink(temporary)
         finally:
             raise
-
-
-def name_of(argv: list[str]) -> str:
-    """The id ``name`` prints: other arguments are ignored (as the spec says), except a valid
-    ``id=`` or ``strategy=`` that changes the id."""
-    request = Request()
-    for argument in argv:
-        try:
-            parse_arguments([argument, "name"])
-        except UsageError:
-            continue
-        key, _, value = argument.partition("=")
-        if key == "id":
-            request.ident = value
-        elif key == "strategy":
-            request.strategy = value
-    return request.player_id
 
 
 def run(argv: list[str]) -> int:
