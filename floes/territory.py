@@ -9,7 +9,8 @@ own keeps every fish of it; a penguin with no free neighbour gets nothing more.
 
 :func:`territory_estimate` is the value for the paranoid search (:class:`floes.paranoid.
 Paranoid`): mine minus the best opponent's. :func:`territory_placement` places where that value
-is best. Standard library only, no module state: the Penguins player imports this on every call.
+is best. Standard library only (the Penguins player imports this on every call); the one
+module state is a cache of each board shape's tile bits.
 """
 
 from __future__ import annotations
@@ -24,46 +25,91 @@ DECAY = 0.9
 MOBILITY = 0.05
 
 
+_BITS: dict[tuple[int, int], list[int]] = {}
+
+
+def _bits(size: int, cols: int) -> list[int]:
+    """Each tile's bit (built once per board shape, like the layouts themselves)."""
+    found = _BITS.get((size, cols))
+    if found is None:
+        if len(_BITS) >= 64:
+            _BITS.clear()
+        found = _BITS[size, cols] = [1 << (tile + tile // cols) for tile in range(size)]
+    return found
+
+
 def territory_values(state: Floes) -> list[float]:
-    """Each seat's score plus its weighted territory and mobility (0 for inactive seats)."""
+    """Each seat's score plus its weighted territory and mobility (0 for inactive seats).
+
+    Bitboards: tile (r, c) is bit ``r * (cols + 1) + c``, so a spare always-empty column keeps
+    a shift left or right from wrapping into the next row; one round of the flood is four shifts
+    and a mask per seat."""
     fish, owner = state.fish, state.owner
-    neighbours, rays = state.layout.neighbours, state.layout.rays
+    cols = state.layout.cols
+    width = cols + 1
     seats = state.seats
     values = [float(score) for score in state.scores]
-    claimed = [-1] * state.layout.size  # -1 unseen, -2 contested, else the seat
-    frontier: list[tuple[int, int]] = []
+    free = ones = twos = threes = 0
+    for bit, count, who in zip(_bits(state.layout.size, cols), fish, owner, strict=True):
+        if count > 0 and who < 0:
+            free |= bit
+            if count == 1:
+                ones |= bit
+            elif count == 2:
+                twos |= bit
+            else:
+                threes |= bit
+    fronts: list[int] = []
+    claimed = 0
     for seat in range(seats):
         if not state.active[seat]:
             values[seat] = 0.0
+            fronts.append(0)
             continue
-        reach = 0
+        mask = reach = 0
         for tile in state.penguins[seat]:
-            claimed[tile] = seat
-            frontier.append((tile, seat))
-            for line in rays[tile]:
-                for other in line:
-                    if fish[other] <= 0 or owner[other] >= 0:
-                        break
-                    reach += 1
+            mask |= 1 << (tile + tile // cols)
+        # Slide every penguin one floe at a time in each direction, counting the floes.
+        line = (mask << 1) & free
+        while line:
+            reach += line.bit_count()
+            line = (line << 1) & free
+        line = (mask >> 1) & free
+        while line:
+            reach += line.bit_count()
+            line = (line >> 1) & free
+        line = (mask << width) & free
+        while line:
+            reach += line.bit_count()
+            line = (line << width) & free
+        line = (mask >> width) & free
+        while line:
+            reach += line.bit_count()
+            line = (line >> width) & free
         values[seat] += MOBILITY * reach
+        fronts.append(mask)
+        claimed |= mask
     weight = 1.0
-    while frontier:
-        found: dict[int, int] = {}
-        for tile, seat in frontier:
-            for other in neighbours[tile]:
-                if claimed[other] != -1 or fish[other] <= 0 or owner[other] >= 0:
-                    continue
-                before = found.get(other)
-                if before is None:
-                    found[other] = seat
-                elif before != seat:
-                    found[other] = -2
-        frontier = []
-        for tile, seat in found.items():
-            claimed[tile] = seat
-            if seat >= 0:
-                values[seat] += weight * fish[tile]
-                frontier.append((tile, seat))
+    active = [seat for seat in range(seats) if fronts[seat]]
+    while active:
+        once = twice = 0
+        for seat in active:
+            front = fronts[seat]
+            grown = ((front << 1) | (front >> 1) | (front << width) | (front >> width)) & free
+            grown &= ~claimed
+            fronts[seat] = grown
+            twice |= once & grown
+            once |= grown
+        claimed |= once
+        still = []
+        for seat in active:
+            own = fronts[seat] & ~twice
+            if own:
+                fronts[seat] = own
+                gained = (own & ones).bit_count() + 2 * (own & twos).bit_count()
+                values[seat] += weight * (gained + 3 * (own & threes).bit_count())
+                still.append(seat)
+        active = still
         weight *= DECAY
     return values
 

@@ -8,8 +8,16 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from floes import MOVEMENT, PLACEMENT, Floes
-from floes.territory import territory_estimate, territory_placement, territory_values
+from floes.territory import (
+    DECAY,
+    MOBILITY,
+    territory_estimate,
+    territory_placement,
+    territory_values,
+)
 from penguins.game import PenguinsGame
 from penguins.naming import STRATEGY_NAMES, name_of
 from penguins.rules import PENGUINS_RULES
@@ -95,3 +103,53 @@ def test_the_name_path_knows_every_strategy() -> None:
     assert name_of(["name"]) == "penguins-territory"
     assert name_of(["name", "strategy=greedy", "id=bad id"]) == "penguins-greedy"
     assert name_of(["id=me", "name", "strategy=nope"]) == "me"
+
+
+def reference_values(state: Floes) -> list[float]:
+    """The territory value as the docstring says it, tile by tile: a flood one neighbour a round
+    from every penguin at once, contested floes blocking, plus mobility by walking the rays."""
+    fish, owner = state.fish, state.owner
+    neighbours, rays = state.layout.neighbours, state.layout.rays
+    values = [float(score) for score in state.scores]
+    claimed = [-1] * state.layout.size
+    frontier = []
+    for seat in range(state.seats):
+        if not state.active[seat]:
+            values[seat] = 0.0
+            continue
+        for tile in state.penguins[seat]:
+            claimed[tile] = seat
+            frontier.append((tile, seat))
+            for line in rays[tile]:
+                for other in line:
+                    if fish[other] <= 0 or owner[other] >= 0:
+                        break
+                    values[seat] += MOBILITY
+    weight = 1.0
+    while frontier:
+        found: dict[int, int] = {}
+        for tile, seat in frontier:
+            for other in neighbours[tile]:
+                if claimed[other] == -1 and fish[other] > 0 and owner[other] < 0:
+                    found[other] = seat if found.get(other, seat) == seat else -2
+        frontier = []
+        for tile, seat in found.items():
+            claimed[tile] = seat
+            if seat >= 0:
+                values[seat] += weight * fish[tile]
+                frontier.append((tile, seat))
+        weight *= DECAY
+    return values
+
+
+def test_the_bitboard_flood_equals_the_tile_by_tile_one() -> None:
+    for rows, cols, players in ((10, 10, 2), (8, 12, 3), (12, 9, 2), (1, 7, 2), (7, 1, 2)):
+        game = PenguinsGame(rows=rows, cols=cols, players=players, penguins=1)
+        for seed in range(6):
+            state = game.new_initial_state(seed)
+            rng = random.Random(seed)
+            while not state.is_terminal():
+                expected, got = reference_values(state.floes), territory_values(state.floes)
+                assert got == pytest.approx(expected)
+                actions = state.legal_actions()
+                state.apply_action(actions[rng.randrange(len(actions))])
