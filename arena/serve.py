@@ -17,8 +17,9 @@ import structlog
 import trio
 
 from arena.logs import configure_logging
+from arena.options import add_config_option
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
-from server.app import serve
+from server.app import Server, serve
 from server.collector import Collector
 
 __all__ = ["main"]
@@ -31,9 +32,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=7700, help="TCP port (0: any free port)")
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="match logs go here")
-    parser.add_argument(
-        "--config", nargs="*", default=[], metavar="KEY=VALUE", help="rules overrides"
-    )
+    add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.1")
     parser.add_argument(
         "--seed", type=int, default=None, help="first match's seed, +1 per match (default: random)"
     )
@@ -59,20 +58,17 @@ async def _run(args: argparse.Namespace, config: RulesConfig, checker: Any) -> N
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(on_signal)
+        server = Server(
+            config=config,
+            log_dir=args.log_dir,
+            seed=args.seed,
+            checker=checker,
+            check_workers=max(1, args.check_workers),
+            # This process is the server's own: keep the collector off its answer times.
+            collector=Collector(),
+        )
         await nursery.start(
-            partial(
-                serve,
-                host=args.host,
-                port=args.port,
-                config=config,
-                log_dir=args.log_dir,
-                seed=args.seed,
-                checker=checker,
-                check_workers=max(1, args.check_workers),
-                # This process is the server's own: keep the collector off its answer times.
-                collector=Collector(),
-                shutdown=shutdown,
-            )
+            partial(serve, server, host=args.host, port=args.port, shutdown=shutdown)
         )
     log.info("serve_exit")
 
