@@ -344,6 +344,8 @@ def run(
         selector.register(process.stderr, selectors.EVENT_READ, "stderr")
         pending = memoryview(stdin or b"")
         if process.stdin is not None:
+            # Never block on a program that does not read: write what the pipe takes.
+            os.set_blocking(process.stdin.fileno(), False)
             selector.register(process.stdin, selectors.EVENT_WRITE, "stdin")
         while selector.get_map():
             remaining = deadline - time.monotonic()
@@ -356,8 +358,10 @@ def run(
                 if key.data == "stdin":
                     try:
                         written = os.write(stream.fileno(), pending[:65536])  # type: ignore[union-attr]
+                    except BlockingIOError:
+                        written = 0
                     except OSError:
-                        written = len(pending)
+                        written = len(pending)  # it closed its stdin: drop the rest
                     pending = pending[written:]
                     if not pending:
                         selector.unregister(stream)

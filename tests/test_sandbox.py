@@ -211,3 +211,21 @@ def test_bare_mode_still_reports_signals_and_timeouts(tmp_path: Path) -> None:
 def test_check_available_explains_a_missing_binary(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", "/nonexistent")
     assert "bwrap is not installed" in (check_available() or "")
+
+
+@needs_bwrap
+def test_stdin_is_fed_and_a_program_that_never_reads_it_still_times_out(tmp_path: Path) -> None:
+    folder = folder_of(tmp_path)
+    echoed = run(
+        ["wc", "-c"], folder=folder, limits=LIMITS, network=False, timeout=20, stdin=b"x" * 200_000
+    )
+    assert echoed.stdout.strip() == "200000"
+    deaf = run(
+        ["sleep", "30"],
+        folder=folder,
+        limits=LIMITS,
+        network=False,
+        timeout=0.5,
+        stdin=b"x" * 1_000_000,
+    )
+    assert deaf.timed_out
