@@ -26,7 +26,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("arena.sim", "run thousands of headless matches and compare strategies"),
     "replay": ("arena.replay", "verify, show, render or fork a match log"),
     "fish": ("arena.fish", "Fish: the course's harnesses (xboard, ...), serve and clients"),
-    "penguins": ("penguins.player", "Penguins: the player program and terminal play"),
+    "penguins": ("arena.penguins", "Penguins: the player program and terminal play"),
     "labyrinth": ("arena.labyrinth", "Labyrinth: show a maze, play against a bot"),
 }
 

@@ -314,7 +314,7 @@ def test_messages_name_the_users_key_not_internals(
 def test_penguins_player_timing_out_on_name_reads_as_a_timeout(tmp_path: Path) -> None:
     """A Penguins player that never answers `name` was reported as "exit None"."""
     silent = f"{sys.executable} -c 'import time; time.sleep(60)'"
-    player = f"{sys.executable} -m penguins.player"
+    player = f"{sys.executable} -m arena penguins"
     result = arena(
         "penguins",
         "master",
@@ -333,7 +333,7 @@ def test_penguins_player_timing_out_on_name_reads_as_a_timeout(tmp_path: Path) -
         cwd=tmp_path,
     )
     assert "Traceback" not in result.stderr
-    assert "'name' gave no single id: timed out after 0.5 s" in result.stdout
+    assert "'name' failed: timed out after 0.5 s" in result.stdout
     assert "exit None" not in result.stdout
 
 
