@@ -33,9 +33,6 @@ _READY = "ready"
 
 def _serve(connection: Connection) -> None:
     """A worker's loop: receive (traps, switches), send back ("ok", optimum) or ("error", text)."""
-    # Ctrl-C reaches the whole process group; the parent stops its workers, which must not die
-    # on their own mid-check (or print a KeyboardInterrupt traceback).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     import dungeon.sat  # noqa: F401  (pysat, loaded before "ready": not on the first check's clock)
     from dungeon.traps import optimum
 
@@ -54,13 +51,20 @@ def _serve(connection: Connection) -> None:
             connection.send(("error", f"{type(error).__name__}: {error}"))
 
 
+def _worker_main(connection: Connection) -> None:
+    """A worker process: Ctrl-C reaches the whole process group, but the parent stops its
+    workers; one must not die on its own mid-check (or print a KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _serve(connection)
+
+
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 
     def __init__(self, context: Any) -> None:
         self.connection, child = context.Pipe()
         self.process = context.Process(
-            target=_serve, args=(child,), name="optimum-check", daemon=True
+            target=_worker_main, args=(child,), name="optimum-check", daemon=True
         )
         self.process.start()
         child.close()
