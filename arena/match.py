@@ -70,9 +70,7 @@ async def play_match(
     seeds = strategy_seeds(seed)
     results: list[TeamResult | None] = [None, None]
     async with trio.open_nursery() as nursery:
-        port = await nursery.start(
-            partial(serve, host=HOST, port=0, server=server, shutdown=shutdown)
-        )
+        port = await nursery.start(partial(serve, server, host=HOST, port=0, shutdown=shutdown))
         began = time.monotonic()
         failures: list[TeamError] = []
         try:

@@ -29,7 +29,7 @@ from arena.options import (
     seed,
 )
 from dungeon.config import RulesConfig
-from server.app import serve
+from server.app import Server, serve
 from server.collector import Collector
 
 __all__ = ["main"]
@@ -74,20 +74,17 @@ async def _run(args: argparse.Namespace, config: RulesConfig, checker: Any) -> i
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(on_signal)
+        server = Server(
+            config=config,
+            log_dir=args.log_dir,
+            seed=args.seed,
+            checker=checker,
+            check_workers=max(1, args.check_workers),
+            # This process is the server's own: keep the collector off its answer times.
+            collector=Collector(),
+        )
         await nursery.start(
-            partial(
-                serve,
-                host=args.host,
-                port=args.port,
-                config=config,
-                log_dir=args.log_dir,
-                seed=args.seed,
-                checker=checker,
-                check_workers=max(1, args.check_workers),
-                # This process is the server's own: keep the collector off its answer times.
-                collector=Collector(),
-                shutdown=shutdown,
-            )
+            partial(serve, server, host=args.host, port=args.port, shutdown=shutdown)
         )
     log.info("serve_exit")
     return status

@@ -533,7 +533,7 @@ def _serve(log_dir: str, cpu: int) -> None:
         if probe is not None:
             trio.lowlevel.add_instrument(probe)
         async with trio.open_nursery() as nursery:
-            port = await nursery.start(partial(serve, host=HOST, port=0, server=server))
+            port = await nursery.start(partial(serve, server, host=HOST, port=0))
             print(port, flush=True)
             async for line in trio.wrap_file(sys.stdin):
                 if line.strip() == "reset":

@@ -19,8 +19,10 @@ import msgspec
 from protocol.messages import MESSAGE_TYPES, Message
 
 __all__ = [
+    "CODE_OF_CAUSE",
     "FATAL_CAUSES",
     "ErrorCause",
+    "ErrorCode",
     "LocalProtocolError",
     "ProtocolError",
     "RemoteProtocolError",
@@ -47,10 +49,55 @@ class ErrorCause(enum.StrEnum):
     BAD_ARGUMENT = "bad_argument"  # a Codec built with a wrong accept or max_line
 
 
+class ErrorCode(enum.StrEnum):
+    """The ``code`` of an ``error`` message: a stable snake_case word a program can test (spec
+    section 4); the ``message`` beside it is for people."""
+
+    # A line the codec refused (see CODE_OF_CAUSE).
+    BAD_JSON = "bad_json"  # not JSON, or not UTF-8: the socket is closed
+    LINE_TOO_LONG = "line_too_long"  # over the line limit: the socket is closed
+    INCOMPLETE_LINE = "incomplete_line"  # the stream ended in the middle of a line
+    NOT_AN_OBJECT = "not_an_object"
+    MISSING_TYPE = "missing_type"
+    UNKNOWN_TYPE = "unknown_type"
+    MISSING_FIELD = "missing_field"
+    BAD_FIELD = "bad_field"
+    # The socket's session.
+    START_REQUIRED = "start_required"  # the first line is not a start: the socket is closed
+    START_TIMEOUT = "start_timeout"  # no valid start in time: the socket is closed
+    SLOT_TAKEN = "slot_taken"  # the slot (or the named match) is taken; send another start
+    ALREADY_STARTED = "already_started"  # a start on a socket that already holds a slot
+    NOT_BEGUN = "not_begun"  # a request held before `dungeon`, answered right after it
+    TOO_MANY_EARLY = "too_many_early"  # too many lines before `dungeon`: the socket is closed
+    IDLE_TIMEOUT = "idle_timeout"  # silent past the idle limit: the socket is closed
+    SERVER_FULL = "server_full"  # the connection cap or input budget is reached: closed
+    # The rules (the engine's answers to a request).
+    MATCH_OVER = "match_over"
+    ALREADY_COMMITTED = "already_committed"  # a move while committed to another
+    NO_SUCH_NODE = "no_such_node"
+    NOT_ADJACENT = "not_adjacent"
+    ENEMY_START = "enemy_start"
+    ENEMY_SHRINE = "enemy_shrine"
+    NOT_COMMITTED = "not_committed"  # a solution without a move first
+    WRONG_LENGTH = "wrong_length"  # a solution with not one value per switch
+
+
 FATAL_CAUSES: Final = frozenset(
     {ErrorCause.NOT_JSON, ErrorCause.LINE_TOO_LONG, ErrorCause.INCOMPLETE_LINE}
 )
 """Causes after which the spec wants the socket closed (once the error has been sent)."""
+
+CODE_OF_CAUSE: Final = {
+    ErrorCause.NOT_JSON: ErrorCode.BAD_JSON,
+    ErrorCause.LINE_TOO_LONG: ErrorCode.LINE_TOO_LONG,
+    ErrorCause.INCOMPLETE_LINE: ErrorCode.INCOMPLETE_LINE,
+    ErrorCause.NOT_AN_OBJECT: ErrorCode.NOT_AN_OBJECT,
+    ErrorCause.MISSING_TYPE: ErrorCode.MISSING_TYPE,
+    ErrorCause.UNKNOWN_TYPE: ErrorCode.UNKNOWN_TYPE,
+    ErrorCause.MISSING_FIELD: ErrorCode.MISSING_FIELD,
+    ErrorCause.BAD_FIELD: ErrorCode.BAD_FIELD,
+}
+"""The ``code`` sent to a peer for each cause of a refused line."""
 
 
 class ProtocolError(Exception):
@@ -76,6 +123,11 @@ class ProtocolError(Exception):
 
 class RemoteProtocolError(ProtocolError):
     """The peer sent something the protocol does not allow (its fault, not ours)."""
+
+    @property
+    def code(self) -> str:
+        """The ``code`` of the ``error`` message that answers this error."""
+        return CODE_OF_CAUSE.get(self.cause, ErrorCode.BAD_FIELD).value
 
     @property
     def fatal(self) -> bool:

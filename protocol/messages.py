@@ -177,8 +177,13 @@ class GameOver(_Message, frozen=True, tag="game_over"):
 
 
 class Error(_Message, frozen=True, tag="error"):
-    """The answer to an invalid request (or line); the request changed nothing."""
+    """The answer to an invalid request (or line); the request changed nothing.
 
+    ``code`` is a stable snake_case word a program can test (:class:`protocol.errors.ErrorCode`);
+    ``message`` says the same for people.
+    """
+
+    code: Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_]*\Z", description="a snake_case word")]
     message: Annotated[str, Meta(description="a string")]
 
 

@@ -31,6 +31,13 @@ STARTUP_TIMEOUT = 120.0
 _READY = "ready"
 
 
+def _worker_main(connection: Connection) -> None:
+    """A worker process: Ctrl-C reaches the whole process group; the parent stops its workers,
+    which must not die on their own mid-check (or print a KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _serve(connection)
+
+
 def _serve(connection: Connection) -> None:
     """A worker's loop: receive (traps, switches), send back ("ok", optimum) or ("error", text)."""
     import dungeon.sat  # noqa: F401  (pysat, loaded before "ready": not on the first check's clock)
