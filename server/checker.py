@@ -58,13 +58,6 @@ def _serve(connection: Connection) -> None:
             connection.send(("error", f"{type(error).__name__}: {error}"))
 
 
-def _worker_main(connection: Connection) -> None:
-    """A worker process: Ctrl-C reaches the whole process group, but the parent stops its
-    workers; one must not die on its own mid-check (or print a KeyboardInterrupt traceback)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _serve(connection)
-
-
 class _Worker:
     """One worker process and the parent's end of its pipe."""
 
