@@ -159,8 +159,9 @@ def draw(dungeon: Dungeon, path: str, *, title: str = "") -> None:
             zorder=4,
             label=f"shrine {team}",
         )
-    axes.set_xlim(0, 1)
-    axes.set_ylim(0, 1)  # y grows upward, as in the spec
+    # A margin around the unit square: markers on its edge are drawn whole, not cut in half.
+    axes.set_xlim(-0.04, 1.04)
+    axes.set_ylim(-0.04, 1.04)  # y grows upward, as in the spec
     axes.set_aspect("equal")
     axes.set_title(title)
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")

@@ -114,11 +114,33 @@ def _line_text(path: str, number: int, limit: int = 400) -> str:
     return "(the file ends)"
 
 
+def _fish(args: argparse.Namespace) -> int | None:
+    """Fish's logs (game-*.jsonl, tournament.jsonl) have their own show and render."""
+    from fish.replay import fish_log_kind, render_html, show_lines
+
+    if fish_log_kind(args.log) is None:
+        return None
+    try:
+        if args.command == "show":
+            print("\n".join(show_lines(args.log)))
+            return 0
+        if args.output is None:
+            raise UsageError("render: a Fish game draws to -o FILE.html")
+        page, frames = render_html(args.log)
+    except (ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"{args.log}: not a readable Fish log: {error!r:.200}") from None
+    Path(args.output).write_text(page, encoding="utf-8")
+    print(f"wrote {args.output}: steps 0 to {frames - 1}")
+    return 0
+
+
 def _show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from replay.show import print_timeline
 
+    if (status := _fish(args)) is not None:
+        return status
     log = _read(args.log)
     console = Console(highlight=False, width=args.width)
     print_timeline(
@@ -136,6 +158,8 @@ def _show(args: argparse.Namespace) -> int:
 def _render(args: argparse.Namespace) -> int:
     if args.output is None and args.png is None:
         raise UsageError("give -o FILE.html, --png FILE.png, or both")
+    if (status := _fish(args)) is not None:
+        return status
     log = _read(args.log)
     timeline = _timeline(log)
     if args.step is not None and not 0 <= args.step < len(timeline.frames):

@@ -8,8 +8,10 @@ match log cleanly, stops its checker workers and exits: 0 after SIGTERM, 130 aft
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
+import tomllib
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,8 @@ __all__ = ["main"]
 
 log = structlog.get_logger()
 
+_MATCH_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = ArgumentParser(prog="arena serve", description=__doc__.splitlines()[0])
@@ -53,12 +57,25 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="worker processes for trap optimum checks (0: no checks)",
     )
     parser.add_argument(
+        "--teams",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help='TOML file of team tokens: [match-name] with 0 = "token" and 1 = "token"; '
+        "a start for a listed match and team must carry that token",
+    )
+    parser.add_argument(
         "--log-level", type=log_level, default="info", help="server log level (stderr)"
     )
     return parser.parse_args(argv)
 
 
-async def _run(args: argparse.Namespace, config: RulesConfig, checker: Any) -> int:
+async def _run(
+    args: argparse.Namespace,
+    config: RulesConfig,
+    checker: Any,
+    tokens: dict[str, dict[int, str]] | None,
+) -> int:
     """Serve until a signal; the exit status it calls for (130 after SIGINT, else 0)."""
     shutdown = trio.Event()
     status = 0
@@ -82,6 +99,7 @@ async def _run(args: argparse.Namespace, config: RulesConfig, checker: Any) -> i
             check_workers=max(1, args.check_workers),
             # This process is the server's own: keep the collector off its answer times.
             collector=Collector(),
+            tokens=tokens,
         )
         await nursery.start(
             partial(serve, server, host=args.host, port=args.port, shutdown=shutdown)
@@ -98,12 +116,18 @@ def main(argv: list[str]) -> int:
         args.log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UsageError(f"--log-dir {args.log_dir}: {error.strerror}") from None
+    tokens = None
+    if args.teams is not None:
+        try:
+            tokens = load_tokens(args.teams)
+        except ValueError as error:
+            raise UsageError(f"--teams {args.teams}: {error}") from None
     configure_logging(level=args.log_level)
     pool = None
     if args.check_workers > 0:
         pool = start_optimum_pool(args.check_workers, config.optimum_timeout)
     try:
-        status: int = trio.run(_run, args, config, None if pool is None else pool.check)
+        status: int = trio.run(_run, args, config, None if pool is None else pool.check, tokens)
     except (OSError, BaseExceptionGroup) as failure:
         # trio wraps a failed bind in the nurseries' exception groups: find the OSError inside.
         bind_error = _os_error(failure)
@@ -130,6 +154,31 @@ def start_optimum_pool(workers: int, timeout: float) -> Any:
         return OptimumPool(workers=workers, timeout=timeout)
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def load_tokens(path: Path) -> dict[str, dict[int, str]]:
+    """The tokens of a teams file: match name -> team (0, 1) -> token. ValueError names the
+    fault (never a token: the message may reach a log)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ValueError(error.strerror or str(error)) from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"not a TOML file: {error}") from None
+    tokens: dict[str, dict[int, str]] = {}
+    for name, teams in data.items():
+        if not _MATCH_NAME.fullmatch(name):
+            raise ValueError(f"match name {name!r} is not 1-64 of [A-Za-z0-9_-]")
+        if not isinstance(teams, dict) or not teams:
+            raise ValueError(f'[{name}] must be a table of teams: 0 = "token", 1 = "token"')
+        tokens[name] = {}
+        for team, token in teams.items():
+            if team not in ("0", "1"):
+                raise ValueError(f"[{name}] has key {team!r}: the teams are 0 and 1")
+            if not isinstance(token, str) or not 1 <= len(token) <= 256:
+                raise ValueError(f"[{name}] team {team}: the token must be a string of 1-256")
+            tokens[name][int(team)] = token
+    return tokens
 
 
 def _os_error(failure: BaseException) -> OSError | None:

@@ -141,6 +141,9 @@ class _TeamPlayer:
         #: Each agent's socket; the client counts no errors against a limit (the server does).
         self.sessions = [Session(error_limit=1 << 62) for _ in AGENTS]
         self.result = TeamResult(team)
+        #: The sats of the burst being taken, answered once the whole burst is (unless a kill
+        #: in it ended their commitment).
+        self._sats: dict[int, Sat] = {}
         self.inbox, self._inbox_out = trio.open_memory_channel[
             tuple[int, ServerMessage | RemoteProtocolError | _Eof]
         ](INBOX_SIZE)
@@ -191,14 +194,8 @@ class _TeamPlayer:
             await self.send(agent, Start(team=self.team, agent=agent, match=match))
         receive = self._inbox_out
         while not self.result.over:
-            burst = [await receive.receive()]
-            while len(burst) < INBOX_SIZE:
-                try:
-                    burst.append(receive.receive_nowait())
-                except trio.WouldBlock:
-                    break
-            for agent, item in burst:
-                await self._take(agent, item)
+            await self._take_burst([await receive.receive()])
+            await self._answer_sats()
             if self.result.over:
                 await self._finish()
                 return
@@ -250,15 +247,53 @@ class _TeamPlayer:
             self._advance(agent, Event.ERROR)
         elif isinstance(item, Sat):
             if phase is Phase.MOVE_SENT and not self.result.over:
+                # Answered after the whole burst (_answer_sats): a kill later in it ends the
+                # commitment, and a solution sent anyway would be refused.
                 self._advance(agent, Event.SAT)
-                self._advance(agent, Event.SOLUTION)
-                await self.send(agent, Solution(assignment=self.strategy.solve(agent, item)))
+                self._sats[agent] = item
         elif isinstance(item, Moved):
+            if item.reason == "attacked" and self._sats.pop(agent, None) is not None:
+                self._advance(agent, Event.VOIDED)  # killed while committed: the sat is void
             self._count(agent, item, phase)
         elif isinstance(item, GameOver):
             self.result.over = True
             self.result.winner = item.winner
             self._advance(agent, Event.GAME_OVER)
+
+    async def _take_burst(
+        self, burst: list[tuple[int, ServerMessage | RemoteProtocolError | _Eof]]
+    ) -> None:
+        """Take ``burst`` and everything else already in the inbox."""
+        while len(burst) < INBOX_SIZE:
+            try:
+                burst.append(self._inbox_out.receive_nowait())
+            except trio.WouldBlock:
+                break
+        for agent, item in burst:
+            await self._take(agent, item)
+
+    async def _answer_sats(self) -> None:
+        """Send the solution of every sat whose commitment still holds.
+
+        Solving takes time, and an enemy may kill the agent meanwhile: after solving, the
+        readers get a moment to bring what arrived, and a `moved` with reason `attacked` among
+        it voids its agent's sat (:meth:`_take`). So a solution is refused (`not_committed`)
+        only when the kill and the solution cross on the wire.
+        """
+        while self._sats and not self.result.over:
+            solutions = {
+                agent: (sat, self.strategy.solve(agent, sat)) for agent, sat in self._sats.items()
+            }
+            for _ in range(2):  # the readers run, then put what they read in the inbox
+                await trio.lowlevel.checkpoint()
+            await self._take_burst([])
+            for agent, (sat, assignment) in solutions.items():
+                if self._sats.get(agent) is not sat or self._phase(agent) is not Phase.SAT:
+                    continue  # killed meanwhile (or the match ended)
+                del self._sats[agent]
+                if not self.result.over:
+                    self._advance(agent, Event.SOLUTION)
+                    await self.send(agent, Solution(assignment=assignment))
 
     def _count(self, agent: int, moved: Moved, phase: Phase) -> None:
         result = self.result

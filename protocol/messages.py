@@ -98,6 +98,11 @@ class Start(_Message, frozen=True, tag="start", omit_defaults=True):
         MatchName | None,
         Meta(description="a string of 1-64 characters from [A-Za-z0-9_-], or absent"),
     ] = None
+    #: The team's secret, when the server requires one for this named match (arena serve --teams).
+    token: Annotated[
+        Annotated[str, Meta(min_length=1, max_length=256)] | None,
+        Meta(description="a string of 1-256 characters, or absent"),
+    ] = None
 
 
 class Move(_Message, frozen=True, tag="move"):

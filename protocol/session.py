@@ -15,11 +15,12 @@ The phases::
 
 (``SAT``: the agent has its trap problem; its solution is sent or on its way.) The server
 tracks only the coarse phases (its engine judges the requests), the team client all of them,
-for each of its agents. A ``moved`` with
-reason ``attacked`` (an enemy's arrival killed the agent) changes no phase: the agent's own
-request, if any, is still answered. Requests before ``dungeon`` are held: the server counts
-them and every line of the socket (:attr:`Session.early_lines`, blank ones too) against its
-budget. Errors are counted when made: the one that reaches the limit makes the session
+for each of its agents. A ``moved`` with reason ``attacked`` (an enemy's arrival killed the
+agent) changes no phase: the agent's own request, if any, is still answered; except that a
+client holding a ``sat`` it has not answered yet drops it (``voided``: no solution is sent, as
+none could be accepted). Requests before ``dungeon`` are held: the server counts them and every
+line of the socket (:attr:`Session.early_lines`, blank ones too) against its budget. Errors are
+counted when made: the one that reaches the limit makes the session
 :attr:`~Session.refused`, and nothing the socket sends after it may reach the match.
 """
 
@@ -52,6 +53,9 @@ class Event(enum.Enum):
     SOLUTION = "solution"
     ANSWERED = "answered"  # a `moved` with reason crossed or trap
     ERROR = "error"  # an error answering a request (not a start)
+    #: A client: a `moved` attacked came while it held a `sat` it had not answered yet; the
+    #: kill ended the commitment, so it sends no solution (one would be refused).
+    VOIDED = "voided"
     GAME_OVER = "game_over"
     CLOSED = "closed"
 
@@ -77,6 +81,7 @@ TRANSITIONS: Final[dict[tuple[Phase, Event], Phase]] = {
     (_P.SAT, _E.MOVE): _P.SAT,
     (_P.SAT, _E.ANSWERED): _P.FREE,
     (_P.SAT, _E.ERROR): _P.FREE,
+    (_P.SAT, _E.VOIDED): _P.FREE,
 }
 """Every allowed (phase, event) and the phase after it; GAME_OVER and CLOSED are allowed in
 every phase (to OVER and CLOSED), and nothing after CLOSED."""

@@ -28,7 +28,7 @@ from protocol.codec import encode
 from protocol.errors import ErrorCode
 from protocol.messages import Dungeon, Enemy, Error
 from replay.matchlog import MatchLogWriter, software_version
-from server.connection import Closed, Connection, Outgoing, Submitted
+from server.connection import Closed, Connection, Outgoing, Submitted, last_error
 from server.lobby import Filling
 from server.net import CLOSE, Close
 
@@ -392,9 +392,11 @@ class MatchActor:
             if type(message) is Error:
                 if not conn.count_error():
                     continue
-                batch.append(item)
                 if conn.refused:
-                    batch.append(CLOSE)  # the socket's last error: it closes after it
+                    # The socket's last error (the match log keeps the engine's): it closes.
+                    batch += [last_error(message), CLOSE]
+                    continue
+                batch.append(item)
             else:
                 batch.append(item)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import structlog
@@ -54,6 +54,7 @@ class Server:
         latency: Callable[[float], None] | None = None,
         check_grace: float = CHECK_GRACE,
         collector: Collector | None = None,
+        tokens: Mapping[str, Mapping[int, str]] | None = None,
     ) -> None:
         self.config = config
         #: The process's garbage collection policy, when this server owns the process.
@@ -69,7 +70,8 @@ class Server:
         self.limits = limits if limits is not None else limits_for(config)
         self.gate = Gate(self.limits)
         self._latency = latency
-        self.lobby: Lobby[Connection] = Lobby(self._start_match)
+        #: ``tokens``: match name -> team -> the token its starts must carry (arena serve --teams)
+        self.lobby: Lobby[Connection] = Lobby(self._start_match, tokens)
         self.actors: set[MatchActor] = set()
         #: Every actor ever started, in order (tests and ``arena match`` read their results).
         self.finished: list[MatchActor] = []

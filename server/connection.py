@@ -43,7 +43,7 @@ from protocol.session import Event, Session
 from server.lobby import Filling, Lobby, SlotTaken
 from server.net import CLOSE, Close, FrameReader, InputBudget, Limits, Outbox, OverBudget, Transport
 
-__all__ = ["CLOSE", "Closed", "Connection", "Outgoing", "Submitted"]
+__all__ = ["CLOSE", "Closed", "Connection", "Outgoing", "Submitted", "last_error"]
 
 log = structlog.get_logger()
 
@@ -182,10 +182,10 @@ class Connection:
         Nothing after the limit (an empty list)."""
         if not self.count_error():
             return []
-        items: list[Outgoing | Close] = [Error(code=code, message=text)]
+        error = Error(code=code, message=text)
         if self.session.refused:
-            items.append(CLOSE)
-        return items
+            return [last_error(error), CLOSE]
+        return [error]
 
     def count_error(self) -> bool:
         """Count an error the match made for this socket; False once past the limit (drop it)."""
@@ -319,9 +319,9 @@ class Connection:
             elif isinstance(item, Start):
                 slot = AgentId(item.team, item.agent)
                 try:
-                    self.filling = self.lobby.claim(self, slot, item.match)
+                    self.filling = self.lobby.claim(self, slot, item.match, item.token)
                 except SlotTaken as taken:
-                    self._say(ErrorCode.SLOT_TAKEN, f"start: {taken}")
+                    self._say(taken.code, f"start: {taken}")
                 else:
                     self.slot = slot
                     self.session.handle(Event.START_ACCEPTED)
@@ -334,7 +334,7 @@ class Connection:
                 return _Handshake.CLOSE
             else:
                 self._say(
-                    ErrorCode.START_REQUIRED, f"{_type_name(item)} before start: send a start first"
+                    ErrorCode.NOT_STARTED, f"{_type_name(item)} before start: send a start first"
                 )
             if self.refused:
                 return _Handshake.CLOSE
@@ -375,6 +375,14 @@ class Connection:
                     return True  # the match is over; its actor is gone
             if self.refused:
                 return False
+
+
+def last_error(error: Error) -> Error:
+    """The error that reaches a socket's limit: it says so in its code; its text keeps the
+    cause."""
+    return Error(
+        code=ErrorCode.ERROR_LIMIT, message=f"{error.message} (error limit reached: closing)"
+    )
 
 
 #: The error code for each budget of :class:`server.net.OverBudget` (the rest: server_full).

@@ -167,6 +167,7 @@ async def test_two_clients_claiming_one_slot(tmp_path: Path) -> None:
         [(late, refusal)] = refusals
         assert isinstance(refusal, Error)
         assert "taken" in refusal.message
+        assert refusal.code == "slot_taken"
         [holder] = [claimant for claimant in claimants if claimant is not late]
         # The refused socket retries on a free slot and plays it.
         await late.send(Start(team=1, agent=5, match="duel"))
@@ -296,6 +297,7 @@ async def test_over_tcp_the_hundredth_error_and_game_over_end_the_socket(tmp_pat
         errors = [m for m in noisy.received if isinstance(m, Error)]
         assert len(errors) == 100
         assert isinstance(rest[-1], Error)
+        assert [e.code for e in errors] == ["no_such_node"] * 99 + ["error_limit"]
         for slot, agent in agents.items():
             if slot.team == 1:
                 await agent.aclose()

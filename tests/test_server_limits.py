@@ -155,6 +155,9 @@ async def test_nothing_after_the_hundredth_error_reaches_the_match(tmp_path: Pat
         errors = [m for m in rest if isinstance(m, Error)]
         assert len(errors) == 100
         assert rest[-1] == errors[-1]
+        assert {e.code for e in errors[:99]} == {"not_adjacent"}
+        assert errors[-1].code == "error_limit"
+        assert errors[-1].message.endswith("(error limit reached: closing)")
         assert not any(isinstance(m, Sat) for m in rest)
         for slot, agent in agents.items():
             if slot.team == 0:
