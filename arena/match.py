@@ -20,12 +20,13 @@ from typing import Any
 import trio
 
 from arena.logs import configure_logging
-from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy
+from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy, strategy_seed
 from client.team import TeamError, TeamResult, connect_team
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
 from dungeon.engine import Match
 from server.actor import Checker
 from server.app import Server, serve
+from sim.plugins import PluginError, resolve_names
 
 __all__ = ["MatchReport", "main", "play_match"]
 
@@ -51,7 +52,7 @@ def strategy_seeds(seed: int | None) -> tuple[int, int]:
         import secrets
 
         return secrets.randbits(63), secrets.randbits(63)
-    return seed * 2 + 1, seed * 2 + 2
+    return strategy_seed(seed, 0), strategy_seed(seed, 1)
 
 
 async def play_match(
@@ -134,7 +135,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--strategies",
         default="reference,rusher",
-        help=f"team 0 and team 1 strategies, comma-separated; known: {', '.join(STRATEGIES)}",
+        help=f"team 0 and team 1 strategies, comma-separated; known: {', '.join(STRATEGIES)}, "
+        "or module:Class / path/to/file.py:Class",
     )
     parser.add_argument("--seed", type=int, default=None, help="match seed (default: random)")
     parser.add_argument(
@@ -147,12 +149,17 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     names = tuple(name.strip() for name in args.strategies.split(","))
-    if len(names) != 2 or any(name not in STRATEGIES for name in names):
+    if len(names) != 2:
         print(
             f"arena match: --strategies wants two of {', '.join(STRATEGIES)}, "
             f"got {args.strategies!r}",
             file=sys.stderr,
         )
+        return 2
+    try:
+        names = resolve_names(names, "dungeon", STRATEGIES)
+    except PluginError as error:
+        print(f"arena match: --strategies: {error}", file=sys.stderr)
         return 2
     try:
         config = DEFAULT_RULES.replace(**parse_overrides(args.config))

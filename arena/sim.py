@@ -70,7 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("game", choices=sorted(GAMES), help="the game to simulate")
     parser.add_argument(
-        "--strategies", required=True, help="comma-separated strategy names (2+; round robin)"
+        "--strategies",
+        required=True,
+        help="comma-separated strategies (2+; round robin): built-in names, or your own as "
+        "module:Class or path/to/file.py:Class",
     )
     parser.add_argument(
         "--matches", type=int, default=100, help="games per pairing (rounded up to whole seeds)"
@@ -164,7 +167,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     try:
         game = _check_game(spec)
-        _check_strategies(spec, sorted(game.strategies()))
+        spec = _check_strategies(spec, sorted(game.strategies()))
         if spec.logs is not None and not hasattr(game, "play_logged"):
             raise UsageError(f"--logs: {spec.game} does not write match logs")
         if spec.logs is not None:
@@ -250,12 +253,24 @@ def _check_game(spec: Any) -> Any:
         raise UsageError(f"--config: {spec.game} does not accept these options: {exc}") from None
 
 
-def _check_strategies(spec: Any, known: list[str]) -> None:
-    unknown = [name for name in spec.strategies if name not in known]
+def _check_strategies(spec: Any, known: list[str]) -> Any:
+    """``spec`` with its strategies checked: built-in names, or strategies of one's own
+    (module:Class, file.py:Class; file paths made absolute for the workers)."""
+    import dataclasses
+
+    from sim.plugins import PluginError, resolve_names
+
+    unknown = [name for name in spec.strategies if name not in known and ":" not in name]
     if unknown:
         raise UsageError(
             f"unknown {spec.game} strategies: {', '.join(unknown)}; have: {', '.join(known)}"
+            ", or module:Class / path/to/file.py:Class"
         )
+    try:
+        strategies = resolve_names(spec.strategies, spec.game, known)
+    except PluginError as exc:
+        raise UsageError(f"--strategies: {exc}") from None
+    return dataclasses.replace(spec, strategies=strategies)
 
 
 def _check_option_types(game: str, options: dict[str, Any]) -> None:

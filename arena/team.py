@@ -17,6 +17,7 @@ import trio
 from arena.logs import configure_logging
 from client.strategies.base import STRATEGIES, make_strategy
 from client.team import TeamError, TeamResult, connect_team
+from sim.plugins import PluginError, resolve_names
 
 __all__ = ["main"]
 
@@ -30,7 +31,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=7700, help="server port")
     parser.add_argument("--match", default=None, help="join this named match (1-64 [A-Za-z0-9_-])")
     parser.add_argument(
-        "--strategy", default="reference", choices=sorted(STRATEGIES), help="how the team plays"
+        "--strategy",
+        default="reference",
+        help=f"how the team plays: {', '.join(sorted(STRATEGIES))}, or module:Class / "
+        "path/to/file.py:Class",
     )
     parser.add_argument("--seed", type=int, default=None, help="strategy seed (default: random)")
     parser.add_argument("--log-level", default="warning", help="client log level (stderr)")
@@ -49,6 +53,11 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.match is not None and not MATCH_NAME.match(args.match):
         print(f"arena team: --match {args.match!r}: use 1-64 of [A-Za-z0-9_-]", file=sys.stderr)
+        return 2
+    try:
+        (args.strategy,) = resolve_names([args.strategy], "dungeon", STRATEGIES)
+    except PluginError as error:
+        print(f"arena team: --strategy: {error}", file=sys.stderr)
         return 2
     configure_logging(level=args.log_level)
     seed = secrets.randbits(63) if args.seed is None else args.seed

@@ -64,9 +64,11 @@ def step_order_generator(seed: int) -> np.random.Generator:
 
 
 def strategy_seed(seed: int, team: int) -> int:
-    """The seed team ``team``'s strategy gets in a headless match of ``seed`` (children 1, 2)."""
-    child = np.random.SeedSequence(seed).spawn(3)[1 + team]
-    return int(child.generate_state(1, np.uint64)[0])
+    """The seed team ``team``'s strategy gets in a headless match of ``seed`` (children 1, 2):
+    ``client.strategies.base.strategy_seed``, the derivation network matches use too."""
+    from client.strategies.base import strategy_seed as derive
+
+    return derive(seed, team)
 
 
 def step_order(generator: np.random.Generator) -> list[AgentId]:
@@ -385,6 +387,7 @@ class DungeonGame:
     def strategies(self) -> Mapping[str, Callable[[], Bot]]:
         from client.strategies.base import STRATEGIES
 
+        # Strategies of one's own (module:Class, file.py:Class) are loaded by name when played.
         return {name: partial(TeamStrategyName, name) for name in sorted(STRATEGIES)}
 
     def new_initial_state(self, seed: int) -> DungeonState:
@@ -417,6 +420,6 @@ class DungeonGame:
 
         if len(seats) != 2:
             raise ValueError(f"the dungeon has 2 teams, got {len(seats)} strategies")
-        unknown = [name for name in seats if name not in STRATEGIES]
+        unknown = [name for name in seats if name not in STRATEGIES and ":" not in name]
         if unknown:
             raise ValueError(f"unknown dungeon strategies: {', '.join(unknown)}")
