@@ -113,6 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=300.0,
         help="seconds before a match counts as failed (local backend); 0 for none",
     )
+    parser.add_argument(
+        "--schedule",
+        choices=("timed", "steps"),
+        help="dungeon only: timed (default; real-time play modelled, predicts network play) or "
+        "steps (spec section 6's logical steps); timed takes --config think_ms= delay_ms= jitter=",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     return parser
 
@@ -155,12 +161,20 @@ def _run(args: argparse.Namespace) -> int:
     if args.timeout < 0:
         raise UsageError(f"--timeout must be 0 (none) or more seconds, got {args.timeout:g}")
     _check_output_files(args)
+    options = parse_config(args.config)
+    if args.game == "dungeon":
+        # The timed schedule predicts a tournament (docs/simulator.md): the default. The step
+        # schedule leaves the options as they were before schedules existed.
+        if (args.schedule or "timed") == "timed":
+            options["schedule"] = "timed"
+    elif args.schedule is not None:
+        raise UsageError(f"--schedule: only the dungeon has schedules, not {args.game}")
     spec = RunSpec(
         game=args.game,
         strategies=strategies,
         matches=args.matches,
         seed=args.seed,
-        options=parse_config(args.config),
+        options=options,
         sprt=parse_sprt(args.sprt) if args.sprt is not None else None,
         timeout=args.timeout or None,
         logs=str(args.logs) if args.logs is not None else None,

@@ -37,6 +37,7 @@ from sim.game import TERMINAL, Bot, GameInfo, MatchResult
 
 if TYPE_CHECKING:
     from client.strategies.base import TeamStrategy
+    from sim.timed import Timing
 
 Input = Request | Disconnect | TimeUp
 
@@ -209,11 +210,14 @@ def play_match(
     *,
     with_optimum: bool = True,
     log: Any = None,
+    timing: Timing | None = None,
 ) -> MatchResult:
     """One headless match: team ``t`` played by strategy ``seats[t]``.
 
     ``log`` is an optional ``replay.matchlog.MatchLogWriter`` (header already written): every
-    input, output and optimum goes to it, as a server writes them.
+    input, output and optimum goes to it, as a server writes them. ``timing`` None: the step
+    schedule (spec section 6); else the timed schedule with these distributions
+    (:mod:`sim.timed`), whose length is the simulated milliseconds (figure ``sim_ms``).
     """
     from client.strategies.base import make_strategy
 
@@ -233,20 +237,37 @@ def play_match(
 
     opening = match.begin()
     record(opening)
-    deliver(opening, teams)
-    steps = play_steps(
-        match,
-        teams,
-        order,
-        config.draw_steps,
-        before=None if log is None else log.input,
-        after=record,
-    )
+    if timing is not None:
+        from sim.timed import play_timed, timing_generator
+
+        def apply(event: Input) -> Output:
+            if log is not None:
+                log.input(event)
+            output = match.apply(event)
+            record(output)
+            return output
+
+        seconds = play_timed(
+            match, teams, opening, timing, timing_generator(seed), config.draw_seconds, apply=apply
+        )
+        length = round(seconds * 1000)
+        stats = figures.per_team(length, match.winner)
+        for row in stats:
+            row["sim_ms"] = row.pop("steps")
+    else:
+        deliver(opening, teams)
+        length = play_steps(
+            match,
+            teams,
+            order,
+            config.draw_steps,
+            before=None if log is None else log.input,
+            after=record,
+        )
+        stats = figures.per_team(length, match.winner)
     winner = match.winner
     returns = [DRAW, DRAW] if winner is None else [WIN if t == winner else LOSS for t in (0, 1)]
-    return MatchResult(
-        returns=returns, length=steps, stats=figures.per_team(steps, winner), winner=winner
-    )
+    return MatchResult(returns=returns, length=length, stats=stats, winner=winner)
 
 
 class DungeonState:
@@ -367,13 +388,39 @@ class TeamStrategyName:
         raise TypeError(f"dungeon strategy {self.name!r} plays through DungeonGame.play")
 
 
-class DungeonGame:
-    """The dungeon for the simulator. Options: any ``RulesConfig`` field (``nodes=300``), and
-    ``optimum`` (default True): compute each crossing's trap optimum for the figures."""
+def _timing(schedule: str, **given: float | None) -> Timing | None:
+    """The timed schedule's distributions, or None for the step schedule."""
+    from sim.timed import Timing
 
-    def __init__(self, optimum: bool = True, **rules: Any) -> None:
+    chosen = {key: float(value) for key, value in given.items() if value is not None}
+    if schedule == "steps":
+        if chosen:
+            raise ValueError(f"{', '.join(chosen)}: options of the timed schedule only")
+        return None
+    if schedule != "timed":
+        raise ValueError(f"schedule {schedule!r}: choose timed or steps")
+    return Timing(**chosen)
+
+
+class DungeonGame:
+    """The dungeon for the simulator. Options: any ``RulesConfig`` field (``nodes=300``),
+    ``optimum`` (default True): compute each crossing's trap optimum for the figures, and
+    ``schedule``: ``steps`` (default here; spec section 6) or ``timed`` (:mod:`sim.timed`, the
+    default of ``arena sim``), with the timed schedule's ``think_ms``, ``delay_ms`` and
+    ``jitter`` (None: :class:`sim.timed.Timing`'s defaults)."""
+
+    def __init__(
+        self,
+        optimum: bool = True,
+        schedule: str = "steps",
+        think_ms: float | None = None,
+        delay_ms: float | None = None,
+        jitter: float | None = None,
+        **rules: Any,
+    ) -> None:
         self.config = RulesConfig.from_dict(rules)
         self.with_optimum = optimum
+        self.timing = _timing(schedule, think_ms=think_ms, delay_ms=delay_ms, jitter=jitter)
         self.info = GameInfo(
             name="dungeon",
             num_players=2,
@@ -395,7 +442,9 @@ class DungeonGame:
 
     def play(self, seed: int, seats: Sequence[str]) -> MatchResult:
         self._check_seats(seats)
-        return play_match(seed, seats, self.config, with_optimum=self.with_optimum)
+        return play_match(
+            seed, seats, self.config, with_optimum=self.with_optimum, timing=self.timing
+        )
 
     def play_logged(self, seed: int, seats: Sequence[str], path: Path) -> MatchResult:
         """:meth:`play`, writing the match log (``source: "sim"``) to ``path``."""
@@ -411,7 +460,14 @@ class DungeonGame:
                 match=None,
                 source="sim",
             )
-            result = play_match(seed, seats, self.config, with_optimum=self.with_optimum, log=log)
+            result = play_match(
+                seed,
+                seats,
+                self.config,
+                with_optimum=self.with_optimum,
+                log=log,
+                timing=self.timing,
+            )
             log.close(reason="game_over")
         return result
 
