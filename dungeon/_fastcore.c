@@ -150,8 +150,15 @@ static void search(Search *s) {
         }
         return;
     }
+    /* A branch falsifies the unit clauses that want the other value of `next`: skip it when
+     * that alone reaches the bound (it would be pruned on entry, at the cost of a node). */
+    int t = s->want[next][1], f = s->want[next][0];
+    int rest = lower - (t < f ? t : f);
     for (int round = 0; round < 2 && !s->done; round++) {
         int val = round == 0 ? first : !first;
+        if (rest + s->want[next][!val] >= s->best) {
+            continue;
+        }
         assign(s, next, val);
         search(s);
         unassign(s, next, val);
