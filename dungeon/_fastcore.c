@@ -1,10 +1,10 @@
 /* dungeon._fastcore: the two hot loops of a headless match, in C.
  *
- * maxsat(clauses): an exact branch-and-bound MaxSAT solver for trap problems (every clause soft,
- *   weight 1), reading a sequence of int tuples directly. Returns (cost, model): the fewest
- *   clauses an assignment can leave false, and a model leaving exactly that many, as pysat
- *   gives one (literal i or -i for every variable 1..n, n the largest variable named). Returns
- *   None for what it does not handle (more than MAX_VARS variables, more than MAX_CLAUSES
+ * maxsat(clauses, switches=0): an exact branch-and-bound MaxSAT solver for trap problems (every
+ *   clause soft, weight 1), reading a sequence of int tuples directly. Returns (cost,
+ *   assignment): the fewest clauses an assignment can leave false, and an assignment leaving
+ *   exactly that many, one bool per variable 1..max(switches, the largest variable named).
+ *   Returns None for what it does not handle (more than MAX_VARS variables, more than MAX_CLAUSES
  *   clauses, a clause longer than MAX_WIDTH or naming a variable twice, a literal that is not a
  *   nonzero int): the caller then takes the pure path.
  * hops(indptr, indices, source, out): breadth-first hop counts from source along the rows of a
@@ -172,27 +172,30 @@ static int load(Search *s, PyObject *clauses) {
         return -1;
     }
     Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    int ok = 1;
-    if (n > MAX_CLAUSES) {
-        ok = 0;
-    }
+    PyObject **rows = PySequence_Fast_ITEMS(seq);
+    int ok = n <= MAX_CLAUSES;
     s->nclauses = (int)n;
     s->nvars = 0;
     for (Py_ssize_t c = 0; ok && c < n; c++) {
-        PyObject *clause = PySequence_Fast_GET_ITEM(seq, c);
-        PyObject *items = PySequence_Fast(clause, "a clause must be a sequence");
-        if (items == NULL) {
-            Py_DECREF(seq);
-            return -1;
+        PyObject *clause = rows[c];
+        PyObject *items = clause;
+        if (PyTuple_CheckExact(clause)) {
+            Py_INCREF(items); /* the common case: a trap is a tuple */
+        } else {
+            items = PySequence_Fast(clause, "a clause must be a sequence");
+            if (items == NULL) {
+                Py_DECREF(seq);
+                return -1;
+            }
         }
         Py_ssize_t width = PySequence_Fast_GET_SIZE(items);
-        if (width > MAX_WIDTH) {
-            ok = 0;
-        }
+        PyObject **literals = PySequence_Fast_ITEMS(items);
+        ok = width <= MAX_WIDTH;
+        int *row = s->lits[c];
         for (Py_ssize_t j = 0; ok && j < width; j++) {
-            PyObject *item = PySequence_Fast_GET_ITEM(items, j);
-            if (!PyLong_Check(item) || PyBool_Check(item)) {
-                ok = 0;
+            PyObject *item = literals[j];
+            if (!PyLong_CheckExact(item)) {
+                ok = 0; /* bools and other int subclasses included */
                 break;
             }
             int overflow = 0;
@@ -203,12 +206,11 @@ static int load(Search *s, PyObject *clauses) {
                 break;
             }
             for (Py_ssize_t k = 0; k < j; k++) {
-                int other = s->lits[c][k];
-                if ((other > 0 ? other : -other) == var) {
+                if (row[k] == lit || row[k] == -lit) {
                     ok = 0; /* a variable twice in one clause */
                 }
             }
-            s->lits[c][j] = (int)lit;
+            row[j] = (int)lit;
             if (var > s->nvars) {
                 s->nvars = (int)var;
             }
@@ -220,7 +222,12 @@ static int load(Search *s, PyObject *clauses) {
     return ok;
 }
 
-static PyObject *fast_maxsat(PyObject *self, PyObject *clauses) {
+static PyObject *fast_maxsat(PyObject *self, PyObject *args) {
+    PyObject *clauses;
+    Py_ssize_t switches = 0;
+    if (!PyArg_ParseTuple(args, "O|n", &clauses, &switches)) {
+        return NULL;
+    }
     Search *s = &workspace;
     int loaded = load(s, clauses);
     if (loaded <= 0) {
@@ -279,20 +286,32 @@ static PyObject *fast_maxsat(PyObject *self, PyObject *clauses) {
             break;
         }
     }
-    PyObject *model = PyList_New(n);
-    if (model == NULL) {
+    /* One bool a switch: max(switches, the largest variable named); a switch no clause names
+     * comes out false (it never gets assigned). */
+    Py_ssize_t size = switches > n ? switches : n;
+    PyObject *assignment = PyList_New(size);
+    if (assignment == NULL) {
         return NULL;
     }
-    for (int var = 1; var <= n; var++) {
-        /* a variable no clause names comes out false (it never gets assigned) */
-        PyObject *item = PyLong_FromLong(s->best_value[var] > 0 ? var : -var);
-        if (item == NULL) {
-            Py_DECREF(model);
-            return NULL;
-        }
-        PyList_SET_ITEM(model, var - 1, item);
+    for (Py_ssize_t var = 1; var <= size; var++) {
+        PyObject *value = var <= n && s->best_value[var] > 0 ? Py_True : Py_False;
+        Py_INCREF(value);
+        PyList_SET_ITEM(assignment, var - 1, value);
     }
-    return Py_BuildValue("(iN)", s->best, model);
+    PyObject *cost = PyLong_FromLong(s->best);
+    if (cost == NULL) {
+        Py_DECREF(assignment);
+        return NULL;
+    }
+    PyObject *result = PyTuple_New(2);
+    if (result == NULL) {
+        Py_DECREF(cost);
+        Py_DECREF(assignment);
+        return NULL;
+    }
+    PyTuple_SET_ITEM(result, 0, cost);
+    PyTuple_SET_ITEM(result, 1, assignment);
+    return result;
 }
 
 static int int32_buffer(PyObject *obj, Py_buffer *view, int writable) {
@@ -358,10 +377,10 @@ static PyObject *fast_hops(PyObject *self, PyObject *args) {
         int u = queue[head++];
         int next = hops[u] + 1;
         for (int e = ptr[u]; e < ptr[u + 1]; e++) {
-            int v = idx[e];
-            if (v >= 0 && v < count && hops[v] < 0) {
+            unsigned v = (unsigned)idx[e]; /* a negative index wraps past count */
+            if (v < (unsigned)count && hops[v] < 0) {
                 hops[v] = next;
-                queue[tail++] = v;
+                queue[tail++] = (int)v;
             }
         }
     }
@@ -376,8 +395,9 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"maxsat", fast_maxsat, METH_O,
-     "maxsat(clauses) -> (cost, model) | None: exact MaxSAT, every clause of weight 1."},
+    {"maxsat", fast_maxsat, METH_VARARGS,
+     "maxsat(clauses, switches=0) -> (cost, assignment) | None: exact MaxSAT, every clause of "
+     "weight 1; one bool a switch."},
     {"hops", fast_hops, METH_VARARGS,
      "hops(indptr, indices, source, out): breadth-first hop counts into out (-1: never)."},
     {NULL, NULL, 0, NULL},

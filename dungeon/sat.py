@@ -209,18 +209,19 @@ def maxsat(clauses: Clauses, conflicts: int | None = None) -> tuple[int, list[in
     return cost, model
 
 
-def exact_maxsat(clauses: Sequence[Sequence[int]], switches: int) -> tuple[int, list[int]] | None:
+def exact_maxsat(clauses: Sequence[Sequence[int]], switches: int) -> tuple[int, list[bool]] | None:
     """The C branch-and-bound solver (:mod:`dungeon.fastcore`): the fewest clauses an
-    assignment can leave false and a model leaving that many, as :func:`maxsat` gives them but
-    exact with no budget; None when the extension is absent or the problem beyond it (more
-    than FAST_SWITCHES switches, or a shape it does not take). A nonzero optimum feeds the
-    memos :func:`least_false` and :func:`satisfiable` read, like :func:`maxsat`'s."""
+    assignment can leave false and an assignment leaving that many (one bool a switch, at
+    least ``switches`` of them), exact with no budget; None when the extension is absent or
+    the problem beyond it (more than FAST_SWITCHES switches, or a shape it does not take). A
+    nonzero optimum feeds the memos :func:`least_false` and :func:`satisfiable` read, like
+    :func:`maxsat`'s."""
     if switches > FAST_SWITCHES:
         return None
     core = load_fastcore()
     if core is None:
         return None
-    found: tuple[int, list[int]] | None = core.maxsat(clauses)
+    found: tuple[int, list[bool]] | None = core.maxsat(clauses, switches)
     if found is None:
         return None
     cost = found[0]

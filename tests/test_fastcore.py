@@ -26,11 +26,9 @@ from dungeon.traps import active_traps, draw_problem
 core = pytest.importorskip("dungeon._fastcore")
 
 
-def assignment_of(model: list[int], switches: int) -> list[bool]:
-    values = [False] * switches
-    for literal in model:
-        values[abs(literal) - 1] = literal > 0
-    return values
+def assignment_of(assignment: list[bool], switches: int) -> list[bool]:
+    assert all(type(value) is bool for value in assignment)
+    return assignment[:switches] + [False] * (switches - len(assignment))
 
 
 def brute_force(clauses: list[list[int]], switches: int) -> int:
@@ -54,9 +52,10 @@ def test_c_optimum_equals_pysat_and_its_assignment_achieves_it(
     traps = round(ratio * switches)
     for _ in range(20):
         clauses = draw_problem(generator, switches, traps).tolist()
-        found = core.maxsat([tuple(clause) for clause in clauses])
+        found = core.maxsat([tuple(clause) for clause in clauses], switches)
         assert found is not None
         cost, model = found
+        assert len(model) == switches
         expected = sat.maxsat(clauses)[0] if clauses else 0
         assert cost == expected
         assert active_traps(clauses, assignment_of(model, switches)) == cost
@@ -116,6 +115,8 @@ def test_shapes_it_does_not_take_send_the_caller_to_the_pure_path(clauses: list)
 def test_not_a_sequence_is_a_type_error() -> None:
     with pytest.raises(TypeError):
         core.maxsat(5)
+    with pytest.raises(TypeError):
+        core.maxsat()
     with pytest.raises(TypeError):
         core.maxsat([5])
 

@@ -99,7 +99,8 @@ class TrapSolver:
         """An assignment (one bool per switch) leaving the fewest active traps found."""
         exact = exact_maxsat(traps, switches)
         if exact is not None:
-            return _model_to_assignment(exact[1], switches)
+            assignment = exact[1]
+            return assignment if len(assignment) == switches else assignment[:switches]
         return self.solve_pure(traps, switches)
 
     def solve_pure(self, traps: Traps, switches: int) -> list[bool]:
