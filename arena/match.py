@@ -149,10 +149,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     names = tuple(name.strip() for name in args.strategies.split(","))
-    if len(names) != 2:
+    if len(names) != 2 or any(name not in STRATEGIES and ":" not in name for name in names):
         print(
-            f"arena match: --strategies wants two of {', '.join(STRATEGIES)}, "
-            f"got {args.strategies!r}",
+            f"arena match: --strategies wants two of {', '.join(STRATEGIES)} (or module:Class, "
+            f"path/to/file.py:Class), got {args.strategies!r}",
             file=sys.stderr,
         )
         return 2

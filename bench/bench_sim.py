@@ -4,17 +4,21 @@
 before the compiled core, issue 21) checked out in a scratch ``git worktree`` and run with the
 same interpreter and dependencies: it is the code as it was, not this tree with the extension
 hidden. Each round runs both, alternately, as whole processes (``python -m arena sim dungeon
---strategies reference,rusher --workers 2``), so both meet the same machine load; the table
-shows the medians of the rounds, their ratio, and whether the results JSON (``timing`` left
-out) are identical. Then: memory per worker (peak RSS of one process playing matches), and,
-with ``BENCH_SIM_CALLGRIND=1``, instructions per match under valgrind's callgrind
-(deterministic: the figure to compare across machines).
+--strategies reference,rusher --workers 2``), so both meet the same machine load. The table
+shows the medians of the rounds: wall time, and CPU time (the process and its workers: the
+figure that other work on a shared machine distorts least), their ratios, and whether the
+results JSON (``timing`` left out) are identical (this tree runs ``--schedule steps``, the one
+schedule today's code has). Then: memory per worker (peak RSS of one process playing
+matches), and, with ``BENCH_SIM_CALLGRIND=1``, instructions per match under valgrind's
+callgrind (deterministic: the figure to compare across machines). ``python -m bench timed``
+compares the schedules with network play.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -75,21 +79,28 @@ def _env(tree: Path) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(tree)}
 
 
-def sim_run(tree: Path, games: int) -> tuple[float, str]:
-    """Whole-process seconds of one ``arena sim`` run in ``tree``, and its results JSON."""
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def sim_run(tree: Path, games: int, *extra: str) -> tuple[float, float, str]:
+    """Whole-process wall seconds and CPU seconds (the process and its workers) of one
+    ``arena sim`` run in ``tree``, and its results JSON."""
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "results.json"
         command = [
             sys.executable, "-m", "arena", "sim", "dungeon",
             "--strategies", "reference,rusher", "--matches", str(games),
             "--workers", str(WORKERS), "--seed", str(SEED), "--quiet", "--out", str(out),
+            *extra,
         ]  # fmt: skip
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), _children_cpu()
         subprocess.run(command, cwd=tree, env=_env(tree), check=True, capture_output=True)
-        seconds = time.perf_counter() - started
+        seconds, cpu = time.perf_counter() - started, _children_cpu() - cpu
         results = json.loads(out.read_text())
     results.pop("timing", None)
-    return seconds, json.dumps(results, sort_keys=True)
+    return seconds, cpu, json.dumps(results, sort_keys=True)
 
 
 def peak_rss_mib(tree: Path, matches: int = 2) -> float:
@@ -117,31 +128,38 @@ def instructions(tree: Path, matches: int) -> int:
 def main() -> None:
     with baseline_tree() as base:
         trees = {"today": base, "this tree": ROOT}
+        # Today's code knows one schedule, the logical steps: this tree plays the same.
+        flags = {"today": (), "this tree": ("--schedule", "steps")}
         seconds: dict[str, list[float]] = {name: [] for name in trees}
+        cpu: dict[str, list[float]] = {name: [] for name in trees}
         outputs: dict[str, set[str]] = {name: set() for name in trees}
         for round_ in range(ROUNDS):
             order = list(trees) if round_ % 2 == 0 else list(trees)[::-1]
             for name in order:
-                elapsed, output = sim_run(trees[name], GAMES)
+                elapsed, used, output = sim_run(trees[name], GAMES, *flags[name])
                 seconds[name].append(elapsed)
+                cpu[name].append(used)
                 outputs[name].add(output)
         same = len(outputs["today"] | outputs["this tree"]) == 1
         rates = {name: GAMES / statistics.median(seconds[name]) for name in trees}
+        per_cpu = {name: GAMES / statistics.median(cpu[name]) for name in trees}
         memory = {name: peak_rss_mib(tree) for name, tree in trees.items()}
         rows = [
             (name, f"{rates[name]:.1f}", f"{statistics.median(seconds[name]):.1f}",
+             f"{per_cpu[name]:.2f}", f"{statistics.median(cpu[name]):.1f}",
              f"{memory[name]:.0f}")
             for name in trees
         ]  # fmt: skip
         print_table(
             f"arena sim dungeon reference,rusher --matches {GAMES} --workers {WORKERS} --seed "
             f"{SEED}: medians of {ROUNDS} alternating whole-process runs; today = {BASELINE}",
-            ["code", "matches/s", "seconds", "peak RSS MiB a worker"],
+            ["code", "matches/s", "wall s", "matches/CPU-s", "CPU s", "peak RSS MiB a worker"],
             rows,
             width=110,
         )
         print(
-            f"ratio this tree / today: {rates['this tree'] / rates['today']:.2f}x matches/s; "
+            f"ratio this tree / today: {rates['this tree'] / rates['today']:.2f}x matches/s "
+            f"(wall), {per_cpu['this tree'] / per_cpu['today']:.2f}x matches per CPU-second; "
             f"results JSON identical: {'yes' if same else 'NO'}"
         )
         if os.environ.get("BENCH_SIM_CALLGRIND") == "1":
