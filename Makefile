@@ -6,9 +6,10 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint types pytest bench browser clean constraints
+.PHONY: run test lint types contracts pytest bench browser clean constraints
 
 $(STAMP): pyproject.toml constraints.txt setup.py dungeon/_fastcore.c
+	@echo "make: installing the project and its dependencies into $(VENV) (about a minute, once)" >&2
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -c constraints.txt -e '.[test]'
@@ -17,7 +18,7 @@ $(STAMP): pyproject.toml constraints.txt setup.py dungeon/_fastcore.c
 run: $(STAMP)
 	$(BIN)/arena match
 
-test: $(STAMP) browser lint types pytest
+test: $(STAMP) browser lint types contracts pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -25,6 +26,10 @@ lint: $(STAMP)
 
 types: $(STAMP)
 	$(BIN)/mypy
+
+# The import contracts of pyproject.toml: the layering of the packages.
+contracts: $(STAMP)
+	$(BIN)/lint-imports
 
 pytest: $(STAMP)
 	$(BIN)/pytest -q

@@ -29,13 +29,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from bench.common import print_table
+from bench.common import env_number, print_table
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Today's code: the last commit before the compiled core (main when issue 21 started).
 BASELINE = os.environ.get("BENCH_SIM_BASELINE", "219e8116c86f")
-GAMES = int(os.environ.get("BENCH_SIM_GAMES", "200"))
-ROUNDS = int(os.environ.get("BENCH_SIM_ROUNDS", "3"))
+GAMES = env_number("BENCH_SIM_GAMES", 200, minimum=2)
+ROUNDS = env_number("BENCH_SIM_ROUNDS", 3, minimum=1)
 WORKERS = 2
 SEED = 11
 CALLGRIND_MATCHES = 4  # seeds: each played in both seatings, after one warm-up match

@@ -11,16 +11,15 @@ and whether each headless interval overlaps the network one. ``BENCH_TIMED_GAMES
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from bench.common import print_table
+from bench.common import env_number, print_table
 from sim import stats
 from sim.backends import LocalBackend
 from sim.runner import RunSpec, match_seeds, run
 
-GAMES = int(os.environ.get("BENCH_TIMED_GAMES", "200"))
+GAMES = env_number("BENCH_TIMED_GAMES", 200, minimum=2)
 SEED = 21
 PAIR = ("reference", "rusher")
 

@@ -1,7 +1,9 @@
 """A match actor: the one task that owns a running match's engine and its log.
 
-Sockets reach it only through its bounded inbox (requests, "my socket closed", optimum results);
-it answers by putting messages in each socket's outbox without ever waiting, so a client that
+Sockets reach it only through its bounded inbox: when the match begins each socket gets its own
+``clone()`` of the inbox's send side (requests, then "my socket closed"), as does each optimum
+check while it runs; the actor learns that all are closed from ``EndOfChannel``. It answers by
+putting messages in each socket's outbox without ever waiting, so a client that
 stops reading is disconnected (its outbox is full) and the other eleven never wait for it. The
 trap optimum of each problem is checked off the event loop (worker processes, through a thread
 per check, bounded by a limiter) and logged when it arrives; a crossing never waits for it.
@@ -15,18 +17,21 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import structlog
 import trio
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
-from protocol.codec import encode
-from protocol.messages import Dungeon, Enemy, Error, Move, Solution
+from dungeon.events import TrapProblem
+from protocol.codec import encode_lines
+from protocol.errors import ErrorCode
+from protocol.messages import Enemy, Error
 from replay.matchlog import MatchLogWriter, software_version
-from server.connection import Connection, Outgoing
+from server.connection import Closed, Connection, Outgoing, Submitted, last_error
 from server.lobby import Filling
+from server.net import CLOSE, Close
 
 __all__ = ["Checker", "MatchActor"]
 
@@ -46,73 +51,13 @@ CHECK_GRACE = 2.0
 DRAIN = 8
 
 
-def encode_dungeons(output: Output) -> dict[AgentId, bytes]:
-    """The twelve `dungeon` lines of a begin output, encoded (and checked) once, not twelve times.
-
-    They differ only in ``team`` and ``agent``, the first fields on the line, so the checked
-    encoding of the first is reused for the rest with its head rewritten.
-    """
-    dungeons = [o for o in output.messages if isinstance(o.message, Dungeon)]
-    if not dungeons:
-        return {}
-    first = dungeons[0].message
-    assert isinstance(first, Dungeon)
-    line = encode(first)
-    head = b'{"type":"dungeon","team":%d,"agent":%d,' % (first.team, first.agent)
-    if not line.startswith(head):
-        raise AssertionError(f"unexpected dungeon encoding: {line[:60]!r}")
-    tail = line[len(head) :]
-    lines: dict[AgentId, bytes] = {}
-    for outbound in dungeons:
-        message = outbound.message
-        assert isinstance(message, Dungeon)
-        same = (message.nodes, message.edges, message.start, message.shrine) == (
-            first.nodes, first.edges, first.start, first.shrine
-        )  # fmt: skip
-        lines[outbound.to] = (
-            b'{"type":"dungeon","team":%d,"agent":%d,' % (message.team, message.agent) + tail
-            if same
-            else encode(message)
-        )
-    return lines
-
-
-def _encode_messages(output: Output) -> dict[int, bytes]:
-    """Each message of ``output`` as its checked line, by position: encoded once for its socket
-    and the log alike. One input often sends the same sighting to a whole team (the enemy heir
-    moved): each distinct `enemy` line is encoded (and checked) once, not once per recipient."""
-    lines: dict[int, bytes] = {}
-    sightings: dict[Enemy, bytes] = {}  # frozen structs: hashed by value
-    for index, outbound in enumerate(output.messages):
-        message = outbound.message
-        if type(message) is Enemy:
-            line = sightings.get(message)
-            if line is None:
-                line = sightings[message] = encode(message)
-        else:
-            line = encode(message)
-        lines[index] = line
-    return lines
-
-
-@dataclass(frozen=True, slots=True)
-class _Submitted:
-    conn: Connection
-    message: Move | Solution
-
-
-@dataclass(frozen=True, slots=True)
-class _Closed:
-    conn: Connection
-
-
 @dataclass(frozen=True, slots=True)
 class _Optimum:
     crossing: int
     value: int | None
 
 
-_InboxItem = _Submitted | _Closed | _Optimum
+_InboxItem = Submitted | Closed | _Optimum
 
 
 class MatchActor:
@@ -148,11 +93,10 @@ class MatchActor:
         self._on_over = on_over
         self._on_prepared = on_prepared
         self._open: dict[AgentId, Connection] = dict(filling.seats)
+        #: The inbox's send side is only cloned (one clone per socket and per running check);
+        #: it is closed once the match has begun.
         self._inbox, self._inbox_out = trio.open_memory_channel[_InboxItem](INBOX_SIZE)
-        #: Items sent to the inbox minus items the actor took: never more than the inbox holds
-        #: (a send counts once it has returned), so while positive, receive_nowait succeeds. The
-        #: drain asks it instead of letting receive_nowait raise WouldBlock at the end of a step.
-        self._inbox_count = 0
+        self._results: trio.MemorySendChannel[_InboxItem] | None = None
         self._stop = trio.CancelScope()
         self._stop_checks = trio.CancelScope()
         self._stop_reason: str | None = None
@@ -162,40 +106,24 @@ class MatchActor:
         self._checks: trio.Nursery | None = None
         #: What the inputs applied since the last ``_send_pending`` produced for each socket, in
         #: order: sent once their log lines are on disk.
-        self._pending: dict[Connection, list[Outgoing]] = {}
+        self._pending: dict[Connection, list[Outgoing | Close]] = {}
         self.log = log.bind(match=filling.number)
+        #: The most inbox items handled in one step (a backlog is served without a scheduling
+        #: round per item).
+        self.largest_batch = 0
 
-    # -- called by other tasks (only through the inbox, or cancelling) ------------------------
+    # -- called by other tasks (only cancelling; everything else comes through the inbox) ------
 
-    def offer(self, conn: Connection, message: Move | Solution) -> bool:
-        """A request from ``conn``'s reader, applied in arrival order: queued at once when the
-        inbox has room (True); False when it is full, and then the reader must :meth:`submit`.
+    @property
+    def engine(self) -> Match | None:
+        """The running match's engine; None before it is prepared and once the match is done
+        (a finished actor keeps only its result)."""
+        return self._engine
 
-        Without a checkpoint or a coroutine: the reader goes straight on to wait for its
-        socket, instead of being scheduled once more only to do that (3 task steps a request
-        -> 2). A full inbox still makes the reader wait, in submit.
-        """
-        try:
-            self._inbox.send_nowait(_Submitted(conn, message))
-        except trio.WouldBlock:
-            return False
-        self._inbox_count += 1
-        return True
-
-    async def submit(self, conn: Connection, message: Move | Solution) -> None:
-        """A request that :meth:`offer` found no room for: waits until the inbox has some."""
-        await self._post(_Submitted(conn, message))
-
-    async def socket_closed(self, conn: Connection) -> None:
-        """``conn`` has closed (called from its task, shielded)."""
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            with trio.move_on_after(5):
-                await self._post(_Closed(conn))
-
-    async def _post(self, item: _InboxItem) -> None:
-        """Put ``item`` in the inbox, waiting for room, and count it (see ``_inbox_count``)."""
-        await self._inbox.send(item)
-        self._inbox_count += 1
+    @property
+    def log_lines_written(self) -> int | None:
+        """Lines written to the match log so far (None without a log, or once it is closed)."""
+        return None if self._writer is None else self._writer.lines_written
 
     def stop(self, reason: str) -> None:
         """End the match now as a draw (server shutdown); the actor logs and closes it."""
@@ -231,7 +159,11 @@ class MatchActor:
         with self._open_log() as stream:
             # Lines are flushed once per input, before any of its messages is queued for a
             # socket (see _apply), not once per line: one write instead of about five per request.
-            writer = MatchLogWriter(stream, flush_each_line=False) if stream is not None else None
+            writer = (
+                MatchLogWriter(stream, clock=time.monotonic, flush_each_line=False)
+                if stream is not None
+                else None
+            )
             self._writer = writer
             # One match prepares at a time: its steps run between the checkpoints of _prepare,
             # and a crowd of matches starting at once (a tournament round, a wave of finished
@@ -250,17 +182,20 @@ class MatchActor:
                 deadline = trio.current_time() + self.config.draw_seconds
                 with self._stop, trio.move_on_at(deadline):
                     async for item in self._inbox_out:
-                        self._inbox_count -= 1
                         self._handle(item)
                         # What else is already waiting, in the same step: a backlog is served
                         # without a scheduling round per item (trio's receive yields even when
                         # an item is there), its log lines reach the file in one write, and a
                         # socket gets what the batch produced for it in one write.
                         drained = 1
-                        while self._inbox_count > 0 and drained < DRAIN and not engine.is_over:
-                            self._inbox_count -= 1
-                            self._handle(self._inbox_out.receive_nowait())
+                        while drained < DRAIN and not engine.is_over:
+                            try:
+                                item = self._inbox_out.receive_nowait()
+                            except (trio.WouldBlock, trio.EndOfChannel):
+                                break
+                            self._handle(item)
                             drained += 1
+                        self.largest_batch = max(self.largest_batch, drained)
                         self._send_pending()
                         if engine.is_over:
                             break
@@ -274,6 +209,8 @@ class MatchActor:
                     crossings=engine.crossings,
                 )  # fmt: skip
                 self._on_over(self)
+                if self._results is not None:
+                    self._results.close()  # from now on: EndOfChannel once all have closed
                 await self._await_checks()
                 for crossing in sorted(self._pending_checks):
                     self._log_optimum(crossing, None)
@@ -291,7 +228,7 @@ class MatchActor:
         # encode it again).
         return open(self.log_path, "xb")
 
-    async def _prepare(self) -> tuple[Match, Output, dict[AgentId, bytes]]:
+    async def _prepare(self) -> tuple[Match, Output, list[bytes]]:
         """The engine, its begin output (logged, flushed) and the twelve encoded maps.
 
         Done in the event loop, in steps of at most a few milliseconds (generate, begin, encode,
@@ -313,37 +250,34 @@ class MatchActor:
             )
         output = engine.begin()
         await trio.lowlevel.checkpoint()
-        lines = encode_dungeons(output)
+        lines = encode_lines([outbound.message for outbound in output.messages])
         if writer is not None:
             # Encoding the maps and logging them (hashing 1.1 MB) were one step of 4-5 ms CPU.
             await trio.lowlevel.checkpoint()
             # The log's `send` lines embed the very bytes sent: each map is encoded once.
-            encoded = {
-                index: lines[outbound.to]
-                for index, outbound in enumerate(output.messages)
-                if type(outbound.message) is Dungeon
-            }
-            writer.output(output, encoded=encoded)
+            writer.output(output, encoded=lines)
             writer.flush()
         return engine, output, lines
 
-    def _begin(self, output: Output, lines: dict[AgentId, bytes]) -> None:
-        for conn in self._open.values():
-            conn.actor = self
+    def _begin(self, output: Output, lines: list[bytes]) -> None:
         gone: list[Connection] = []
-        for outbound in output.messages:
+        for conn in self._open.values():
+            if conn.closed:
+                gone.append(conn)  # closed while the match was being prepared
+            else:
+                conn.begin(self._inbox.clone())
+        self._results = self._inbox.clone()  # cloned for each optimum check
+        self._inbox.close()
+        for outbound, line in zip(output.messages, lines, strict=True):
             receiver = self._open.get(outbound.to)
-            message = outbound.message
-            item = lines[outbound.to] if isinstance(message, Dungeon) else message
             # A socket that closed while the match was being prepared has a closed outbox.
-            if receiver is not None and not self._send(receiver, item):
+            if receiver is not None and not self._send(receiver, line):
                 gone.append(receiver)
         for conn in list(self._open.values()):
-            for _ in range(conn.held):
+            for _ in range(conn.session.held):
                 text = "request before dungeon: the match had not begun"
-                conn.log.info("error_sent", message=text)
-                self._send(conn, Error(message=text))
-            conn.held = 0
+                conn.log.info("error_sent", code=ErrorCode.NOT_BEGUN, message=text)
+                conn.deliver(conn.error(ErrorCode.NOT_BEGUN, text))
         for lost in gone:
             self._socket_gone(lost)
         self._send_pending()
@@ -353,17 +287,21 @@ class MatchActor:
         grace = min(self._check_grace, self.config.optimum_timeout + 1)
         with self._stop_checks, trio.move_on_after(grace):
             while self._pending_checks:
-                item = await self._inbox_out.receive()
-                self._inbox_count -= 1
+                try:
+                    item = await self._inbox_out.receive()
+                except trio.EndOfChannel:
+                    return
                 if isinstance(item, _Optimum):
                     self._handle(item)
 
     def _handle(self, item: _InboxItem) -> None:
-        if isinstance(item, _Submitted):
+        if isinstance(item, Submitted):
+            if item.conn.refused:
+                return  # past the socket's error limit: nothing it sends reaches the match
             slot = item.conn.slot
             assert slot is not None  # a reader forwards requests only after its start
             self._apply(Request(slot, item.message))
-        elif isinstance(item, _Closed):
+        elif isinstance(item, Closed):
             self._socket_gone(item.conn)
         else:
             self._log_optimum(item.crossing, item.value)
@@ -376,7 +314,7 @@ class MatchActor:
         if self._writer is not None:
             self._writer.input(event)
         output = self._engine.apply(event)
-        lines = _encode_messages(output)
+        lines = encode_lines([outbound.message for outbound in output.messages])
         if self._writer is not None:
             # The log's `send` lines embed the very bytes sent (a `sat`'s clauses were encoded
             # twice, for the socket and for the log).
@@ -402,7 +340,7 @@ class MatchActor:
             for conn in gone:
                 self._socket_gone(conn)
 
-    def _hold(self, output: Output, lines: dict[int, bytes]) -> None:
+    def _hold(self, output: Output, lines: list[bytes]) -> None:
         batches = self._pending
         for index, outbound in enumerate(output.messages):
             conn = self._open.get(outbound.to)
@@ -410,15 +348,23 @@ class MatchActor:
                 continue
             message = outbound.message
             # Sightings go as bytes; answers and game over with their message, which the
-            # socket inspects (answer times, the error limit, closing after game over).
+            # socket inspects (answer times, closing after game over).
             item: Outgoing = lines[index] if type(message) is Enemy else (message, lines[index])
             batch = batches.get(conn)
             if batch is None:
-                batches[conn] = [item]
+                batch = batches[conn] = []
+            if type(message) is Error:
+                if not conn.count_error():
+                    continue
+                if conn.refused:
+                    # The socket's last error (the match log keeps the engine's): it closes.
+                    batch += [last_error(message), CLOSE]
+                    continue
+                batch.append(item)
             else:
                 batch.append(item)
 
-    def _send(self, conn: Connection, message: Any) -> bool:
+    def _send(self, conn: Connection, message: Outgoing) -> bool:
         """Send ``message`` to ``conn`` without waiting; False if the socket is gone or slow."""
         return conn.deliver([message])
 
@@ -436,19 +382,27 @@ class MatchActor:
     # -- optimum checks ------------------------------------------------------------------------
 
     def _start_checks(self, output: Output) -> None:
-        if self._checker is None or self._checks is None:
+        if self._checker is None or self._checks is None or self._results is None:
             return
         for fact in output.events:
-            if fact.get("event") != "trap_problem":
+            if type(fact) is not TrapProblem:
                 continue
-            crossing = int(fact["crossing"])
+            crossing = fact.crossing
             if len(self._pending_checks) >= MAX_PENDING_CHECKS:
                 self._log_optimum(crossing, None)
                 continue
             self._pending_checks.add(crossing)
-            self._checks.start_soon(self._check, crossing, fact["traps"], int(fact["switches"]))
+            self._checks.start_soon(
+                self._check, crossing, fact.traps, fact.switches, self._results.clone()
+            )
 
-    async def _check(self, crossing: int, traps: list[list[int]], switches: int) -> None:
+    async def _check(
+        self,
+        crossing: int,
+        traps: Sequence[Sequence[int]],
+        switches: int,
+        results: trio.MemorySendChannel[_InboxItem],
+    ) -> None:
         checker = self._checker
         assert checker is not None
         try:
@@ -458,8 +412,9 @@ class MatchActor:
         except Exception:
             self.log.exception("optimum_check_failed", crossing=crossing)
             value = None
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            await self._post(_Optimum(crossing, value))
+        async with results:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await results.send(_Optimum(crossing, value))
 
     def _log_optimum(self, crossing: int, value: int | None) -> None:
         if self._writer is not None:

@@ -25,6 +25,7 @@ __all__ = [
     "PluginError",
     "canonical",
     "check_strategy",
+    "dungeon_strategy",
     "is_plugin",
     "load_strategy",
     "resolve_names",
@@ -127,6 +128,12 @@ def load_strategy(name: str, game: str) -> type:
         )
     _loaded[key] = found
     return found
+
+
+def dungeon_strategy(name: str) -> type:
+    """The dungeon strategy class ``name`` names: the ``load`` hook of
+    ``client.strategies.base.make_strategy``."""
+    return load_strategy(name, "dungeon")
 
 
 def check_strategy(name: str, game: str) -> None:

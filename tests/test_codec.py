@@ -27,7 +27,9 @@ from protocol.codec import (
     LocalProtocolError,
     RemoteProtocolError,
     encode,
+    encode_lines,
 )
+from protocol.errors import ErrorCode
 from protocol.messages import (
     MESSAGE_TYPES,
     ClientMessage,
@@ -72,7 +74,10 @@ SERVER_EXAMPLES: list[tuple[Message, bytes]] = [
     (Enemy(9, -1, False), b'{"type":"enemy","location":9,"agent":-1,"seen":false}'),
     (GameOver(1), b'{"type":"game_over","winner":1}'),
     (GameOver(None), b'{"type":"game_over","winner":null}'),
-    (Error("move: not adjacent"), b'{"type":"error","message":"move: not adjacent"}'),
+    (
+        Error("not_adjacent", "move: not adjacent"),
+        b'{"type":"error","code":"not_adjacent","message":"move: not adjacent"}',
+    ),
 ]
 
 
@@ -314,9 +319,9 @@ def test_error_text_names_the_field_and_what_came(line: bytes, expected: str):
 )
 def test_a_lone_surrogate_reads_as_the_replacement_character(text: bytes, expected: str):
     """A lone surrogate escape decodes as U+FFFD; pairs and escaped backslashes stay as they are."""
-    line = b'{"type":"error","message":"' + text + b'"}\n'
+    line = b'{"type":"error","code":"x","message":"' + text + b'"}\n'
     for chunks in ([line], one_byte_at_a_time(line)):
-        assert feed_and_collect(Codec(accept=ServerMessage), chunks) == [Error(expected)]
+        assert feed_and_collect(Codec(accept=ServerMessage), chunks) == [Error("x", expected)]
 
 
 def test_a_client_refuses_server_fields_out_of_range():
@@ -513,7 +518,7 @@ server_messages = st.one_of(
     ),
     st.builds(Enemy, nodes, st.integers(-1, 5), st.booleans()),
     st.builds(GameOver, st.none() | st.integers(0, 1)),
-    st.builds(Error, st.text(max_size=50)),
+    st.builds(Error, st.sampled_from([c.value for c in ErrorCode]), st.text(max_size=50)),
 )
 
 
@@ -678,3 +683,16 @@ def test_a_refused_line_leaves_no_reference_cycle(data: bytes):
     finally:
         if was_enabled:
             gc.enable()
+
+
+def test_encode_lines_gives_each_message_the_bytes_encode_gives_it() -> None:
+    """encode_lines shares work between a begin's twelve maps and repeated sightings, and
+    changes no byte: each line is what encode gives that message."""
+    from dungeon.config import RulesConfig
+    from dungeon.engine import Match
+
+    begin = Match(3, RulesConfig(nodes=150, radius=0.16)).begin()
+    messages = [outbound.message for outbound in begin.messages]
+    repeated = [*messages, Enemy(9, -1, False), Enemy(9, -1, False), GameOver(1)]
+    assert encode_lines(repeated) == [encode(message) for message in repeated]
+    assert sum(type(m) is Dungeon for m in messages) == 12

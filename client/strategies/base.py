@@ -65,20 +65,24 @@ def strategy_seed(seed: int, team: int) -> int:
     return int(child.generate_state(1, np.uint64)[0])
 
 
-def make_strategy(name: str, team: int, seed: int) -> TeamStrategy:
-    """A fresh strategy ``name`` playing ``team``: a built-in name, or ``module:Class`` /
-    ``path/to/file.py:Class`` (loaded by ``sim.plugins``); raises ValueError naming the known
-    ones, or what is wrong with a strategy of one's own."""
+def make_strategy(
+    name: str,
+    team: int,
+    seed: int,
+    load: Callable[[str], Callable[[int, int], TeamStrategy]] | None = None,
+) -> TeamStrategy:
+    """A fresh strategy ``name`` playing ``team``: a built-in name or, when ``load`` is given,
+    a strategy of one's own (``module:Class`` / ``path/to/file.py:Class``) that ``load`` turns
+    into its class (the simulator's loader, ``sim.plugins.dungeon_strategy``: the client
+    never imports the simulator). Raises ValueError naming the known ones, or what is wrong
+    with a strategy of one's own."""
     if team not in (0, 1):
         raise ValueError(f"team must be 0 or 1, not {team!r}")
     factory = STRATEGIES.get(name)
+    if factory is None and load is not None and ":" in name:
+        factory = load(name)
     if factory is not None:
         return factory(team, seed)
-    if ":" in name:  # a strategy of one's own: the loader lives with the simulator
-        from sim.plugins import load_strategy
-
-        strategy: TeamStrategy = load_strategy(name, "dungeon")(team, seed)
-        return strategy
     known = ", ".join(sorted(STRATEGIES))
     raise ValueError(
         f"unknown strategy {name!r}; known: {known}, or module:Class / path/to/file.py:Class"
