@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test lint types contracts pytest bench browser bubblewrap clean constraints
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt setup.py dungeon/_fastcore.c
 	@echo "make: installing the project and its dependencies into $(VENV) (about a minute, once)" >&2
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip

@@ -98,6 +98,7 @@ def fork(
     ``output`` if given. Raises ForkError naming the cause."""
     from client.strategies.base import make_strategy
     from sim.dungeon import deliver, play_steps, step_order_generator, strategy_seed
+    from sim.plugins import dungeon_strategy
 
     if not log.events:
         raise ForkError(f"the log breaks at {log.bad}: nothing to fork from")
@@ -109,7 +110,7 @@ def fork(
     fork_seed = log.seed + seed_offset
     try:
         teams = [
-            make_strategy(name, team, strategy_seed(fork_seed, team))
+            make_strategy(name, team, strategy_seed(fork_seed, team), load=dungeon_strategy)
             for team, name in enumerate(strategies)
         ]
     except ValueError as error:
