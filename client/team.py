@@ -96,6 +96,7 @@ async def connect_team(
     team: int,
     strategy: TeamStrategy,
     match: str | None = None,
+    token: str | None = None,
 ) -> TeamResult:
     """Open six TCP connections to ``host:port`` and play one match with ``strategy``."""
     streams: list[trio.abc.Stream] = []
@@ -107,7 +108,7 @@ async def connect_team(
         for opened in streams:
             await trio.aclose_forcefully(opened)
         raise TeamError(f"cannot reach the server at {host}:{port}: {error}") from error
-    return await play_team(streams, team=team, strategy=strategy, match=match)
+    return await play_team(streams, team=team, strategy=strategy, match=match, token=token)
 
 
 async def play_team(
@@ -116,6 +117,7 @@ async def play_team(
     team: int,
     strategy: TeamStrategy,
     match: str | None = None,
+    token: str | None = None,
 ) -> TeamResult:
     """Play one match over six connected streams (agent i on ``streams[i]``); closes them."""
     if len(streams) != len(AGENTS):
@@ -127,7 +129,7 @@ async def play_team(
             for agent in AGENTS:
                 nursery.start_soon(player.read, agent)
             try:
-                await player.play(match)
+                await player.play(match, token)
             except TeamError as error:
                 failure = error  # raised below, outside the nursery: not in an ExceptionGroup
             nursery.cancel_scope.cancel()
@@ -181,9 +183,9 @@ class _TeamPlayer:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.phase[agent] = _Phase.GONE
 
-    async def play(self, match: str | None) -> None:
+    async def play(self, match: str | None, token: str | None = None) -> None:
         for agent in AGENTS:
-            await self.send(agent, Start(team=self.team, agent=agent, match=match))
+            await self.send(agent, Start(team=self.team, agent=agent, match=match, token=token))
         receive = self._inbox_out
         while not self.result.over:
             burst = [await receive.receive()]

@@ -98,6 +98,8 @@ class Start(_Message, frozen=True, tag="start", omit_defaults=True):
         MatchName | None,
         Meta(description="a string of 1-64 characters from [A-Za-z0-9_-], or absent"),
     ] = None
+    #: The team's secret for a named match whose server requires one (a tournament's).
+    token: Annotated[str | None, Meta(description="a string, or absent")] = None
 
 
 class Move(_Message, frozen=True, tag="move"):

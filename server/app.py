@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import itertools
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import structlog
@@ -52,8 +52,17 @@ class Server:
         latency: Callable[[float], None] | None = None,
         check_grace: float = CHECK_GRACE,
         collector: Collector | None = None,
+        tokens: Mapping[str, tuple[str, str]] | None = None,
+        seeds: Mapping[str, int] | None = None,
+        observer: Callable[[str, MatchActor], None] | None = None,
     ) -> None:
         self.config = config
+        #: Named matches' seeds (name -> seed), read when the match starts: a tournament fixes
+        #: each match's seed whatever order its matches fill in.
+        self.seeds: Mapping[str, int] = seeds if seeds is not None else {}
+        #: Told ``("started", actor)`` and ``("over", actor)`` (its log closed): a tournament and
+        #: the live view follow matches with it. It must not block or raise.
+        self.observer = observer
         #: The process's garbage collection policy, when this server owns the process.
         self.collector = collector
         self._check_grace = check_grace
@@ -65,7 +74,7 @@ class Server:
         self._outbox_size = outbox_size
         self._linger = linger
         self._latency = latency
-        self.lobby: Lobby[Connection] = Lobby(self._start_match)
+        self.lobby: Lobby[Connection] = Lobby(self._start_match, tokens)
         self.actors: set[MatchActor] = set()
         #: Every actor ever started, in order (tests and ``arena match`` read their results).
         self.finished: list[MatchActor] = []
@@ -144,7 +153,9 @@ class Server:
 
     def _start_match(self, filling: Filling[Connection]) -> None:
         assert self._matches is not None, "Server.run() must be running"
-        seed = next(self._seeds) if self._seeds is not None else secrets.randbits(63)
+        seed = self.seeds.get(filling.name) if filling.name is not None else None
+        if seed is None:
+            seed = next(self._seeds) if self._seeds is not None else secrets.randbits(63)
         actor = MatchActor(
             filling,
             seed=seed,
@@ -160,6 +171,8 @@ class Server:
         self.actors.add(actor)
         self.finished.append(actor)
         self._matches.start_soon(self._run_actor, actor)
+        if self.observer is not None:
+            self.observer("started", actor)
 
     async def _run_actor(self, actor: MatchActor) -> None:
         try:
@@ -167,6 +180,8 @@ class Server:
         finally:
             self.lobby.finished(actor.filling)
             self.actors.discard(actor)
+            if self.observer is not None:
+                self.observer("over", actor)
             if not self.actors:
                 self._no_matches.set()
             self._check_idle()

@@ -388,7 +388,7 @@ class Connection:
             elif isinstance(item, Start):
                 slot = AgentId(item.team, item.agent)
                 try:
-                    self.filling = self.lobby.claim(self, slot, item.match)
+                    self.filling = self.lobby.claim(self, slot, item.match, item.token)
                 except SlotTaken as taken:
                     await self._say(f"start: {taken}")
                 else:

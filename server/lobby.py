@@ -8,24 +8,32 @@ without a name joins the oldest unnamed match still filling that has the slot fr
 new one). A taken slot is an error. A socket that closes while its match is filling frees its
 slot; a filling match nobody holds a slot in is dropped. A name is free again once its match is
 over.
+A named match listed in ``tokens`` (match name -> each team's secret, set by whoever runs the
+server: a tournament) takes a slot of team t only with team t's token; otherwise ``BadToken``
+and the slot stays free.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+import secrets
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from dungeon.engine import AGENTS, AgentId
 
-__all__ = ["Filling", "Lobby", "SlotTaken"]
+__all__ = ["BadToken", "Filling", "Lobby", "SlotTaken"]
 
 Seat = TypeVar("Seat")
 
 
 class SlotTaken(Exception):
     """The slot a ``start`` asked for is held by another socket (or its match is running)."""
+
+
+class BadToken(SlotTaken):
+    """A ``start`` for a match that requires tokens came without its team's token."""
 
 
 @dataclass(eq=False)
@@ -45,8 +53,13 @@ class Filling(Generic[Seat]):
 class Lobby(Generic[Seat]):
     """Assigns sockets (``Seat``: whatever the server uses for one) to match slots."""
 
-    def __init__(self, on_full: Callable[[Filling[Seat]], None]) -> None:
+    def __init__(
+        self,
+        on_full: Callable[[Filling[Seat]], None],
+        tokens: Mapping[str, tuple[str, str]] | None = None,
+    ) -> None:
         self._on_full = on_full
+        self._tokens = tokens if tokens is not None else {}
         self._numbers = itertools.count(1)
         self._unnamed: list[Filling[Seat]] = []  # filling, oldest first
         self._named: dict[str, Filling[Seat]] = {}  # filling or running
@@ -56,8 +69,15 @@ class Lobby(Generic[Seat]):
         """Every match still filling, oldest first (named ones after unnamed ones)."""
         return self._unnamed + [m for m in self._named.values() if not m.running]
 
-    def claim(self, seat: Seat, slot: AgentId, name: str | None) -> Filling[Seat]:
-        """Put ``seat`` in ``slot``; raises SlotTaken. Starts the match (on_full) at twelve."""
+    def claim(
+        self, seat: Seat, slot: AgentId, name: str | None, token: str | None = None
+    ) -> Filling[Seat]:
+        """Put ``seat`` in ``slot``; raises SlotTaken (BadToken). Starts the match at twelve."""
+        expected = None if name is None else self._tokens.get(name)
+        if expected is not None and not (
+            token is not None and secrets.compare_digest(token, expected[slot.team])
+        ):
+            raise BadToken(f"bad_token: team {slot.team} of match {name!r} needs its own token")
         if name is None:
             match = next((m for m in self._unnamed if slot not in m.seats), None)
             if match is None:
