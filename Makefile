@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint types pytest bench browser clean constraints
+.PHONY: run test lint types pytest bench browser bubblewrap clean constraints
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP)
 	$(BIN)/arena match
 
-test: $(STAMP) browser lint types pytest
+test: $(STAMP) browser bubblewrap lint types pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -34,6 +34,12 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq chromium >/dev/null); \
 	  else echo "make: Chromium is missing; install Debian's 'chromium' package for the viewer test" >&2; fi; }
+
+# Untrusted programs (Penguins players, tournament entries) run under bubblewrap (server/sandbox.py).
+bubblewrap:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null); \
+	  else echo "make: bwrap is missing; install Debian's 'bubblewrap' package for the sandbox tests" >&2; fi; }
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
