@@ -30,6 +30,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=7700, help="server port")
     parser.add_argument("--match", default=None, help="join this named match (1-64 [A-Za-z0-9_-])")
     parser.add_argument(
+        "--token", default=None, help="the team's secret for the match (tournaments hand one out)"
+    )
+    parser.add_argument(
         "--strategy", default="reference", choices=sorted(STRATEGIES), help="how the team plays"
     )
     parser.add_argument("--seed", type=int, default=None, help="strategy seed (default: random)")
@@ -62,6 +65,7 @@ def main(argv: list[str]) -> int:
                 team=args.team,
                 strategy=strategy,
                 match=args.match,
+                token=args.token,
             )
         )
     except TeamError as error:

@@ -1,0 +1,176 @@
+"""``arena tournament TEAMS.toml``: pair the teams of a class, run their programs sandboxed
+against each other on a private server, and write the leaderboard (docs/tournament.md).
+
+Exits 0 when every match was played, 2 on a bad teams file or option (one line naming it), 1
+when the run could not go on (the sandbox cannot run here, the journal belongs to another run);
+130 when interrupted: ``--resume`` then goes on without losing a finished match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from functools import partial
+from pathlib import Path
+
+import trio
+
+from arena.logs import configure_logging
+from arena.tournament.board import Board
+from arena.tournament.report import results, write_outputs
+from arena.tournament.runner import RunOptions, TournamentRun
+from arena.tournament.teams import TeamsError, Tournament, load_teams
+from sim.journal import JournalError
+
+__all__ = ["main", "parse_address"]
+
+
+class UsageError(ValueError):
+    pass
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (or ``PORT``, on 127.0.0.1)."""
+    host, _, port = text.rpartition(":")
+    try:
+        number = int(port)
+    except ValueError:
+        raise UsageError(f"--web {text!r}: want HOST:PORT, such as 127.0.0.1:8080") from None
+    if not 0 <= number <= 65535:
+        raise UsageError(f"--web {text!r}: the port must be 0-65535")
+    return host or "127.0.0.1", number
+
+
+def _check_playable(tournament: Tournament) -> None:
+    """The first pair's dungeon can be generated (else every match would fail alike)."""
+    from arena.tournament.pairings import pair_seed
+    from dungeon.engine import Match
+
+    first, second = tournament.names[:2]
+    try:
+        Match(pair_seed(tournament.seed, first, second, 0), tournament.config)
+    except ValueError as error:
+        raise TeamsError(f"{tournament.name}: tournament.config: {error}") from None
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="arena tournament", description=__doc__.splitlines()[0])
+    parser.add_argument("teams", type=Path, help="the teams file (TOML)")
+    parser.add_argument("--out", type=Path, default=None, help="output folder (default: NAME/)")
+    parser.add_argument("--concurrency", type=int, default=2, help="matches played at once")
+    parser.add_argument("--resume", action="store_true", help="go on with a stopped run")
+    parser.add_argument("--web", default=None, metavar="HOST:PORT", help="serve the live page")
+    parser.add_argument(
+        "--sandbox",
+        choices=("bwrap", "none"),
+        default="bwrap",
+        help="how programs are isolated (none: not at all, for machines without bubblewrap)",
+    )
+    parser.add_argument("--log-level", default="warning", help="server log level (stderr)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    if args.concurrency < 1:
+        print(
+            f"arena tournament: --concurrency {args.concurrency}: want 1 or more", file=sys.stderr
+        )
+        return 2
+    try:
+        tournament = load_teams(args.teams)
+        web = None if args.web is None else parse_address(args.web)
+        _check_playable(tournament)
+    except (TeamsError, UsageError) as error:
+        print(f"arena tournament: {error}", file=sys.stderr)
+        return 2
+    out = args.out if args.out is not None else Path(tournament.name)
+    if args.sandbox == "none":
+        print(
+            "arena tournament: WARNING: --sandbox none: the teams' programs run unconfined, "
+            "as you, and can read or change anything you can",
+            file=sys.stderr,
+        )
+    elif any(team.external for team in tournament.teams):
+        from server.sandbox import check_available
+
+        why = check_available()
+        if why is not None:
+            print(
+                f"arena tournament: cannot sandbox the programs: {why}; install bubblewrap "
+                "(make bubblewrap) or pass --sandbox none to run them unconfined",
+                file=sys.stderr,
+            )
+            return 1
+    configure_logging(level=args.log_level)
+    return run(tournament, out, args, web)
+
+
+def run(
+    tournament: Tournament, out: Path, args: argparse.Namespace, web: tuple[str, int] | None
+) -> int:
+    from sim.progress import match_progress
+
+    terminal = sys.stderr.isatty()
+
+    def status(line: str) -> None:
+        if not terminal:
+            print(line, file=sys.stderr, flush=True)
+
+    with match_progress(tournament.name) as progress:
+        options = RunOptions(
+            out=out, concurrency=args.concurrency, resume=args.resume, sandbox=args.sandbox,
+            status=status, progress=progress,
+        )  # fmt: skip
+        board = Board(tournament.name)
+        runner = TournamentRun(tournament, options, board)
+        try:
+            interrupted = trio.run(partial(_main, runner, web))
+        except JournalError as error:
+            print(f"arena tournament: {error}", file=sys.stderr)
+            return 1
+        except OSError as error:
+            print(f"arena tournament: {error}", file=sys.stderr)
+            return 1
+    data = results(tournament, runner.plan, list(runner.records.values()))
+    write_outputs(out, data)
+    if interrupted:
+        print(
+            f"arena tournament: interrupted after {len(runner.records)} matches; "
+            f"wrote {out}/index.html; continue with --resume",
+            file=sys.stderr,
+        )
+        return 130
+    leader = data["teams"][0]
+    print(f"{tournament.name}: {len(data['matches'])} matches; leader {leader['team']} with "
+          f"{leader['points']:g} points; see {out / 'index.html'}")  # fmt: skip
+    return 0
+
+
+async def _main(runner: TournamentRun, web: tuple[str, int] | None) -> bool:
+    """Run the tournament (and its page); True when a signal stopped it."""
+    interrupted = finished = False
+    async with trio.open_nursery() as nursery:
+
+        async def on_signal() -> None:
+            nonlocal interrupted
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    interrupted = True
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(on_signal)
+        if web is not None:
+            from arena.tournament.web import serve_board
+
+            await nursery.start(partial(serve_board, runner.board, web[0], web[1], runner.out))
+        await runner.run()
+        finished = True
+        if web is None:
+            nursery.cancel_scope.cancel()
+        else:
+            print(f"arena tournament: finished; the page stays up at http://{web[0]}:{web[1]}/ "
+                  "(Ctrl-C to stop)", file=sys.stderr)  # fmt: skip
+    return interrupted and not finished
