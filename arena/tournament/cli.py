@@ -17,6 +17,7 @@ from pathlib import Path
 import trio
 
 from arena.logs import configure_logging
+from arena.serve import _os_error
 from arena.tournament.board import Board
 from arena.tournament.report import results, write_outputs
 from arena.tournament.runner import RunOptions, TournamentRun
@@ -126,12 +127,18 @@ def run(
         board = Board(tournament.name)
         runner = TournamentRun(tournament, options, board)
         try:
-            interrupted = trio.run(partial(_main, runner, web))
+            runner.open_journal()
         except JournalError as error:
             print(f"arena tournament: {error}", file=sys.stderr)
             return 1
-        except OSError as error:
-            print(f"arena tournament: {error}", file=sys.stderr)
+        try:
+            interrupted = trio.run(partial(_main, runner, web))
+        except (OSError, BaseExceptionGroup) as failure:
+            # trio wraps a failed bind (--web) in the nurseries' exception groups.
+            cause = _os_error(failure)
+            if cause is None:
+                raise
+            print(f"arena tournament: {cause}", file=sys.stderr)
             return 1
     data = results(tournament, runner.plan, list(runner.records.values()))
     write_outputs(out, data)

@@ -141,6 +141,7 @@ class TournamentRun:
             seeds=self.seeds, observer=self._observe, check_workers=1,
         )  # fmt: skip
         self.port = 0
+        self.journal: Journal | None = None
         self._scratch: Path | None = None
         self._done = 0
         self._total = 0
@@ -173,11 +174,16 @@ class TournamentRun:
             "teams": self.t.names,
         }
 
-    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        """Play every game not yet journaled; reports the server's port once it listens."""
+    def open_journal(self) -> Journal:
+        """Create (or, resuming, reopen) the journal; raises JournalError for another run's."""
         path = journal_path(self.out / "results.json")
         opener = Journal.resume if self.options.resume else Journal.create
-        journal = opener(path, self.header())
+        self.journal = opener(path, self.header())
+        return self.journal
+
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        """Play every game not yet journaled; reports the server's port once it listens."""
+        journal = self.journal if self.journal is not None else self.open_journal()
         self._scratch = Path(tempfile.mkdtemp(prefix="arena-tournament-"))
         try:
             async with trio.open_nursery() as nursery:
