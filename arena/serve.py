@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import trio
 
 from arena.logs import configure_logging
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
-from server.app import serve
+from server.app import Server, serve
 from server.collector import Collector
 
 __all__ = ["main"]
@@ -43,6 +42,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default=2,
         help="worker processes for trap optimum checks (0: no checks)",
     )
+    parser.add_argument(
+        "--web",
+        default=None,
+        metavar="HOST:PORT",
+        help="also serve the live page (running and finished matches) there",
+    )
     parser.add_argument("--log-level", default="info", help="server log level (stderr)")
     return parser.parse_args(argv)
 
@@ -57,23 +62,28 @@ async def _run(args: argparse.Namespace, config: RulesConfig, checker: Any) -> N
                 shutdown.set()
                 return
 
+    server = Server(
+        config=config,
+        log_dir=args.log_dir,
+        seed=args.seed,
+        checker=checker,
+        check_workers=max(1, args.check_workers),
+        # This process is the server's own: keep the collector off its answer times.
+        collector=Collector(),
+    )
     async with trio.open_nursery() as nursery:
         nursery.start_soon(on_signal)
-        await nursery.start(
-            partial(
-                serve,
-                host=args.host,
-                port=args.port,
-                config=config,
-                log_dir=args.log_dir,
-                seed=args.seed,
-                checker=checker,
-                check_workers=max(1, args.check_workers),
-                # This process is the server's own: keep the collector off its answer times.
-                collector=Collector(),
-                shutdown=shutdown,
-            )
-        )
+        if args.web is not None:
+            from arena.tournament.board import Board, server_observer
+            from arena.tournament.web import serve_board
+
+            board = Board("Dungeon Arena server")
+            server.observer = server_observer(board)
+            host, port = args.web
+            bound = await nursery.start(serve_board, board, host, port)
+            log.info("web_listening", url=f"http://{host}:{bound}/")
+        await serve(host=args.host, port=args.port, server=server, shutdown=shutdown)
+        nursery.cancel_scope.cancel()  # the server has closed every match: the page goes too
     log.info("serve_exit")
 
 
@@ -84,6 +94,14 @@ def main(argv: list[str]) -> int:
     except ValueError as error:
         print(f"arena serve: {error}", file=sys.stderr)
         return 2
+    if args.web is not None:
+        from arena.tournament.cli import UsageError, parse_address
+
+        try:
+            args.web = parse_address(args.web)
+        except UsageError as error:
+            print(f"arena serve: {error}", file=sys.stderr)
+            return 2
     if args.check_workers < 0:
         print("arena serve: --check-workers must be >= 0", file=sys.stderr)
         return 2

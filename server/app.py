@@ -54,14 +54,16 @@ class Server:
         collector: Collector | None = None,
         tokens: Mapping[str, tuple[str, str]] | None = None,
         seeds: Mapping[str, int] | None = None,
-        observer: Callable[[str, MatchActor], None] | None = None,
+        observer: Callable[[str, MatchActor | Connection], None] | None = None,
     ) -> None:
         self.config = config
         #: Named matches' seeds (name -> seed), read when the match starts: a tournament fixes
         #: each match's seed whatever order its matches fill in.
         self.seeds: Mapping[str, int] = seeds if seeds is not None else {}
-        #: Told ``("started", actor)`` and ``("over", actor)`` (its log closed): a tournament and
-        #: the live view follow matches with it. It must not block or raise.
+        #: Told ``("started", actor)`` (its log holds the dungeon), ``("over", actor)`` (its log
+        #: closed; also for a match that could not start) and ``("closed", connection)``
+        #: (``fault`` says if its client broke the protocol): a tournament and the live view
+        #: follow matches with it. It must not block or raise.
         self.observer = observer
         #: The process's garbage collection policy, when this server owns the process.
         self.collector = collector
@@ -149,6 +151,8 @@ class Server:
             conn.log.exception("connection_failed")
         finally:
             self._connections.discard(conn)
+            if self.observer is not None:
+                self.observer("closed", conn)
             self._check_idle()
 
     def _start_match(self, filling: Filling[Connection]) -> None:
@@ -156,6 +160,13 @@ class Server:
         seed = self.seeds.get(filling.name) if filling.name is not None else None
         if seed is None:
             seed = next(self._seeds) if self._seeds is not None else secrets.randbits(63)
+
+        def prepared() -> None:  # the engine exists, its log is open with the dungeon in it
+            if self.collector is not None:
+                self.collector.match_prepared()
+            if self.observer is not None:
+                self.observer("started", actor)
+
         actor = MatchActor(
             filling,
             seed=seed,
@@ -166,13 +177,11 @@ class Server:
             prepare_limiter=self._prepare_limiter,
             check_grace=self._check_grace,
             on_over=self._match_over,
-            on_prepared=None if self.collector is None else self.collector.match_prepared,
+            on_prepared=prepared,
         )
         self.actors.add(actor)
         self.finished.append(actor)
         self._matches.start_soon(self._run_actor, actor)
-        if self.observer is not None:
-            self.observer("started", actor)
 
     async def _run_actor(self, actor: MatchActor) -> None:
         try:

@@ -91,6 +91,9 @@ class Connection:
         self.held = 0
         self.closed = False
         self.errors_sent = 0
+        #: Why the server closed this socket for its client's fault (a line that is not JSON or
+        #: too long, the error limit, not reading); None otherwise. A tournament reads it.
+        self.fault: str | None = None
         self._scope = trio.CancelScope()
         self._tasks = trio.CancelScope()
         self._linger = False
@@ -135,6 +138,8 @@ class Connection:
         """Close the socket at once (from any task); its tasks end at their next checkpoint."""
         if not self.closed:
             self.log.info("connection_killed", reason=reason, slot=self.slot)
+            if reason == "outbox_full":
+                self.fault = self.fault or "it stopped reading its socket"
         self.closed = True
         self._scope.cancel()
 
@@ -221,6 +226,7 @@ class Connection:
                 self.errors_sent += 1
                 if self.errors_sent >= self.config.error_limit:
                     self.log.info("error_limit_reached", slot=self.slot)
+                    self.fault = self.fault or f"{self.errors_sent} errors (the limit)"
                     stop = True
                     break
         # Measured when the answer is ready to write: how long a slow reader then takes to
@@ -346,6 +352,7 @@ class Connection:
 
     async def _refuse_and_close(self, text: str) -> None:
         self.log.info("error_sent", message=text, closing=True)
+        self.fault = self.fault or text
         self._queue(Error(message=text))
         self._queue(CLOSE)
         await trio.lowlevel.checkpoint()

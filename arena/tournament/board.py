@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import trio
 
-__all__ = ["Board", "BoardMatch", "LogTail"]
+__all__ = ["Board", "BoardMatch", "LogTail", "server_observer"]
 
 
 class LogTail:
@@ -147,3 +148,24 @@ class Board:
             "matches": rows,
             "standings": self.standings,
         }
+
+
+def server_observer(board: Board) -> Callable[[str, Any], None]:
+    """A ``Server(observer=...)`` that shows every match of a plain server on ``board``."""
+
+    def observe(event: str, subject: Any) -> None:
+        if event not in ("started", "over"):
+            return
+        name = subject.name or f"match-{subject.number}"
+        if event == "started":
+            board.start(name, subject.log_path)
+            return
+        if subject.end_reason is None:
+            result = "not played (server error)"
+        elif subject.winner is None:
+            result = f"draw ({subject.end_reason})"
+        else:
+            result = f"team {subject.winner} wins ({subject.end_reason})"
+        board.finish(name, result, f"/replay/{name}" if subject.log_path else None)
+
+    return observe

@@ -162,7 +162,8 @@ class TournamentRun:
         if event == "started":
             watch.started.set()
             self.board.start(subject.name, subject.log_path)
-        elif event == "over":
+        elif event == "over":  # (also for a match that could not start: no "started" then)
+            watch.started.set()
             watch.over.set()
 
     # -- the run -----------------------------------------------------------------------------

@@ -1,0 +1,208 @@
+"""The live page of a tournament or a server: matches, standings, a live view of each match.
+
+Starlette served by Hypercorn's trio worker in the caller's nursery (127.0.0.1 by default).
+
+* ``/``: running and finished matches (teams, crossings, deaths, time) and the standings,
+  updated by server-sent events (``/events``) as the :class:`~arena.tournament.board.Board`
+  changes, and every second while a match runs;
+* ``/live/NAME``: the replay viewer (replay/html.py) fed as the match is played: its
+  ``/live/NAME/events`` sends the viewer's data of the log written so far whenever the log
+  grew (at most every ``LIVE_SECONDS``), then ``over``; the page redraws at the newest step;
+* ``/replay/NAME``: a finished match's replay page (the tournament's file, or rendered from
+  the log on a plain server).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from arena.tournament.board import Board
+from arena.tournament.webpages import INDEX_PAGE, LIVE_SCRIPT
+
+__all__ = ["build_app", "serve_board", "serve_web", "viewer_data_of"]
+
+#: Seconds between two updates of a live match view (and of the match list while one runs).
+LIVE_SECONDS = 0.5
+LIST_SECONDS = 1.0
+_MARKER = re.compile(r"@@([A-Z]+)@@")
+
+
+def viewer_data_of(path: Path) -> dict[str, Any] | None:
+    """The viewer's data for the complete lines of a (growing) match log; None before its
+    dungeon is in it."""
+    from replay.html import viewer_data
+    from replay.matchlog import LogFormatError, parse_log
+    from replay.timeline import build_timeline
+
+    data = path.read_bytes()
+    data = data[: data.rfind(b"\n") + 1]
+    try:
+        log = parse_log(data.decode("utf-8", "replace").splitlines(), str(path))
+        timeline = build_timeline(log)
+    except (LogFormatError, ValueError, KeyError, IndexError):
+        return None
+    if not timeline.frames:
+        return None
+    return viewer_data(log, timeline)
+
+
+def live_page(name: str, data: dict[str, Any]) -> str:
+    """The replay viewer's page, wrapped so that it redraws whenever new data arrives."""
+    from replay.html import _script_json
+    from replay.matchlog import SCHEMA_VERSION, software_version
+    from replay.viewer_assets import CSS, SCRIPT, TEMPLATE
+
+    viewer = SCRIPT.replace("@@SCHEMA@@", str(SCHEMA_VERSION))
+    values = {
+        "CSS": CSS,
+        "SCRIPT": LIVE_SCRIPT.replace("/*VIEWER*/", viewer),
+        "TITLE": html.escape(f"Dungeon Arena live: {name}"),
+        "VERSION": html.escape(software_version()),
+        "SCHEMA": str(SCHEMA_VERSION),
+        "DATA": _script_json(data),
+    }
+    return _MARKER.sub(lambda match: values[match.group(1)], TEMPLATE)
+
+
+def _sse(kind: str, data: Any) -> str:
+    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def build_app(board: Board, out: Path | None = None) -> Starlette:
+    """The pages of ``board``; a tournament's replay pages are read from ``out``."""
+
+    async def index(request: Request) -> Response:
+        return HTMLResponse(INDEX_PAGE.replace("@@TITLE@@", html.escape(board.title)))
+
+    async def events(request: Request) -> Response:
+        async def stream() -> AsyncIterator[str]:
+            version = -1
+            while True:
+                yield _sse("board", board.snapshot())
+                version = board.version
+                running = any(m.status == "running" for m in board.matches.values())
+                with trio.move_on_after(LIST_SECONDS if running else 15):
+                    await board.changed(version)
+
+        return _stream(stream())
+
+    def _match(request: Request) -> Any:
+        match = board.matches.get(request.path_params["name"])
+        if match is None or match.log_path is None:
+            return None
+        return match
+
+    async def live(request: Request) -> Response:
+        match = _match(request)
+        if match is None:
+            return HTMLResponse("<h1>No such match (yet)</h1>", status_code=404)
+        data = await trio.to_thread.run_sync(viewer_data_of, match.log_path)
+        if data is None:
+            return HTMLResponse("<h1>The match is starting: reload in a moment</h1>", 503)
+        if match.status != "finished":
+            data["warning"] = None  # (a running match's log has no close line yet: expected)
+        return HTMLResponse(live_page(match.name, data))
+
+    async def live_events(request: Request) -> Response:
+        match = _match(request)
+        if match is None:
+            return Response("no such match", status_code=404)
+
+        async def stream() -> AsyncIterator[str]:
+            size = -1
+            while True:
+                over = match.status == "finished"
+                grown = match.log_path.stat().st_size
+                if grown != size:
+                    size = grown
+                    data = await trio.to_thread.run_sync(viewer_data_of, match.log_path)
+                    if data is not None:
+                        if not over:
+                            data["warning"] = None
+                        yield _sse("over" if over else "frames", data)
+                if over:
+                    return
+                await trio.sleep(LIVE_SECONDS)
+
+        return _stream(stream())
+
+    async def replay(request: Request) -> Response:
+        name = request.path_params["name"]
+        if out is not None and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
+            page = out / "replays" / f"{name}.html"
+            if page.is_file():
+                return HTMLResponse(page.read_text(encoding="utf-8"))
+        match = _match(request)
+        if match is None or match.status != "finished":
+            return HTMLResponse("<h1>No finished match of that name</h1>", status_code=404)
+        return HTMLResponse(await trio.to_thread.run_sync(_render, match.log_path))
+
+    return Starlette(
+        routes=[
+            Route("/", index),
+            Route("/events", events),
+            Route("/live/{name}", live),
+            Route("/live/{name}/events", live_events),
+            Route("/replay/{name}", replay),
+        ]
+    )
+
+
+def _render(path: Path) -> str:
+    from replay.html import render_html
+    from replay.matchlog import read_log
+    from replay.timeline import build_timeline
+
+    log = read_log(path)
+    return render_html(log, build_timeline(log))
+
+
+def _stream(body: AsyncIterator[str]) -> StreamingResponse:
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(body, media_type="text/event-stream", headers=headers)
+
+
+async def serve_web(
+    app: Starlette,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve ``app`` until cancelled; reports the bound port."""
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.accesslog = None
+    config.errorlog = None
+    config.graceful_timeout = 0.5
+
+    class _Started:
+        def started(self, binds: list[str] | None = None) -> None:
+            task_status.started(int((binds or [":0"])[0].rsplit(":", 1)[1]))
+
+    await serve(app, config, task_status=_Started())  # type: ignore[arg-type]
+
+
+async def serve_board(
+    board: Board,
+    host: str,
+    port: int,
+    out: Path | None = None,
+    *,
+    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """The live page of ``board`` on ``host:port`` until cancelled; reports the bound port."""
+    await serve_web(build_app(board, out), host, port, task_status=task_status)
