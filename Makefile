@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint types pytest bench browser bubblewrap clean constraints
+.PHONY: run test lint types contracts pytest bench browser bubblewrap clean constraints
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP)
 	$(BIN)/arena match
 
-test: $(STAMP) browser bubblewrap lint types pytest
+test: $(STAMP) browser bubblewrap lint types contracts pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -25,6 +25,10 @@ lint: $(STAMP)
 
 types: $(STAMP)
 	$(BIN)/mypy
+
+# The import contracts of pyproject.toml: the layering of the packages.
+contracts: $(STAMP)
+	$(BIN)/lint-imports
 
 pytest: $(STAMP)
 	$(BIN)/pytest -q

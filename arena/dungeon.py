@@ -13,6 +13,8 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
+from arena.options import add_config_option
+
 if TYPE_CHECKING:
     from dungeon.config import RulesConfig
     from dungeon.generation import Dungeon
@@ -32,14 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="print one JSON object: nodes, edges, start, shrine, npcs, attempts",
     )
     parser.add_argument("--png", metavar="FILE", help="draw the dungeon into this PNG file")
-    parser.add_argument(
-        "--config",
-        metavar="KEY=VALUE",
-        nargs="+",
-        action="extend",
-        default=[],
-        help="override a rules setting, e.g. nodes=300 radius=0.1 (repeatable)",
-    )
+    add_config_option(parser, "override a rules setting, e.g. nodes=300 radius=0.1 (repeatable)")
     return parser
 
 

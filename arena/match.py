@@ -20,6 +20,7 @@ from typing import Any
 import trio
 
 from arena.logs import configure_logging
+from arena.options import add_config_option
 from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy
 from client.team import TeamError, TeamResult, connect_team
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
@@ -137,9 +138,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help=f"team 0 and team 1 strategies, comma-separated; known: {', '.join(STRATEGIES)}",
     )
     parser.add_argument("--seed", type=int, default=None, help="match seed (default: random)")
-    parser.add_argument(
-        "--config", nargs="*", default=[], metavar="KEY=VALUE", help="rules overrides"
-    )
+    add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.1")
     parser.add_argument("--no-optimum", action="store_true", help="skip the trap optimum checks")
     return parser.parse_args(argv)
 

@@ -12,16 +12,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.errors import UsageError
 from replay.matchlog import LogFormatError, MatchLog, read_log
 
 if TYPE_CHECKING:
     from replay.timeline import Timeline
 
 __all__ = ["main"]
-
-
-class UsageError(Exception):
-    """Bad arguments or an unreadable input: exit 2 with the message."""
 
 
 def _read(path: str) -> MatchLog:

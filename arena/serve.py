@@ -16,6 +16,7 @@ import structlog
 import trio
 
 from arena.logs import configure_logging
+from arena.options import add_config_option, web_address
 from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
 from server.app import Server, serve
 from server.collector import Collector
@@ -30,9 +31,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=int, default=7700, help="TCP port (0: any free port)")
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="match logs go here")
-    parser.add_argument(
-        "--config", nargs="*", default=[], metavar="KEY=VALUE", help="rules overrides"
-    )
+    add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.1")
     parser.add_argument(
         "--seed", type=int, default=None, help="first match's seed, +1 per match (default: random)"
     )
@@ -44,6 +43,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument(
         "--web",
+        type=web_address,
         default=None,
         metavar="HOST:PORT",
         help="also serve the live page (running and finished matches) there",
@@ -94,14 +94,6 @@ def main(argv: list[str]) -> int:
     except ValueError as error:
         print(f"arena serve: {error}", file=sys.stderr)
         return 2
-    if args.web is not None:
-        from arena.tournament.cli import UsageError, parse_address
-
-        try:
-            args.web = parse_address(args.web)
-        except UsageError as error:
-            print(f"arena serve: {error}", file=sys.stderr)
-            return 2
     if args.check_workers < 0:
         print("arena serve: --check-workers must be >= 0", file=sys.stderr)
         return 2

@@ -16,38 +16,13 @@ from typing import Any
 
 import structlog
 
+from arena.errors import UsageError
+from arena.options import add_config_option, parse_config
 from sim.games import GAMES
 
 __all__ = ["main"]
 
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
-
-
-class UsageError(Exception):
-    """Bad flags or input: reported on stderr with exit status 2."""
-
-
-def parse_value(text: str) -> Any:
-    """A --config value: an int, a float, true/false, or else the text itself."""
-    lowered = text.lower()
-    if lowered in {"true", "false"}:
-        return lowered == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def parse_config(items: list[str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for item in items:
-        key, equals, value = item.partition("=")
-        if not equals or not key:
-            raise UsageError(f"--config {item!r}: expected KEY=VALUE")
-        options[key] = parse_value(value)
-    return options
 
 
 def parse_sprt(text: str) -> dict[str, float]:
@@ -96,14 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
     parser.add_argument("--logs", type=Path, help="write one match log per match into this dir")
-    parser.add_argument(
-        "--config",
-        nargs="+",
-        action="extend",
-        default=[],
-        metavar="KEY=VALUE",
-        help="rules options of the game, e.g. nodes=300",
-    )
+    add_config_option(parser, "rules options of the game, e.g. nodes=300")
     parser.add_argument(
         "--timeout",
         type=float,

@@ -1,4 +1,6 @@
-"""``arena replay``: verify, show, render and fork dungeon match logs (docs/log-format.md).
+"""Dungeon match logs: their format (:mod:`replay.matchlog`, docs/log-format.md) and the tools
+behind ``arena replay`` (verify, show, render). May import :mod:`dungeon` and :mod:`protocol`;
+never :mod:`server`, :mod:`client`, :mod:`sim` or :mod:`arena`.
 
 * :mod:`replay.rerun`: re-run the rules engine from a log's seed and inputs, compare
   everything (``verify``) or stop after a given line (``fork``'s starting state).

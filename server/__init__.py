@@ -1,0 +1,8 @@
+"""Hosting: the dungeon's trio server, and the hosting layers every game's server shares.
+
+The dungeon server: ``app`` (``serve()`` and the listener), ``lobby`` (matches filling their
+twelve slots), ``connection`` (one socket), ``actor`` (one match: the only owner of its engine
+and log), ``checker`` (trap optimum checks in worker processes), ``collector`` (GC policy).
+May import: :mod:`dungeon`, :mod:`protocol`, :mod:`replay` (the match log writer), trio.
+Never imports :mod:`client`, :mod:`sim` or :mod:`arena` (import contracts in pyproject.toml).
+"""

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import trio
 
+from arena.errors import EXIT_USAGE
 from arena.logs import configure_logging
+from arena.options import web_address
 from arena.serve import _os_error
 from arena.tournament.board import Board
 from arena.tournament.report import results, write_outputs
@@ -24,23 +26,7 @@ from arena.tournament.runner import RunOptions, TournamentRun
 from arena.tournament.teams import TeamsError, Tournament, load_teams
 from sim.journal import JournalError
 
-__all__ = ["main", "parse_address"]
-
-
-class UsageError(ValueError):
-    pass
-
-
-def parse_address(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` (or ``PORT``, on 127.0.0.1)."""
-    host, _, port = text.rpartition(":")
-    try:
-        number = int(port)
-    except ValueError:
-        raise UsageError(f"--web {text!r}: want HOST:PORT, such as 127.0.0.1:8080") from None
-    if not 0 <= number <= 65535:
-        raise UsageError(f"--web {text!r}: the port must be 0-65535")
-    return host or "127.0.0.1", number
+__all__ = ["main"]
 
 
 def _check_playable(tournament: Tournament) -> None:
@@ -61,7 +47,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: NAME/)")
     parser.add_argument("--concurrency", type=int, default=2, help="matches played at once")
     parser.add_argument("--resume", action="store_true", help="go on with a stopped run")
-    parser.add_argument("--web", default=None, metavar="HOST:PORT", help="serve the live page")
+    parser.add_argument(
+        "--web", type=web_address, default=None, metavar="HOST:PORT",
+        help="serve the live page there (127.0.0.1:0: any free port)",
+    )  # fmt: skip
     parser.add_argument(
         "--sandbox",
         choices=("bwrap", "none"),
@@ -78,14 +67,14 @@ def main(argv: list[str]) -> int:
         print(
             f"arena tournament: --concurrency {args.concurrency}: want 1 or more", file=sys.stderr
         )
-        return 2
+        return EXIT_USAGE
     try:
         tournament = load_teams(args.teams)
-        web = None if args.web is None else parse_address(args.web)
         _check_playable(tournament)
-    except (TeamsError, UsageError) as error:
+    except TeamsError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
+    web = args.web
     out = args.out if args.out is not None else Path(tournament.name)
     if args.sandbox == "none":
         print(
