@@ -209,3 +209,33 @@ def test_the_example_teams_file_is_valid(tmp_path: Path) -> None:
     tournament = load_teams(copy)
     assert tournament.names == ["alpha", "bravo", "charlie", "house"]
     assert tournament.teams[0].command[-1] == "{token}"
+
+
+@pytest.mark.parametrize("form", ["knockout", "swiss"])
+def test_knockout_and_swiss_tournaments_run_to_their_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    """A knockout ends with a bracket and a champion on the page; a swiss plays its rounds
+    without a repeated pairing."""
+    builtins = [("a", "reference"), ("b", "rusher"), ("c", "reference"), ("d", "rusher")]
+    teams = write_teams(
+        tmp_path, [{"name": n, "builtin": s} for n, s in builtins], format=form, rounds=2
+    )
+    out = tmp_path / "out"
+    assert main([str(teams), "--out", str(out), "--sandbox", "none"]) == 0, capsys.readouterr()
+    data = read_results(out)
+    assert data["complete"] is True
+    if form == "knockout":
+        assert [len(ties) for ties in data["bracket"]] == [2, 1]
+        final = data["bracket"][1][0]
+        assert data["champion"] == final["winner"]
+        assert {final["a"], final["b"]} == {tie["winner"] for tie in data["bracket"][0]}
+        assert len(data["matches"]) == 3 * 2
+        page = (out / "index.html").read_text()
+        assert "id=bracket" in page
+        assert "champion" in page
+    else:
+        assert len(data["matches"]) == 2 * 2 * 2
+        pairs = [frozenset(m["seats"]) for m in data["matches"]]
+        assert all(pairs.count(pair) == 2 for pair in pairs)
+        assert {m["round"] for m in data["matches"]} == {1, 2}

@@ -295,7 +295,8 @@ class TournamentRun:
             watch.actor.stop("stalled")
             with trio.move_on_after(5):
                 await watch.over.wait()
-        self.tokens.pop(name, None)
+        # Closed: nobody knows these, so a late or stray start cannot open the name again.
+        self.tokens[name] = (secrets.token_hex(16), secrets.token_hex(16))
         return await self._record(game, name, watch, entrants, connected, time.monotonic() - began)
 
     async def _wait_start(self, name: str, watch: _Watch, entrants: list[Entrant]) -> None:
