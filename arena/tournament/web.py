@@ -7,7 +7,10 @@ Starlette served by Hypercorn's trio worker in the caller's nursery (127.0.0.1 b
   changes, and every second while a match runs;
 * ``/live/NAME``: the replay viewer (replay/html.py) fed as the match is played: its
   ``/live/NAME/events`` sends the viewer's data of the log written so far whenever the log
-  grew (at most every ``LIVE_SECONDS``), then ``over``; the page redraws at the newest step;
+  grew, then ``over``; the page redraws at the newest step. Reading a whole log takes a third
+  of a second at 1000 nodes (decoding and checking every line), so it is done in one worker
+  process (the server's event loop never waits for it), once per match however many pages
+  watch it, and at most every ``LIVE_SECONDS`` or twice the time the last reading took;
 * ``/replay/NAME``: a finished match's replay page (the tournament's file, or rendered from
   the log on a plain server).
 """
@@ -16,8 +19,11 @@ from __future__ import annotations
 
 import html
 import json
+import multiprocessing
 import re
+import time
 from collections.abc import AsyncIterator
+from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +43,8 @@ __all__ = ["build_app", "serve_board", "serve_web", "viewer_data_of"]
 #: Seconds between two updates of a live match view (and of the match list while one runs).
 LIVE_SECONDS = 0.5
 LIST_SECONDS = 1.0
+#: Matches whose latest viewer data is kept (the ones being watched).
+CACHED_MATCHES = 8
 _MARKER = re.compile(r"@@([A-Z]+)@@")
 
 
@@ -81,8 +89,40 @@ def _sse(kind: str, data: Any) -> str:
     return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
-def build_app(board: Board, out: Path | None = None) -> Starlette:
-    """The pages of ``board``; a tournament's replay pages are read from ``out``."""
+class _Feeds:
+    """The viewer data of the matches being watched, read in ``pool`` (or a thread), cached by
+    log size so that every page of a match shares one reading."""
+
+    def __init__(self, pool: Executor | None) -> None:
+        self.pool = pool
+        self.cache: dict[str, tuple[int, dict[str, Any] | None, float]] = {}
+        self.locks: dict[str, trio.Lock] = {}
+
+    async def read(self, name: str, path: Path) -> tuple[dict[str, Any] | None, float]:
+        """The data of the log as it is now, and the seconds its last reading took."""
+        async with self.locks.setdefault(name, trio.Lock()):
+            size = path.stat().st_size
+            cached = self.cache.get(name)
+            if cached is not None and cached[0] == size:
+                return cached[1], cached[2]
+            began = time.perf_counter()
+            if self.pool is None:
+                data = await trio.to_thread.run_sync(viewer_data_of, path)
+            else:
+                future = self.pool.submit(viewer_data_of, path)
+                data = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+            took = time.perf_counter() - began
+            self.cache.pop(name, None)
+            self.cache[name] = (size, data, took)
+            while len(self.cache) > CACHED_MATCHES:
+                self.cache.pop(next(iter(self.cache)))
+            return data, took
+
+
+def build_app(board: Board, out: Path | None = None, pool: Executor | None = None) -> Starlette:
+    """The pages of ``board``; a tournament's replay pages are read from ``out``; logs are read
+    in ``pool`` (None: in a thread)."""
+    feeds = _Feeds(pool)
 
     async def index(request: Request) -> Response:
         return HTMLResponse(INDEX_PAGE.replace("@@TITLE@@", html.escape(board.title)))
@@ -109,7 +149,7 @@ def build_app(board: Board, out: Path | None = None) -> Starlette:
         match = _match(request)
         if match is None:
             return HTMLResponse("<h1>No such match (yet)</h1>", status_code=404)
-        data = await trio.to_thread.run_sync(viewer_data_of, match.log_path)
+        data, _ = await feeds.read(match.name, match.log_path)
         if data is None:
             return HTMLResponse("<h1>The match is starting: reload in a moment</h1>", 503)
         if match.status != "finished":
@@ -122,20 +162,18 @@ def build_app(board: Board, out: Path | None = None) -> Starlette:
             return Response("no such match", status_code=404)
 
         async def stream() -> AsyncIterator[str]:
-            size = -1
+            sent = None
             while True:
                 over = match.status == "finished"
-                grown = match.log_path.stat().st_size
-                if grown != size:
-                    size = grown
-                    data = await trio.to_thread.run_sync(viewer_data_of, match.log_path)
-                    if data is not None:
-                        if not over:
-                            data["warning"] = None
-                        yield _sse("over" if over else "frames", data)
+                data, took = await feeds.read(match.name, match.log_path)
+                if data is not None and (data is not sent or over):
+                    sent = data
+                    if not over:
+                        data = {**data, "warning": None}
+                    yield _sse("over" if over else "frames", data)
                 if over:
                     return
-                await trio.sleep(LIVE_SECONDS)
+                await trio.sleep(max(LIVE_SECONDS, 2 * took))
 
         return _stream(stream())
 
@@ -204,5 +242,11 @@ async def serve_board(
     *,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """The live page of ``board`` on ``host:port`` until cancelled; reports the bound port."""
-    await serve_web(build_app(board, out), host, port, task_status=task_status)
+    """The live page of ``board`` on ``host:port`` until cancelled; reports the bound port.
+    Match logs are read in one worker process of its own."""
+    context = multiprocessing.get_context("forkserver")
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+    try:
+        await serve_web(build_app(board, out, pool), host, port, task_status=task_status)
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
