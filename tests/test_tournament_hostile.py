@@ -149,3 +149,30 @@ def test_hostile_programs_are_contained_and_the_results_unharmed(
     journal = (out / "results.json.journal").read_text().splitlines()
     assert len(journal) == 1 + 6
     assert os.getpid() > 0  # the tournament's own process survived to here
+
+
+@pytest.mark.slow
+async def test_a_sandboxed_program_lives_as_long_as_its_match(tmp_path: Path) -> None:
+    """A program outlives the 10 s a worker thread idles (bwrap's --die-with-parent follows
+    the thread that started it: started from a worker thread, it was killed with the thread)."""
+    import trio
+
+    from arena.tournament.programs import Entrant, MatchTicket
+    from arena.tournament.teams import Team
+    from server.sandbox import Limits
+
+    folder = tmp_path / "slow"
+    folder.mkdir()
+    team = Team(
+        name="slow", dir=folder,
+        command=("python3", "-c", "import time\ntime.sleep(11)\nprint('still here')"),
+    )  # fmt: skip
+    entrant = Entrant(
+        team, MatchTicket("127.0.0.1", 1, 0, "m", "t"), scratch=tmp_path / "copy",
+        output=tmp_path / "out.txt", limits=Limits(cpu_seconds=30), sandbox="bwrap", seed=1,
+    )  # fmt: skip
+    async with trio.open_nursery() as nursery:
+        await nursery.start(entrant.run)
+        await trio.to_thread.run_sync(lambda: None)  # a worker thread, idle from now on
+    assert entrant.exit == "exit code 0"
+    assert "still here" in (tmp_path / "out.txt").read_text()

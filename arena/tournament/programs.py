@@ -96,7 +96,7 @@ class Entrant:
         #: True when it ended with a failure (non-zero exit, signal, exception).
         self.failed = False
         self.ended = trio.Event()
-        self._process: trio.Process | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._scope = trio.CancelScope()
         self._stopped = False
 
@@ -115,6 +115,7 @@ class Entrant:
         self._stopped = True
         self._scope.cancel()
         if self._process is not None and self._process.returncode is None:
+            # (not yet reaped, so its pid, the group's id, cannot have been reused)
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self._process.pid, signal.SIGKILL)
 
@@ -145,25 +146,43 @@ class Entrant:
         self.output.parent.mkdir(parents=True, exist_ok=True)
         try:
             with self.output.open("wb") as sink:
-                self._process = await trio.lowlevel.open_process(
+                # Started from this (the event loop's) thread, not by trio.lowlevel.open_process:
+                # that forks in a worker thread, and bwrap's --die-with-parent follows the
+                # thread that forked it, so the sandbox was killed when the idle thread ended
+                # (10 s later). A fork takes a few milliseconds.
+                self._process = subprocess.Popen(
                     command, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
                     start_new_session=True,
                 )  # fmt: skip
             task_status.started()
-            status = await self._process.wait()
+            status = await _wait(self._process)
         except OSError as error:
             self.exit, self.failed = f"cannot start: {error.strerror}", True
             task_status.started()
             return
         finally:
-            if self._process is not None:
+            if self._process is not None and self._process.returncode is None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self._process.pid, signal.SIGKILL)  # whatever it left behind
+                    os.killpg(self._process.pid, signal.SIGKILL)  # cancelled: end it
+                self._process.wait()
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(shutil.rmtree, folder, True)
         if self._stopped:
             return
         self.exit, self.failed = _describe(status, self.sandbox)
+
+
+async def _wait(process: subprocess.Popen[bytes]) -> int:
+    """Wait for ``process`` to exit without blocking the event loop (a pidfd); its status. What
+    it left in its process group is killed before it is reaped (its pid is still its own)."""
+    pidfd = os.pidfd_open(process.pid)
+    try:
+        await trio.lowlevel.wait_readable(pidfd)
+    finally:
+        os.close(pidfd)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    return process.wait()
 
 
 def _program_paths(command: tuple[str, ...]) -> list[Path]:
