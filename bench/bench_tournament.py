@@ -14,6 +14,8 @@ the live page costs the server.
    process), without the page, then with it and one headless Chromium watching a match live:
    this process's CPU seconds (server, teams and page) in each, and the CPU of the processes
    the page adds (its log-reading worker, Chromium), median of BENCH_TOURNAMENT_REPEATS (2).
+
+BENCH_TOURNAMENT_PARTS (round-robin,startup,live) picks the parts to run.
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ STARTS = int(os.environ.get("BENCH_TOURNAMENT_STARTS", "10"))
 LIVE = int(os.environ.get("BENCH_TOURNAMENT_LIVE", "10"))
 REPEATS = int(os.environ.get("BENCH_TOURNAMENT_REPEATS", "2"))
 STRATEGIES = ("reference", "rusher", "random")
+#: Which parts to run (round-robin, startup, live): all by default.
+PARTS = os.environ.get("BENCH_TOURNAMENT_PARTS", "round-robin,startup,live").split(",")
 
 
 def _sandbox_mode() -> str:
@@ -78,8 +82,9 @@ def round_robin(mode: str) -> list[object]:
     reasons = Counter(f["reason"] for r in records for f in r["failures"])
     failures = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items())) or "0"
     median = statistics.median(r["seconds"] for r in records)
+    longest = max(r["seconds"] for r in records)
     return [len(records), f"{wall:.1f}", f"{len(records) / wall * 60:.1f}", f"{median:.2f}",
-            failures]  # fmt: skip
+            f"{longest:.1f}", failures]  # fmt: skip
 
 
 def _median_start(argv: list[str], mode: str | None) -> float:
@@ -217,25 +222,28 @@ def main() -> None:
 
     configure_logging(level="warning")
     mode = _sandbox_mode()
-    print_table(
-        f"Round robin: {TEAMS} external teams, {GAMES} games per pair, concurrency "
-        f"{CONCURRENCY}, {NODES} nodes, sandbox {mode}",
-        ["matches", "wall s", "matches/min", "median match s", "failures"],
-        [round_robin(mode)],
-        width=100,
-    )
-    print_table(
-        f"Program start-up, median of {STARTS} (ms): bare vs sandboxed ({mode})",
-        ["program", "bare", "sandboxed", "added", "ratio"],
-        startup(mode),
-        width=100,
-    )
-    print_table(
-        f"Live page: {LIVE} matches at once (1000 nodes), median of {REPEATS}",
-        ["run", "wall s", "server process CPU s", "worker + chromium CPU s"],
-        live_page(),
-        width=100,
-    )
+    if "round-robin" in PARTS:
+        print_table(
+            f"Round robin: {TEAMS} external teams, {GAMES} games per pair, concurrency "
+            f"{CONCURRENCY}, {NODES} nodes, sandbox {mode}",
+            ["matches", "wall s", "matches/min", "median match s", "longest s", "failures"],
+            [round_robin(mode)],
+            width=110,
+        )
+    if "startup" in PARTS:
+        print_table(
+            f"Program start-up, median of {STARTS} (ms): bare vs sandboxed ({mode})",
+            ["program", "bare", "sandboxed", "added", "ratio"],
+            startup(mode),
+            width=100,
+        )
+    if "live" in PARTS:
+        print_table(
+            f"Live page: {LIVE} matches at once (1000 nodes), median of {REPEATS}",
+            ["run", "wall s", "server process CPU s", "worker + chromium CPU s"],
+            live_page(),
+            width=100,
+        )
 
 
 if __name__ == "__main__":

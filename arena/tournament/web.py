@@ -38,7 +38,7 @@ from starlette.routing import Route
 from arena.tournament.board import Board
 from arena.tournament.webpages import INDEX_PAGE, LIVE_SCRIPT
 
-__all__ = ["build_app", "serve_board", "serve_web", "viewer_data_of"]
+__all__ = ["build_app", "serve_board", "serve_web", "viewer_data_of", "viewer_json_of"]
 
 #: Seconds between two updates of a live match view (and of the match list while one runs).
 LIVE_SECONDS = 0.5
@@ -67,9 +67,20 @@ def viewer_data_of(path: Path) -> dict[str, Any] | None:
     return viewer_data(log, timeline)
 
 
-def live_page(name: str, data: dict[str, Any]) -> str:
+def viewer_json_of(path: Path, running: bool) -> str | None:
+    """:func:`viewer_data_of` as compact JSON (what pages get; text crosses from the worker
+    process cheaply, objects would be unpickled in the event loop's thread). A running match's
+    log has no close line yet: its "incomplete" warning is dropped."""
+    data = viewer_data_of(path)
+    if data is None:
+        return None
+    if running:
+        data["warning"] = None
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+
+def live_page(name: str, data: str) -> str:
     """The replay viewer's page, wrapped so that it redraws whenever new data arrives."""
-    from replay.html import _script_json
     from replay.matchlog import SCHEMA_VERSION, software_version
     from replay.viewer_assets import CSS, SCRIPT, TEMPLATE
 
@@ -80,7 +91,8 @@ def live_page(name: str, data: dict[str, Any]) -> str:
         "TITLE": html.escape(f"Dungeon Arena live: {name}"),
         "VERSION": html.escape(software_version()),
         "SCHEMA": str(SCHEMA_VERSION),
-        "DATA": _script_json(data),
+        # Inside <script>, "</" could end the element early; "<\\/" means the same to JSON.
+        "DATA": data.replace("</", "<\\/"),
     }
     return _MARKER.sub(lambda match: values[match.group(1)], TEMPLATE)
 
@@ -95,25 +107,25 @@ class _Feeds:
 
     def __init__(self, pool: Executor | None) -> None:
         self.pool = pool
-        self.cache: dict[str, tuple[int, dict[str, Any] | None, float]] = {}
+        self.cache: dict[str, tuple[tuple[int, bool], str | None, float]] = {}
         self.locks: dict[str, trio.Lock] = {}
 
-    async def read(self, name: str, path: Path) -> tuple[dict[str, Any] | None, float]:
-        """The data of the log as it is now, and the seconds its last reading took."""
+    async def read(self, name: str, path: Path, running: bool) -> tuple[str | None, float]:
+        """The data (JSON) of the log as it is now, and the seconds its last reading took."""
         async with self.locks.setdefault(name, trio.Lock()):
-            size = path.stat().st_size
+            key = (path.stat().st_size, running)
             cached = self.cache.get(name)
-            if cached is not None and cached[0] == size:
+            if cached is not None and cached[0] == key:
                 return cached[1], cached[2]
             began = time.perf_counter()
             if self.pool is None:
-                data = await trio.to_thread.run_sync(viewer_data_of, path)
+                data = await trio.to_thread.run_sync(viewer_json_of, path, running)
             else:
-                future = self.pool.submit(viewer_data_of, path)
+                future = self.pool.submit(viewer_json_of, path, running)
                 data = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
             took = time.perf_counter() - began
             self.cache.pop(name, None)
-            self.cache[name] = (size, data, took)
+            self.cache[name] = (key, data, took)
             while len(self.cache) > CACHED_MATCHES:
                 self.cache.pop(next(iter(self.cache)))
             return data, took
@@ -149,11 +161,9 @@ def build_app(board: Board, out: Path | None = None, pool: Executor | None = Non
         match = _match(request)
         if match is None:
             return HTMLResponse("<h1>No such match (yet)</h1>", status_code=404)
-        data, _ = await feeds.read(match.name, match.log_path)
+        data, _ = await feeds.read(match.name, match.log_path, match.status != "finished")
         if data is None:
             return HTMLResponse("<h1>The match is starting: reload in a moment</h1>", 503)
-        if match.status != "finished":
-            data["warning"] = None  # (a running match's log has no close line yet: expected)
         return HTMLResponse(live_page(match.name, data))
 
     async def live_events(request: Request) -> Response:
@@ -165,12 +175,10 @@ def build_app(board: Board, out: Path | None = None, pool: Executor | None = Non
             sent = None
             while True:
                 over = match.status == "finished"
-                data, took = await feeds.read(match.name, match.log_path)
+                data, took = await feeds.read(match.name, match.log_path, not over)
                 if data is not None and (data is not sent or over):
                     sent = data
-                    if not over:
-                        data = {**data, "warning": None}
-                    yield _sse("over" if over else "frames", data)
+                    yield f"event: {'over' if over else 'frames'}\ndata: {data}\n\n"
                 if over:
                     return
                 await trio.sleep(max(LIVE_SECONDS, 2 * took))
