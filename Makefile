@@ -9,6 +9,7 @@ STAMP := $(VENV)/.installed
 .PHONY: run test lint types contracts pytest bench browser bubblewrap clean constraints
 
 $(STAMP): pyproject.toml constraints.txt
+	@echo "make: installing the project and its dependencies into $(VENV) (about a minute, once)" >&2
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -c constraints.txt -e '.[test]'

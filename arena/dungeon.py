@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import TYPE_CHECKING
 
-from arena.options import add_config_option
+from arena.errors import UsageError, command
+from arena.options import ArgumentParser, add_config_option, dungeon_rules, png_file, seed
 
 if TYPE_CHECKING:
     from dungeon.config import RulesConfig
@@ -23,41 +23,36 @@ TEAM_COLOURS = ("tab:blue", "tab:red")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="arena dungeon",
         description="Generate the dungeon of a match seed and describe, dump or draw it.",
     )
-    parser.add_argument("--seed", type=int, required=True, help="the match seed (an integer)")
+    parser.add_argument("--seed", type=seed, required=True, help="the match seed (0 to 2**63-1)")
     parser.add_argument(
         "--json",
         action="store_true",
         help="print one JSON object: nodes, edges, start, shrine, npcs, attempts",
     )
-    parser.add_argument("--png", metavar="FILE", help="draw the dungeon into this PNG file")
+    parser.add_argument(
+        "--png", type=png_file, metavar="FILE.png", help="draw the dungeon into this PNG file"
+    )
     add_config_option(parser, "override a rules setting, e.g. nodes=300 radius=0.1 (repeatable)")
     return parser
 
 
+@command("arena dungeon")
 def main(argv: list[str]) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.seed < 0:
-        parser.error(f"--seed must be a non-negative integer, got {args.seed}")
+    args = build_parser().parse_args(argv)
 
     import numpy as np
 
-    from dungeon.config import RulesConfig, parse_overrides
     from dungeon.generation import generate
 
-    try:
-        config = RulesConfig.from_dict(parse_overrides(args.config))
-    except ValueError as error:
-        parser.error(str(error))
+    config = dungeon_rules(args.config)
     try:
         dungeon = generate(np.random.Generator(np.random.PCG64(args.seed)), config)
     except ValueError as error:
-        print(f"arena dungeon: {error}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--config: {error}") from None
 
     if args.json:
         print(json.dumps(as_json(dungeon), separators=(",", ":")))
@@ -67,8 +62,7 @@ def main(argv: list[str]) -> int:
         try:
             draw(dungeon, args.png, title=f"seed {args.seed}")
         except OSError as error:
-            print(f"arena dungeon: cannot write {args.png}: {error}", file=sys.stderr)
-            return 2
+            raise UsageError(f"--png {args.png}: cannot write it: {error.strerror}") from None
         if not args.json:
             print(f"picture: {args.png}")
     return 0
@@ -165,8 +159,9 @@ def draw(dungeon: Dungeon, path: str, *, title: str = "") -> None:
             zorder=4,
             label=f"shrine {team}",
         )
-    axes.set_xlim(0, 1)
-    axes.set_ylim(0, 1)  # y grows upward, as in the spec
+    # A margin around the unit square: markers on its edge are drawn whole, not cut in half.
+    axes.set_xlim(-0.04, 1.04)
+    axes.set_ylim(-0.04, 1.04)  # y grows upward, as in the spec
     axes.set_aspect("equal")
     axes.set_title(title)
     axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small")

@@ -1,15 +1,19 @@
-"""``arena fish xboard|xstate|xtree|xstrategy|xref``: the course's test harnesses.
+"""``arena fish xboard|xstate|xtree|xstrategy|xref``: the course's test harnesses;
+``arena fish serve`` and ``arena fish clients``: the networked tournament.
 
 Each reads one JSON value from stdin and prints one JSON value on stdout. Malformed input gets a
 message on stderr naming the field, and exit status 2. Teachers run thousands of cases, one
 process each, so the common path imports only the floes core and a JSON reader over the builtin
 C scanner (:mod:`fish.fastjson`: ``import json`` alone would cost a quarter of a run);
-argparse is loaded only to explain usage.
+argparse is loaded only to explain usage. ``serve`` and ``clients`` live in
+:mod:`arena.fish_net`, imported only for them (trio stays off the harnesses' path).
 """
 
 from __future__ import annotations
 
 import sys
+
+from arena.errors import command
 
 __all__ = ["main"]
 
@@ -27,11 +31,14 @@ def _usage(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(
         prog="arena fish",
-        description="The Fish course's test harnesses: one JSON value on stdin, one on stdout.",
+        description="Fish: the course's test harnesses (one JSON value on stdin, one on stdout) "
+        "and its networked tournament (serve, clients).",
         epilog='Example: echo \'{"position":[0,0],"board":[[1,2,3],[4,0,5],[1,1,0]]}\' '
         "| arena fish xboard   # prints 3",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser("serve", help="host a tournament: sign-up, manager, referees over TCP")
+    commands.add_parser("clients", help="connect N AI (or misbehaving) players to a server")
     for name, text in COMMANDS.items():
         commands.add_parser(name, help=text, description=text)
     parser.parse_args(argv)  # exits 0 on --help, 2 on anything unknown
@@ -59,7 +66,12 @@ def run(command: str, text: str) -> tuple[int, str]:
     return 0, dumps(result)
 
 
+@command("arena fish")
 def main(argv: list[str]) -> int:
+    if argv and argv[0] in ("serve", "clients"):
+        from arena.fish_net import main as network_main
+
+        return network_main(argv)
     if len(argv) != 1 or argv[0] not in COMMANDS:
         return _usage(argv)
     try:

@@ -13,7 +13,8 @@ import random
 import sys
 from typing import TextIO
 
-from arena.options import positive_seconds
+from arena.errors import UsageError, command
+from arena.options import ArgumentParser, png_file, positive_seconds, seed
 from labyrinth.game import STRATEGIES, LabyrinthState
 from labyrinth.generation import generate
 from labyrinth.online import (
@@ -127,16 +128,18 @@ def _odd_size(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="arena labyrinth", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena labyrinth", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     show = commands.add_parser("show", help="print (or draw) the maze of a seed")
     play = commands.add_parser("play", help="play against a bot in this terminal")
     for sub in (show, play):
         sub.add_argument("--width", type=_odd_size, help=f"maze width L (odd, 5 to {MAX_SIZE})")
         sub.add_argument("--height", type=_odd_size, help=f"maze height H (odd, 5 to {MAX_SIZE})")
-    show.add_argument("--seed", type=int, default=0, help="maze seed (default 0)")
-    show.add_argument("--png", metavar="FILE", help="also draw the maze into this PNG file")
-    play.add_argument("--seed", type=int, help="maze seed (default: a random one, printed)")
+    show.add_argument("--seed", type=seed, default=0, help="maze seed (default 0)")
+    show.add_argument(
+        "--png", type=png_file, metavar="FILE.png", help="also draw the maze into this PNG file"
+    )
+    play.add_argument("--seed", type=seed, help="maze seed (default: a random one, printed)")
     play.add_argument(
         "--opponent",
         default="astar",
@@ -235,8 +238,7 @@ def show(args: argparse.Namespace, out: TextIO) -> int:
         try:
             render_png(labyrinth, args.png, title=f"Labyrinth seed {args.seed}")
         except OSError as error:
-            print(f"arena labyrinth: cannot write {args.png}: {error}", file=sys.stderr)
-            return 2
+            raise UsageError(f"--png {args.png}: cannot write it: {error.strerror}") from None
         print(f"wrote {args.png}", file=out)
     return 0
 
@@ -288,11 +290,9 @@ def play(args: argparse.Namespace, stdin: TextIO, out: TextIO) -> int:
     return 0
 
 
+@command("arena labyrinth")
 def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exit_:
-        return int(exit_.code or 0)
+    args = _parser().parse_args(argv)
     out = stdout if stdout is not None else sys.stdout
     if args.command == "show":
         return show(args, out)

@@ -8,8 +8,9 @@ milliseconds, so nothing heavy (numpy, trio, networkx) may load on their path.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
+
+from arena.errors import command
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: start-up time counts here
 if TYPE_CHECKING:
@@ -20,6 +21,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "match": ("arena.match", "play one dungeon match on loopback: server and both teams"),
     "serve": ("arena.serve", "host dungeon matches over TCP"),
     "team": ("arena.team", "connect one team of six agents to a dungeon server"),
+    "check-client": ("arena.check_client", "check a team program against a probing server"),
     "dungeon": ("arena.dungeon", "generate a dungeon from a seed and describe or draw it"),
     "tournament": (
         "arena.tournament.cli",
@@ -27,7 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "sim": ("arena.sim", "run thousands of headless matches and compare strategies"),
     "replay": ("arena.replay", "verify, show, render or fork a match log"),
-    "fish": ("arena.fish", "Fish: the course's test harnesses (xboard, xstate, ...)"),
+    "fish": ("arena.fish", "Fish: the course's harnesses (xboard, ...), serve and clients"),
     "penguins": ("penguins.player", "Penguins: the player program and terminal play"),
     "labyrinth": ("arena.labyrinth", "Labyrinth: show a maze, play against a bot"),
 }
@@ -41,24 +43,40 @@ def usage() -> str:
     return "\n".join(lines)
 
 
+def version() -> str:
+    """The installed package's version, from its metadata (pyproject.toml's)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("dungeon-arena")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] in {"-h", "--help", "help"}:
         print(usage())
         return 0 if args else 2
-    command, rest = args[0], args[1:]
-    if command not in SUBCOMMANDS:
-        print(f"arena: unknown command {command!r}\n\n{usage()}", file=sys.stderr)
-        return 2
-    module = importlib.import_module(SUBCOMMANDS[command][0])
-    try:
-        result: int = module.main(rest)
-    except BrokenPipeError:
-        # The reader went away (`arena dungeon --json | head`): not an error of ours. Point
-        # stdout at devnull so the interpreter's final flush does not raise again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    if args[0] in {"-V", "--version"}:
+        print(f"arena {version()}")
         return 0
-    return result
+    name, rest = args[0], args[1:]
+    if name not in SUBCOMMANDS:
+        print(f"arena: unknown command {name!r} (see 'arena --help')", file=sys.stderr)
+        return 2
+
+    # Every command runs under the one guard, so Ctrl-C (130), a closed pipe, an unwritable
+    # output and a UsageError end the same way everywhere, even during the command's imports
+    # (the commands' own mains are guarded too: direct callers get the same statuses).
+    @command(f"arena {name}")
+    def run() -> int:
+        module = importlib.import_module(SUBCOMMANDS[name][0])
+        result: int = module.main(rest)
+        return result
+
+    return run()
 
 
 if __name__ == "__main__":

@@ -15,15 +15,16 @@ import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import trio
 
+from arena.errors import EXIT_FAILURE, UsageError, command
 from arena.logs import configure_logging
-from arena.options import add_config_option
+from arena.options import ArgumentParser, add_config_option, dungeon_rules, seed
+from arena.serve import start_optimum_pool
 from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy
 from client.team import TeamError, TeamResult, connect_team
-from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
+from dungeon.config import DEFAULT_RULES, RulesConfig
 from dungeon.engine import Match
 from server.actor import Checker
 from server.app import Server, serve
@@ -69,9 +70,7 @@ async def play_match(
     seeds = strategy_seeds(seed)
     results: list[TeamResult | None] = [None, None]
     async with trio.open_nursery() as nursery:
-        port = await nursery.start(
-            partial(serve, host=HOST, port=0, server=server, shutdown=shutdown)
-        )
+        port = await nursery.start(partial(serve, server, host=HOST, port=0, shutdown=shutdown))
         began = time.monotonic()
         failures: list[TeamError] = []
         try:
@@ -130,55 +129,47 @@ def format_report(report: MatchReport) -> str:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="arena match", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena match", description=__doc__.splitlines()[0])
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="where the log goes")
     parser.add_argument(
         "--strategies",
         default="reference,rusher",
         help=f"team 0 and team 1 strategies, comma-separated; known: {', '.join(STRATEGIES)}",
     )
-    parser.add_argument("--seed", type=int, default=None, help="match seed (default: random)")
+    parser.add_argument("--seed", type=seed, default=None, help="match seed (default: random)")
     add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.1")
     parser.add_argument("--no-optimum", action="store_true", help="skip the trap optimum checks")
     return parser.parse_args(argv)
 
 
+@command("arena match")
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     names = tuple(name.strip() for name in args.strategies.split(","))
     if len(names) != 2 or any(name not in STRATEGIES for name in names):
-        print(
-            f"arena match: --strategies wants two of {', '.join(STRATEGIES)}, "
-            f"got {args.strategies!r}",
-            file=sys.stderr,
+        raise UsageError(
+            f"--strategies wants two of {', '.join(STRATEGIES)}, got {args.strategies!r}"
         )
-        return 2
-    try:
-        config = DEFAULT_RULES.replace(**parse_overrides(args.config))
-    except ValueError as error:
-        print(f"arena match: {error}", file=sys.stderr)
-        return 2
+    config = dungeon_rules(args.config)
     # Checked before anything starts: inside the server's nursery these failures would surface
     # as a traceback (an exception group), not as a message naming the option.
-    seed = args.seed if args.seed is not None else secrets.randbits(63)
+    match_seed = args.seed if args.seed is not None else secrets.randbits(63)
     try:
-        Match(seed, config)
+        Match(match_seed, config)
     except ValueError as error:  # no playable dungeon: the --config cannot work
-        print(f"arena match: --config: {error}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--config: {error}") from None
     try:
         args.log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        print(f"arena match: --log-dir {args.log_dir}: cannot create it: {error}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--log-dir {args.log_dir}: cannot create it: {error}") from None
     configure_logging(level="warning")
-    pool = None if args.no_optimum else _optimum_pool(config)
+    pool = None if args.no_optimum else start_optimum_pool(1, config.optimum_timeout)
     try:
         report = trio.run(
             partial(
                 play_match,
                 (names[0], names[1]),
-                seed=seed,
+                seed=match_seed,
                 config=config,
                 log_dir=args.log_dir,
                 checker=None if pool is None else pool.check,
@@ -186,17 +177,9 @@ def main(argv: list[str]) -> int:
         )
     except (TeamError, OSError) as error:
         print(f"arena match: {error}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     finally:
         if pool is not None:
             pool.close()
     print(format_report(report))
     return 0
-
-
-def _optimum_pool(config: RulesConfig) -> Any:
-    try:
-        from server.checker import OptimumPool
-    except ImportError:
-        return None
-    return OptimumPool(workers=1, timeout=config.optimum_timeout)

@@ -1,8 +1,9 @@
 """``arena replay``: verify, show, render or fork a dungeon match log.
 
 Exit status: 0 when the command did its job (``verify``: the log re-runs exactly), 1 when
-``verify`` finds a difference or a broken hash chain, 2 on bad usage or a file that is not a
-readable match log (the message on stderr names the file and the cause).
+``verify`` finds a difference or a broken hash chain (or, with ``--require-complete``, no close
+line), 2 on bad usage or a file that is not a readable match log (the message on stderr names
+the file and the cause). ``verify`` says OK or FAIL first on its line, whatever else it says.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.errors import UsageError
+from arena.errors import EXIT_USAGE, UsageError, command
+from arena.options import ArgumentParser, count, png_file, positive_count
 from replay.matchlog import LogFormatError, MatchLog, read_log
 
 if TYPE_CHECKING:
@@ -90,9 +92,11 @@ def _verify_one(path: str, args: argparse.Namespace) -> int:
             f"engine event matches{optima}"
         )
     else:
+        # Incomplete is a failure only when asked for completeness: the verdict word says which.
+        verdict_word = "FAIL" if args.require_complete else "OK"
         cut = "; its last line was cut mid-write" if log.cut_short else ""
         print(
-            f"OK {path}: INCOMPLETE, verified up to its last line {last} "
+            f"{verdict_word} {path}: INCOMPLETE, verified up to its last line {last} "
             f"({verdict.inputs} inputs re-run{optima}); no close line{cut}"
         )
     for line in _timeline(log).summary.lines():
@@ -110,11 +114,33 @@ def _line_text(path: str, number: int, limit: int = 400) -> str:
     return "(the file ends)"
 
 
+def _fish(args: argparse.Namespace) -> int | None:
+    """Fish's logs (game-*.jsonl, tournament.jsonl) have their own show and render."""
+    from fish.replay import fish_log_kind, render_html, show_lines
+
+    if fish_log_kind(args.log) is None:
+        return None
+    try:
+        if args.command == "show":
+            print("\n".join(show_lines(args.log)))
+            return 0
+        if args.output is None:
+            raise UsageError("render: a Fish game draws to -o FILE.html")
+        page, frames = render_html(args.log)
+    except (ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"{args.log}: not a readable Fish log: {error!r:.200}") from None
+    Path(args.output).write_text(page, encoding="utf-8")
+    print(f"wrote {args.output}: steps 0 to {frames - 1}")
+    return 0
+
+
 def _show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from replay.show import print_timeline
 
+    if (status := _fish(args)) is not None:
+        return status
     log = _read(args.log)
     console = Console(highlight=False, width=args.width)
     print_timeline(
@@ -130,24 +156,43 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _render(args: argparse.Namespace) -> int:
+    if args.output is None and args.png is None:
+        raise UsageError("give -o FILE.html, --png FILE.png, or both")
+    if (status := _fish(args)) is not None:
+        return status
     log = _read(args.log)
     timeline = _timeline(log)
     if args.step is not None and not 0 <= args.step < len(timeline.frames):
         raise UsageError(f"--step {args.step}: the match has steps 0 to {len(timeline.frames) - 1}")
-    if args.output is None and args.png is None:
-        raise UsageError("render: give -o FILE.html, --png FILE.png, or both")
+    if log.bad is not None:
+        # The pictures are drawn from the trusted part only; say so where the user looks.
+        print(
+            f"arena replay render: warning: {args.log} {log.bad}; showing lines 1-"
+            f"{log.bad.line - 1} only (see 'arena replay verify {args.log}')",
+            file=sys.stderr,
+        )
     if args.output is not None:
         from replay.html import render_html
 
-        Path(args.output).write_text(render_html(log, timeline), encoding="utf-8")
+        _write(Path(args.output), "-o", render_html(log, timeline).encode("utf-8"))
         print(f"wrote {args.output}: steps 0 to {len(timeline.frames) - 1}")
     if args.png is not None:
         from replay.still import render_png
 
         step = len(timeline.frames) - 1 if args.step is None else args.step
-        render_png(timeline, step, args.png)
+        try:
+            render_png(timeline, step, str(args.png))
+        except OSError as error:
+            raise UsageError(f"--png {args.png}: cannot write it: {error.strerror}") from None
         print(f"wrote {args.png}: step {step} of {len(timeline.frames) - 1}")
     return 0
+
+
+def _write(path: Path, flag: str, data: bytes) -> None:
+    try:
+        path.write_bytes(data)
+    except OSError as error:
+        raise UsageError(f"{flag} {path}: cannot write it: {error.strerror}") from None
 
 
 def _fork(args: argparse.Namespace) -> int:
@@ -175,7 +220,7 @@ def _fork(args: argparse.Namespace) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="arena replay", description="Verify, show, render or fork a dungeon match log."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -200,7 +245,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     show.add_argument("--no-sightings", action="store_true", help="leave out enemy sightings")
     show.add_argument("--requests", action="store_true", help="also list every request")
-    show.add_argument("--width", type=int, default=None, help="terminal width (default: auto)")
+    show.add_argument(
+        "--width", type=positive_count, default=None, help="terminal width (default: auto)"
+    )
     show.set_defaults(run=_show)
 
     render = commands.add_parser(
@@ -208,8 +255,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     render.add_argument("log")
     render.add_argument("-o", "--output", help="the HTML file to write")
-    render.add_argument("--png", help="also (or only) draw a still picture to this PNG file")
-    render.add_argument("--step", type=int, help="the step the PNG shows (default: the last)")
+    render.add_argument(
+        "--png", type=png_file, help="also (or only) draw a still picture to this PNG file"
+    )
+    render.add_argument("--step", type=count, help="the step the PNG shows (default: the last)")
     render.set_defaults(run=_render)
 
     fork = commands.add_parser(
@@ -224,11 +273,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     fork.add_argument(
         "--seed-offset",
-        type=int,
+        type=count,
         default=0,
         help="vary the strategies' seeds and the step order (default 0)",
     )
-    fork.add_argument("--steps", type=int, help="logical steps before a draw (default: config)")
+    fork.add_argument(
+        "--steps", type=positive_count, help="logical steps before a draw (default: config)"
+    )
     fork.add_argument("-o", "--output", help="write the forked match's log here")
     fork.add_argument(
         "--optimum", action="store_true", help="log the trap optimum of each new crossing"
@@ -237,11 +288,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+@command("arena replay")
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     try:
         status: int = args.run(args)
     except UsageError as error:
         print(f"arena replay {args.command}: {error}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     return status

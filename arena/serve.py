@@ -1,23 +1,36 @@
 """``arena serve``: host dungeon matches over TCP until SIGINT or SIGTERM.
 
 On either signal the server stops accepting, ends every running match as a draw, closes every
-match log cleanly and exits 0.
+match log cleanly, stops its checker workers and exits: 0 after SIGTERM, 130 after SIGINT
+(Ctrl-C), as every command. Exit 2 on bad usage, 1 when it cannot listen.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import signal
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 
 import structlog
 import trio
 
+from arena.errors import EXIT_FAILURE, EXIT_INTERRUPTED, UsageError, command
 from arena.logs import configure_logging
-from arena.options import add_config_option, web_address
-from dungeon.config import DEFAULT_RULES, RulesConfig, parse_overrides
+from arena.options import (
+    ArgumentParser,
+    add_config_option,
+    count,
+    dungeon_rules,
+    log_level,
+    port,
+    seed,
+    web_address,
+)
+from dungeon.config import RulesConfig
 from server.app import Server, serve
 from server.collector import Collector
 
@@ -25,21 +38,31 @@ __all__ = ["main"]
 
 log = structlog.get_logger()
 
+_MATCH_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="arena serve", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena serve", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
-    parser.add_argument("--port", type=int, default=7700, help="TCP port (0: any free port)")
+    parser.add_argument("--port", type=port, default=7700, help="TCP port (0: any free port)")
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="match logs go here")
     add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.1")
     parser.add_argument(
-        "--seed", type=int, default=None, help="first match's seed, +1 per match (default: random)"
+        "--seed", type=seed, default=None, help="first match's seed, +1 per match (default: random)"
     )
     parser.add_argument(
         "--check-workers",
-        type=int,
+        type=count,
         default=2,
         help="worker processes for trap optimum checks (0: no checks)",
+    )
+    parser.add_argument(
+        "--teams",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help='TOML file of team tokens: [match-name] with 0 = "token" and 1 = "token"; '
+        "a start for a listed match and team must carry that token",
     )
     parser.add_argument(
         "--web",
@@ -48,68 +71,78 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="HOST:PORT",
         help="also serve the live page (running and finished matches) there",
     )
-    parser.add_argument("--log-level", default="info", help="server log level (stderr)")
+    parser.add_argument(
+        "--log-level", type=log_level, default="info", help="server log level (stderr)"
+    )
     return parser.parse_args(argv)
 
 
-async def _run(args: argparse.Namespace, config: RulesConfig, checker: Any) -> None:
+async def _run(
+    args: argparse.Namespace,
+    config: RulesConfig,
+    checker: Any,
+    tokens: dict[str, dict[int, str]] | None,
+) -> int:
+    """Serve until a signal; the exit status it calls for (130 after SIGINT, else 0)."""
     shutdown = trio.Event()
+    status = 0
 
     async def on_signal() -> None:
+        nonlocal status
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async for signum in signals:
                 log.info("signal_received", signal=signal.Signals(signum).name)
+                status = EXIT_INTERRUPTED if signum == signal.SIGINT else 0
                 shutdown.set()
                 return
 
-    server = Server(
-        config=config,
-        log_dir=args.log_dir,
-        seed=args.seed,
-        checker=checker,
-        check_workers=max(1, args.check_workers),
-        # This process is the server's own: keep the collector off its answer times.
-        collector=Collector(),
-    )
     async with trio.open_nursery() as nursery:
         nursery.start_soon(on_signal)
+        server = Server(
+            config=config,
+            log_dir=args.log_dir,
+            seed=args.seed,
+            checker=checker,
+            check_workers=max(1, args.check_workers),
+            # This process is the server's own: keep the collector off its answer times.
+            collector=Collector(),
+            tokens=tokens,
+        )
         if args.web is not None:
             from arena.tournament.board import Board, server_observer
             from arena.tournament.web import serve_board
 
             board = Board("Dungeon Arena server")
             server.observer = server_observer(board)
-            host, port = args.web
-            bound = await nursery.start(serve_board, board, host, port)
+            host, web_port = args.web
+            bound = await nursery.start(serve_board, board, host, web_port)
             log.info("web_listening", url=f"http://{host}:{bound}/")
-        await serve(host=args.host, port=args.port, server=server, shutdown=shutdown)
-        nursery.cancel_scope.cancel()  # the server has closed every match: the page goes too
+        await serve(server, host=args.host, port=args.port, shutdown=shutdown)
+        nursery.cancel_scope.cancel()  # every match is closed: the page goes too
     log.info("serve_exit")
+    return status
 
 
+@command("arena serve")
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    try:
-        config = DEFAULT_RULES.replace(**parse_overrides(args.config))
-    except ValueError as error:
-        print(f"arena serve: {error}", file=sys.stderr)
-        return 2
-    if args.check_workers < 0:
-        print("arena serve: --check-workers must be >= 0", file=sys.stderr)
-        return 2
+    config = dungeon_rules(args.config)
     try:
         args.log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        print(f"arena serve: --log-dir {args.log_dir}: {error.strerror}", file=sys.stderr)
-        return 2
+        raise UsageError(f"--log-dir {args.log_dir}: {error.strerror}") from None
+    tokens = None
+    if args.teams is not None:
+        try:
+            tokens = load_tokens(args.teams)
+        except ValueError as error:
+            raise UsageError(f"--teams {args.teams}: {error}") from None
     configure_logging(level=args.log_level)
     pool = None
     if args.check_workers > 0:
-        from server.checker import OptimumPool
-
-        pool = OptimumPool(workers=args.check_workers, timeout=config.optimum_timeout)
+        pool = start_optimum_pool(args.check_workers, config.optimum_timeout)
     try:
-        trio.run(_run, args, config, None if pool is None else pool.check)
+        status: int = trio.run(_run, args, config, None if pool is None else pool.check, tokens)
     except (OSError, BaseExceptionGroup) as failure:
         # trio wraps a failed bind in the nurseries' exception groups: find the OSError inside.
         bind_error = _os_error(failure)
@@ -118,11 +151,49 @@ def main(argv: list[str]) -> int:
         print(
             f"arena serve: cannot listen on {args.host}:{args.port}: {bind_error}", file=sys.stderr
         )
-        return 1
+        return EXIT_FAILURE
     finally:
+        # Before anything else is reported: no worker outlives the server.
         if pool is not None:
             pool.close()
-    return 0
+    return status
+
+
+def start_optimum_pool(workers: int, timeout: float) -> Any:
+    """The checker workers, started with SIGINT ignored: they inherit that, so Ctrl-C (which a
+    terminal sends to the whole process group) reaches only this process, which stops them."""
+    from server.checker import OptimumPool
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return OptimumPool(workers=workers, timeout=timeout)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def load_tokens(path: Path) -> dict[str, dict[int, str]]:
+    """The tokens of a teams file: match name -> team (0, 1) -> token. ValueError names the
+    fault (never a token: the message may reach a log)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ValueError(error.strerror or str(error)) from None
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ValueError(f"not a TOML file: {error}") from None
+    tokens: dict[str, dict[int, str]] = {}
+    for name, teams in data.items():
+        if not _MATCH_NAME.fullmatch(name):
+            raise ValueError(f"match name {name!r} is not 1-64 of [A-Za-z0-9_-]")
+        if not isinstance(teams, dict) or not teams:
+            raise ValueError(f'[{name}] must be a table of teams: 0 = "token", 1 = "token"')
+        tokens[name] = {}
+        for team, token in teams.items():
+            if team not in ("0", "1"):
+                raise ValueError(f"[{name}] has key {team!r}: the teams are 0 and 1")
+            if not isinstance(token, str) or not 1 <= len(token) <= 256:
+                raise ValueError(f"[{name}] team {team}: the token must be a string of 1-256")
+            tokens[name][int(team)] = token
+    return tokens
 
 
 def _os_error(failure: BaseException) -> OSError | None:

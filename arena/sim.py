@@ -16,8 +16,15 @@ from typing import Any
 
 import structlog
 
-from arena.errors import UsageError
-from arena.options import add_config_option, parse_config
+from arena.errors import EXIT_FAILURE, EXIT_INTERRUPTED, UsageError, command
+from arena.options import (
+    ArgumentParser,
+    add_config_option,
+    parse_config,
+    png_file,
+    positive_count,
+    seed,
+)
 from sim.games import GAMES
 
 __all__ = ["main"]
@@ -39,7 +46,7 @@ def parse_sprt(text: str) -> dict[str, float]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="arena sim",
         description="Play headless matches between strategies: paired seeds, seats swapped.",
     )
@@ -48,20 +55,25 @@ def build_parser() -> argparse.ArgumentParser:
         "--strategies", required=True, help="comma-separated strategy names (2+; round robin)"
     )
     parser.add_argument(
-        "--matches", type=int, default=100, help="games per pairing (rounded up to whole seeds)"
+        "--matches",
+        type=positive_count,
+        default=100,
+        help="games per pairing (rounded up to whole seeds)",
     )
     parser.add_argument(
         "--workers",
-        type=int,
+        type=positive_count,
         default=os.cpu_count() or 1,
         help="local worker processes (default: CPUs); never changes the results",
     )
-    parser.add_argument("--seed", type=int, default=0, help="the run's seed (the seed list)")
+    parser.add_argument("--seed", type=seed, default=0, help="the run's seed (the seed list)")
     parser.add_argument(
         "--sprt", metavar="elo0=0,elo1=20[,alpha=0.05,beta=0.05]", help="stop once decided"
     )
     parser.add_argument("--out", type=Path, help="results JSON (a journal is kept beside it)")
-    parser.add_argument("--plot", type=Path, help="write a PNG of win rates and ratings")
+    parser.add_argument(
+        "--plot", type=png_file, metavar="FILE.png", help="write a PNG of win rates and ratings"
+    )
     parser.add_argument("--resume", action="store_true", help="continue the run in --out's journal")
     parser.add_argument(
         "--backend",
@@ -82,17 +94,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+@command("arena sim")
 def main(argv: list[str]) -> int:
     from arena.logs import configure_logging
 
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)
     configure_logging(level="warning")
-    try:
-        return _run(args)
-    except UsageError as exc:
-        print(f"arena sim: {exc}", file=sys.stderr)
-        return 2
+    return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -114,8 +122,6 @@ def _run(args: argparse.Namespace) -> int:
     else:
         if args.scheduler:
             raise UsageError("--scheduler goes with --backend dask")
-        if args.workers < 1:
-            raise UsageError(f"--workers must be at least 1, got {args.workers}")
         backend = LocalBackend(args.workers)
     if args.timeout < 0:
         raise UsageError(f"--timeout must be 0 (none) or more seconds, got {args.timeout:g}")
@@ -133,7 +139,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         game = _check_game(spec)
         _check_strategies(spec, sorted(game.strategies()))
-        if spec.logs is not None and not hasattr(game, "play_logged"):
+        if spec.logs is not None and not game.info.writes_match_log:
             raise UsageError(f"--logs: {spec.game} does not write match logs")
         if spec.logs is not None:
             _make_directory(Path(spec.logs), "--logs")
@@ -161,18 +167,18 @@ def _run(args: argparse.Namespace) -> int:
             + (": rerun with --resume" if journal is not None else " (none: no --out)"),
             file=sys.stderr,
         )
-        return 130
+        return EXIT_INTERRUPTED
     except (ValueError, TypeError) as exc:
         raise UsageError(str(exc)) from None
     except OSError as exc:
         # The environment, not our code (e.g. no Dask scheduler at that address): the message
         # says it all, a traceback would only hide it.
         print(f"arena sim: the run failed: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     except Exception as exc:
         log.exception("run_failed")
         print(f"arena sim: the run failed: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     finally:
         if journal is not None:
             journal.close()
@@ -187,7 +193,7 @@ def _run(args: argparse.Namespace) -> int:
         # Checked before the run, so only a change under our feet gets here; the journal
         # still holds every match: `--resume` writes the files again without playing.
         print(f"arena sim: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     return 0
 
 
@@ -216,6 +222,8 @@ def _check_game(spec: Any) -> Any:
         return load_game_cached(spec.game, spec.options)
     except TypeError as exc:
         raise UsageError(f"--config: {spec.game} does not accept these options: {exc}") from None
+    except ValueError as exc:  # the game's own check of a value, naming its key
+        raise UsageError(f"--config {exc}") from None
 
 
 def _check_strategies(spec: Any, known: list[str]) -> None:

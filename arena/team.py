@@ -14,7 +14,9 @@ from functools import partial
 
 import trio
 
+from arena.errors import EXIT_FAILURE, UsageError, command
 from arena.logs import configure_logging
+from arena.options import ArgumentParser, log_level, seed, server_port
 from client.strategies.base import STRATEGIES, make_strategy
 from client.team import TeamError, TeamResult, connect_team
 
@@ -24,10 +26,10 @@ MATCH_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="arena team", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena team", description=__doc__.splitlines()[0])
     parser.add_argument("--team", type=int, choices=(0, 1), required=True, help="team 0 or 1")
     parser.add_argument("--host", default="127.0.0.1", help="server address")
-    parser.add_argument("--port", type=int, default=7700, help="server port")
+    parser.add_argument("--port", type=server_port, default=7700, help="server port")
     parser.add_argument("--match", default=None, help="join this named match (1-64 [A-Za-z0-9_-])")
     parser.add_argument(
         "--token", default=None, help="the team's secret for the match (tournaments hand one out)"
@@ -35,8 +37,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--strategy", default="reference", choices=sorted(STRATEGIES), help="how the team plays"
     )
-    parser.add_argument("--seed", type=int, default=None, help="strategy seed (default: random)")
-    parser.add_argument("--log-level", default="warning", help="client log level (stderr)")
+    parser.add_argument("--seed", type=seed, default=None, help="strategy seed (default: random)")
+    parser.add_argument(
+        "--log-level", type=log_level, default="warning", help="client log level (stderr)"
+    )
     return parser.parse_args(argv)
 
 
@@ -48,11 +52,11 @@ def describe(result: TeamResult) -> str:
     )
 
 
+@command("arena team")
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.match is not None and not MATCH_NAME.match(args.match):
-        print(f"arena team: --match {args.match!r}: use 1-64 of [A-Za-z0-9_-]", file=sys.stderr)
-        return 2
+        raise UsageError(f"--match {args.match!r}: use 1-64 of [A-Za-z0-9_-]")
     configure_logging(level=args.log_level)
     seed = secrets.randbits(63) if args.seed is None else args.seed
     strategy = make_strategy(args.strategy, args.team, seed)
@@ -70,6 +74,6 @@ def main(argv: list[str]) -> int:
         )
     except TeamError as error:
         print(f"arena team: {error}", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     print(describe(result))
     return 0

@@ -60,11 +60,11 @@ from typing import Any
 import msgspec
 import trio
 
-from bench.common import print_table
+from bench.common import env_number, env_numbers, print_table
 
-LEVELS = [int(n) for n in os.environ.get("BENCH_SERVER_LEVELS", "10,25,40,50").split(",")]
-WINDOW = float(os.environ.get("BENCH_SERVER_SECONDS", "5"))
-THINK_MS = [float(n) for n in os.environ.get("BENCH_SERVER_THINK_MS", "0,250").split(",")]
+LEVELS = env_numbers("BENCH_SERVER_LEVELS", [10, 25, 40, 50], minimum=1)
+WINDOW = env_number("BENCH_SERVER_SECONDS", 5.0, minimum=0.1)
+THINK_MS = env_numbers("BENCH_SERVER_THINK_MS", [0.0, 250.0], minimum=0.0)
 JITTER = os.environ.get("BENCH_SERVER_JITTER", "1") not in ("", "0")
 STALLS = os.environ.get("BENCH_SERVER_STALLS", "") not in ("", "0")
 WARMUP = 2.0
@@ -533,7 +533,7 @@ def _serve(log_dir: str, cpu: int) -> None:
         if probe is not None:
             trio.lowlevel.add_instrument(probe)
         async with trio.open_nursery() as nursery:
-            port = await nursery.start(partial(serve, host=HOST, port=0, server=server))
+            port = await nursery.start(partial(serve, server, host=HOST, port=0))
             print(port, flush=True)
             async for line in trio.wrap_file(sys.stdin):
                 if line.strip() == "reset":

@@ -17,7 +17,6 @@ the fixed cost the rest amounts to: a run of N games takes about ``fixed + N / s
 from __future__ import annotations
 
 import cProfile
-import os
 import pstats
 import time
 from collections.abc import Iterable, Iterator
@@ -26,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.common import print_table
+from bench.common import env_number, print_table
 from sim.backends import LocalBackend, Task
 from sim.dungeon import DungeonGame
 from sim.runner import RunSpec, match_seeds, run
@@ -34,10 +33,10 @@ from sim.runner import RunSpec, match_seeds, run
 STRATEGIES = ("reference", "rusher")
 #: Games per throughput row on 2 workers (whole seed pairs): enough that the steady part of the
 #: run dwarfs its fixed cost (~20 s a row at ~10 matches/s), the whole bench under 2 minutes.
-GAMES = int(os.environ.get("BENCH_SIM_GAMES", "160"))
+GAMES = env_number("BENCH_SIM_GAMES", 160, minimum=2)
 #: Games of the one-worker row (half as fast; it only shows the per-core cost).
 GAMES_ONE_WORKER = max(2, GAMES // 4)
-PROFILE_MATCHES = int(os.environ.get("BENCH_SIM_PROFILE", "6"))
+PROFILE_MATCHES = env_number("BENCH_SIM_PROFILE", 6, minimum=1)
 
 
 class _ArrivalClock:

@@ -15,7 +15,6 @@ everything: engine, both teams and the optimum figures.
 
 from __future__ import annotations
 
-import os
 import statistics
 import time
 from collections import defaultdict
@@ -23,7 +22,7 @@ from itertools import chain
 
 import numpy as np
 
-from bench.common import print_table
+from bench.common import env_number, print_table
 from client.strategies.base import make_strategy
 from client.strategies.solver import TrapSolver
 from dungeon.config import RulesConfig
@@ -32,8 +31,8 @@ from dungeon.traps import draw_problem, optimum
 from protocol.messages import Move, Solution
 from sim.dungeon import step_order, step_order_generator, strategy_seed
 
-PROBLEMS = int(os.environ.get("BENCH_STRATEGIES_PROBLEMS", "600"))
-MATCHES = int(os.environ.get("BENCH_STRATEGIES_MATCHES", "6"))
+PROBLEMS = env_number("BENCH_STRATEGIES_PROBLEMS", 600, minimum=1)
+MATCHES = env_number("BENCH_STRATEGIES_MATCHES", 6, minimum=1)
 clock = time.thread_time
 
 

@@ -3,13 +3,13 @@
 One task reads each socket (bytes -> codec -> messages) into the team's bounded inbox; the team
 task alone owns the strategy and writes requests. Every message goes to ``strategy.observe``;
 free agents are asked ``choose_move`` after each burst of messages; a ``sat`` is answered with
-``strategy.solve``. Each agent is in one phase at a time: free, waiting for its ``sat``, or
-waiting for its ``moved``; an ``error`` frees it again.
+``strategy.solve``. Each agent's socket follows the protocol's session rules
+(:mod:`protocol.session`): free, waiting for its ``sat``, or waiting for its ``moved``; an
+``error`` frees it again. A message the rules do not allow is the server breaking the protocol.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -29,6 +29,7 @@ from protocol.messages import (
     Solution,
     Start,
 )
+from protocol.session import Event, Phase, Session, SessionError
 
 __all__ = ["TeamError", "TeamResult", "connect_team", "play_team"]
 
@@ -71,15 +72,6 @@ class TeamResult:
         if self.winner is None:
             return "draw"
         return "won" if self.winner == self.team else "lost"
-
-
-class _Phase(enum.Enum):
-    WAITING = "waiting for dungeon"
-    FREE = "free"
-    MOVE_SENT = "move sent"
-    SOLUTION_SENT = "solution sent"
-    OVER = "game over received"
-    GONE = "socket closed"
 
 
 class _Eof:
@@ -148,8 +140,12 @@ class _TeamPlayer:
         self.team = team
         self.strategy = strategy
         self.codec = Codec(ServerMessage)
-        self.phase = [_Phase.WAITING] * len(AGENTS)
+        #: Each agent's socket; the client counts no errors against a limit (the server does).
+        self.sessions = [Session(error_limit=1 << 62) for _ in AGENTS]
         self.result = TeamResult(team)
+        #: The sats of the burst being taken, answered once the whole burst is (unless a kill
+        #: in it ended their commitment).
+        self._sats: dict[int, Sat] = {}
         self.inbox, self._inbox_out = trio.open_memory_channel[
             tuple[int, ServerMessage | RemoteProtocolError | _Eof]
         ](INBOX_SIZE)
@@ -181,36 +177,42 @@ class _TeamPlayer:
         try:
             await self.streams[agent].send_all(self.codec.send(message))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            self.phase[agent] = _Phase.GONE
+            self.sessions[agent].handle(Event.CLOSED)
+
+    def _phase(self, agent: int) -> Phase:
+        return self.sessions[agent].phase
+
+    def _advance(self, agent: int, event: Event) -> None:
+        if self.sessions[agent].phase is Phase.CLOSED:
+            return  # lines still buffered from a socket we could no longer write to
+        try:
+            self.sessions[agent].handle(event)
+        except SessionError as error:
+            raise TeamError(f"agent {agent}: the server broke the protocol: {error}") from None
 
     async def play(self, match: str | None, token: str | None = None) -> None:
         for agent in AGENTS:
+            self._advance(agent, Event.START_ACCEPTED)
             await self.send(agent, Start(team=self.team, agent=agent, match=match, token=token))
         receive = self._inbox_out
         while not self.result.over:
-            burst = [await receive.receive()]
-            while len(burst) < INBOX_SIZE:
-                try:
-                    burst.append(receive.receive_nowait())
-                except trio.WouldBlock:
-                    break
-            for agent, item in burst:
-                await self._take(agent, item)
+            await self._take_burst([await receive.receive()])
+            await self._answer_sats()
             if self.result.over:
                 await self._finish()
                 return
-            if all(phase is _Phase.GONE for phase in self.phase):
+            if all(session.phase is Phase.CLOSED for session in self.sessions):
                 raise TeamError("the server closed every connection before the match ended")
-            if _Phase.WAITING in self.phase:
+            if any(session.phase is Phase.JOINED for session in self.sessions):
                 # The six `dungeon` lines reach six sockets in no promised order: a strategy asked
                 # before all have arrived would not know where its teammates stand (headless play,
                 # too, shows the whole begin before the first choice).
                 continue
             for agent in AGENTS:
-                if self.phase[agent] is _Phase.FREE:
+                if self._phase(agent) is Phase.FREE:
                     target = self.strategy.choose_move(agent)
                     if target is not None:
-                        self.phase[agent] = _Phase.MOVE_SENT
+                        self._advance(agent, Event.MOVE)
                         await self.send(agent, Move(to=target))
 
     async def _finish(self) -> None:
@@ -221,42 +223,81 @@ class _TeamPlayer:
         winning crossing out of the team's counts.
         """
         with trio.move_on_after(FINISH_SECONDS):
-            while any(phase not in (_Phase.OVER, _Phase.GONE) for phase in self.phase):
+            while any(s.phase not in (Phase.OVER, Phase.CLOSED) for s in self.sessions):
                 agent, item = await self._inbox_out.receive()
                 if isinstance(item, RemoteProtocolError):
-                    self.phase[agent] = _Phase.GONE  # the result is known: garbage is harmless
+                    # The result is known: garbage is harmless.
+                    self.sessions[agent].handle(Event.CLOSED)
                 else:
                     await self._take(agent, item)
 
     async def _take(self, agent: int, item: ServerMessage | RemoteProtocolError | _Eof) -> None:
         if isinstance(item, _Eof):
-            self.phase[agent] = _Phase.GONE
+            self.sessions[agent].handle(Event.CLOSED)
             return
         if isinstance(item, RemoteProtocolError):
             raise TeamError(f"agent {agent}: the server broke the protocol: {item.text}")
         self.strategy.observe(agent, item)
-        phase = self.phase[agent]
+        phase = self._phase(agent)
         if isinstance(item, Dungeon):
-            self.phase[agent] = _Phase.FREE
+            self._advance(agent, Event.DUNGEON)
         elif isinstance(item, Error):
-            if phase is _Phase.WAITING:
+            if phase is Phase.JOINED:
                 raise TeamError(f"agent {agent}: the server refused the start: {item.message}")
             self.result.errors += 1
-            self.log.debug("request_refused", agent=agent, message=item.message)
-            if phase in (_Phase.MOVE_SENT, _Phase.SOLUTION_SENT):
-                self.phase[agent] = _Phase.FREE
+            self.log.debug("request_refused", agent=agent, code=item.code, message=item.message)
+            self._advance(agent, Event.ERROR)
         elif isinstance(item, Sat):
-            if phase is _Phase.MOVE_SENT and not self.result.over:
-                self.phase[agent] = _Phase.SOLUTION_SENT
-                await self.send(agent, Solution(assignment=self.strategy.solve(agent, item)))
+            if phase is Phase.MOVE_SENT and not self.result.over:
+                # Answered after the whole burst (_answer_sats): a kill later in it ends the
+                # commitment, and a solution sent anyway would be refused.
+                self._advance(agent, Event.SAT)
+                self._sats[agent] = item
         elif isinstance(item, Moved):
+            if item.reason == "attacked" and self._sats.pop(agent, None) is not None:
+                self._advance(agent, Event.VOIDED)  # killed while committed: the sat is void
             self._count(agent, item, phase)
         elif isinstance(item, GameOver):
             self.result.over = True
             self.result.winner = item.winner
-            self.phase[agent] = _Phase.OVER
+            self._advance(agent, Event.GAME_OVER)
 
-    def _count(self, agent: int, moved: Moved, phase: _Phase) -> None:
+    async def _take_burst(
+        self, burst: list[tuple[int, ServerMessage | RemoteProtocolError | _Eof]]
+    ) -> None:
+        """Take ``burst`` and everything else already in the inbox."""
+        while len(burst) < INBOX_SIZE:
+            try:
+                burst.append(self._inbox_out.receive_nowait())
+            except trio.WouldBlock:
+                break
+        for agent, item in burst:
+            await self._take(agent, item)
+
+    async def _answer_sats(self) -> None:
+        """Send the solution of every sat whose commitment still holds.
+
+        Solving takes time, and an enemy may kill the agent meanwhile: after solving, the
+        readers get a moment to bring what arrived, and a `moved` with reason `attacked` among
+        it voids its agent's sat (:meth:`_take`). So a solution is refused (`not_committed`)
+        only when the kill and the solution cross on the wire.
+        """
+        while self._sats and not self.result.over:
+            solutions = {
+                agent: (sat, self.strategy.solve(agent, sat)) for agent, sat in self._sats.items()
+            }
+            for _ in range(2):  # the readers run, then put what they read in the inbox
+                await trio.lowlevel.checkpoint()
+            await self._take_burst([])
+            for agent, (sat, assignment) in solutions.items():
+                if self._sats.get(agent) is not sat or self._phase(agent) is not Phase.SAT:
+                    continue  # killed meanwhile (or the match ended)
+                del self._sats[agent]
+                if not self.result.over:
+                    self._advance(agent, Event.SOLUTION)
+                    await self.send(agent, Solution(assignment=assignment))
+
+    def _count(self, agent: int, moved: Moved, phase: Phase) -> None:
         result = self.result
         result.kills += sum(1 for victim in moved.killed if victim >= 0)
         result.npc_kills += sum(1 for victim in moved.killed if victim < 0)
@@ -268,5 +309,5 @@ class _TeamPlayer:
             result.trap_deaths += 1
         if agent == 0:
             result.heir_path.append(moved.location)
-        if phase is _Phase.SOLUTION_SENT:
-            self.phase[agent] = _Phase.FREE
+        if phase is Phase.SAT:
+            self._advance(agent, Event.ANSWERED)

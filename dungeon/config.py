@@ -66,13 +66,9 @@ class RulesConfig:
                 ok = isinstance(value, int | float) and not isinstance(value, bool)
                 ok = ok and math.isfinite(value)
             if not ok:
-                raise ValueError(
-                    f"RulesConfig.{field.name}: expected {expected.__name__}, got {value!r}"
-                )
+                raise ValueError(f"{field.name}: expected {expected.__name__}, got {value!r}")
         if self.trap_policy not in TRAP_POLICIES:
-            raise ValueError(
-                f"RulesConfig.trap_policy: {self.trap_policy!r} is not one of {TRAP_POLICIES}"
-            )
+            raise ValueError(f"trap_policy: {self.trap_policy!r} is not one of {TRAP_POLICIES}")
         _require(self.nodes >= 4, "nodes", "at least 4 (two starts and two shrines)")
         _require(self.radius > 0, "radius", "positive")
         for name in ("npc_odds", "npc_near_odds", "npc_close_odds", "survival"):
@@ -127,7 +123,7 @@ class RulesConfig:
 
 def _require(condition: bool, name: str, what: str) -> None:
     if not condition:
-        raise ValueError(f"RulesConfig.{name}: must be {what}")
+        raise ValueError(f"{name}: must be {what}")
 
 
 def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
@@ -140,18 +136,14 @@ def parse_overrides(items: Iterable[str]) -> dict[str, Any]:
         key, sep, text = item.partition("=")
         key = key.strip()
         if not sep:
-            raise ValueError(f"config override {item!r}: expected KEY=VALUE")
+            raise ValueError(f"{item!r}: expected KEY=VALUE")
         if key not in _FIELD_TYPES:
-            raise ValueError(
-                f"config override {item!r}: unknown key {key!r}; known: {', '.join(_FIELD_TYPES)}"
-            )
+            raise ValueError(f"{item!r}: unknown key {key!r}; known: {', '.join(_FIELD_TYPES)}")
         kind = _FIELD_TYPES[key]
         try:
             result[key] = kind(text) if kind is not str else text
         except ValueError:
-            raise ValueError(
-                f"config override {item!r}: {text!r} is not a valid {kind.__name__}"
-            ) from None
+            raise ValueError(f"{item!r}: {text!r} is not a valid {kind.__name__}") from None
     return result
 
 

@@ -237,7 +237,7 @@ class Match:
         if isinstance(event, Request):
             _check_agent(event.agent)
             if self.is_over:
-                return _error(event.agent, "the match is over")
+                return _error(event.agent, "match_over", "the match is over")
             if isinstance(event.message, wire.Move):
                 return self._move(event.agent, event.message.to)
             if isinstance(event.message, wire.Solution):
@@ -259,18 +259,26 @@ class Match:
     def _move(self, agent: AgentId, to: int) -> Output:
         pending = self._pending.get(agent)
         if pending is not None:
-            return _error(agent, f"move: already committed to a move to node {pending.to}")
+            return _error(
+                agent,
+                "already_committed",
+                f"move: already committed to a move to node {pending.to}",
+            )
         here = self.location(agent)
         n = self.dungeon.node_count
         if not 0 <= to < n:
-            return _error(agent, f"move: there is no node {to} (nodes are 0 to {n - 1})")
+            return _error(
+                agent, "no_such_node", f"move: there is no node {to} (nodes are 0 to {n - 1})"
+            )
         if to not in self.dungeon.adjacency[here]:
-            return _error(agent, f"move: node {to} is not adjacent to your node {here}")
+            return _error(
+                agent, "not_adjacent", f"move: node {to} is not adjacent to your node {here}"
+            )
         enemy = 1 - agent.team
         if to == self.dungeon.start[enemy]:
-            return _error(agent, f"move: node {to} is the other team's start")
+            return _error(agent, "enemy_start", f"move: node {to} is the other team's start")
         if to == self.dungeon.shrine[enemy]:
-            return _error(agent, f"move: node {to} is the other team's shrine")
+            return _error(agent, "enemy_shrine", f"move: node {to} is the other team's shrine")
         problem, draws = draw_for_policy(self._rng, self.config)
         crossing = self._crossings
         self._crossings += 1
@@ -293,11 +301,14 @@ class Match:
     def _solution(self, agent: AgentId, assignment: Any) -> Output:
         pending = self._pending.get(agent)
         if pending is None:
-            return _error(agent, "solution: not committed to a move (send a move first)")
+            return _error(
+                agent, "not_committed", "solution: not committed to a move (send a move first)"
+            )
         switches = self.config.switches
         if len(assignment) != switches:
             return _error(
                 agent,
+                "wrong_length",
                 f"solution: {len(assignment)} values for {switches} switches "
                 f"(send exactly one bool per switch)",
             )
@@ -455,5 +466,5 @@ def _check_agent(agent: AgentId) -> None:
         raise ValueError(f"no such agent: {agent!r} (team 0 or 1, agent 0 to 5)")
 
 
-def _error(agent: AgentId, text: str) -> Output:
-    return Output([Outbound(agent, wire.Error(message=text))], [])
+def _error(agent: AgentId, code: str, text: str) -> Output:
+    return Output([Outbound(agent, wire.Error(code=code, message=text))], [])

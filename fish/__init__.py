@@ -2,6 +2,10 @@
 
 ``rules`` (the hexagon geometry and Fish's rules), ``game`` (the simulator's FishGame),
 ``strategies`` (random, greedy, minimaxD, paranoid), ``codec`` (the course's JSON data
-definitions), ``harness`` and ``cli`` (``arena fish xboard|xstate|xtree|xstrategy|xref``),
-``fastjson`` (JSON for the harnesses without ``import json``).
+definitions), ``harness`` (``arena fish xboard|xstate|xtree|xstrategy|xref``), ``fastjson``
+(JSON for the harnesses without ``import json``).
+
+The networked tournament: pure ``wire`` (the stream codec), ``referee``, ``manager`` and
+``misbehave`` (the misbehaving-client kit); trio shells ``remote``, ``server`` and ``client``;
+``gamelog`` and ``replay`` (logs and their replay tools). Pure modules import no trio.
 """

@@ -134,6 +134,9 @@ class LabyrinthGame:
         for key, value in options.items():
             if key in sizes:
                 _check_type(key, value, 0)
+                if value < 5 or value % 2 == 0:
+                    # Named as the user typed it, not as the config's width_range field.
+                    raise ValueError(f"{key}: a maze side is odd and at least 5, got {value}")
                 changes[sizes[key]] = (value, value)
             elif key in fields:
                 _check_type(key, value, getattr(config, key))

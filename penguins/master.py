@@ -454,8 +454,13 @@ def main(argv: list[str]) -> int:
             name = words[0] if len(words) == 1 else ""
             program.name = name or f"<player {index}>"
             if not name:
+                ended = (
+                    f"timed out after {args.timeout} s"
+                    if outcome.code is None
+                    else f"exit {outcome.code}"
+                )
                 program.disqualified = (
-                    f"'name' gave no single id: exit {outcome.code}, output {outcome.stdout!r}"
+                    f"'name' gave no single id: {ended}, output {outcome.stdout!r}"
                 )
             elif name in names:
                 print(f"arena penguins master: two programs are called {name!r}", file=sys.stderr)

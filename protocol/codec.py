@@ -12,7 +12,8 @@ bytes to write (``send``). The server and a client use the same class, in opposi
     await stream.send_all(codec.send(Moved(...)))
 
 Framing. A line ends at ``\\n``; a ``\\r`` before it is tolerated (``\\r\\n`` endings), and so
-is any JSON whitespace around the object. Blank lines are skipped. A line may hold at most
+is any JSON whitespace around the object. Blank lines are skipped as they are framed, without
+being decoded, and counted (``blank_lines``). A line may hold at most
 ``max_line`` bytes (1 MiB), not counting its ``\\n`` or ``\\r\\n``. A longer line is reported as
 soon as the unfinished line passes the limit, without buffering the rest: the codec then drops
 bytes up to the next ``\\n`` and goes on from there.
@@ -244,6 +245,8 @@ class Codec:
         self._partial = bytearray()  # the unfinished last line
         self._discarding = False  # inside an over-long line: drop bytes up to the next "\n"
         self._eof = False
+        #: Blank lines (whitespace only) skipped so far: a server counts them as input.
+        self.blank_lines = 0
 
     @property
     def eof(self) -> bool:
@@ -282,16 +285,22 @@ class Codec:
         last = parts.pop()
         if parts:
             first = parts[0]
+            whole = not self._partial  # no line began in an earlier chunk
             if self._discarding:
                 self._discarding = False
-                parts[0] = b""  # the rest of the over-long line: dropped, blank lines are skipped
+                del parts[0]  # the rest of the over-long line: dropped
             elif self._partial:
                 self._partial += first
                 parts[0] = bytes(self._partial)
                 self._partial.clear()
+            if whole and len(parts) > 1 and not b"".join(parts).strip():
+                self.blank_lines += len(parts)  # a run of blank lines, counted at once
+                parts = []
             for line in parts:
                 if self._too_long(line):
                     self._lines.append(self._too_long_error())
+                elif not line.strip():
+                    self.blank_lines += 1  # skipped without decoding it
                 else:
                     self._lines.append(line)
         if self._discarding:
@@ -336,8 +345,6 @@ class Codec:
                 error: Exception = exc.with_traceback(None)
             else:
                 return message
-            if not line.strip():
-                continue  # a blank line (or "\r" alone): skipped
             if b"\\u" in line and (repaired := _replace_lone_surrogates(line)) != line:
                 try:
                     message = self._decoder.decode(repaired)

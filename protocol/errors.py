@@ -19,8 +19,12 @@ import msgspec
 from protocol.messages import MESSAGE_TYPES, Message
 
 __all__ = [
+    "CLOSING_CODES",
+    "CODE_OF_CAUSE",
+    "ERROR_CODES",
     "FATAL_CAUSES",
     "ErrorCause",
+    "ErrorCode",
     "LocalProtocolError",
     "ProtocolError",
     "RemoteProtocolError",
@@ -47,10 +51,107 @@ class ErrorCause(enum.StrEnum):
     BAD_ARGUMENT = "bad_argument"  # a Codec built with a wrong accept or max_line
 
 
+class ErrorCode(enum.StrEnum):
+    """The ``code`` of an ``error`` message: a stable snake_case word a program can test (spec
+    section 4); the ``message`` beside it is for people."""
+
+    # A line the codec refused (see CODE_OF_CAUSE).
+    BAD_JSON = "bad_json"  # not JSON, or not UTF-8: the socket is closed
+    LINE_TOO_LONG = "line_too_long"  # over the line limit: the socket is closed
+    INCOMPLETE_LINE = "incomplete_line"  # the stream ended in the middle of a line
+    NOT_AN_OBJECT = "not_an_object"
+    MISSING_TYPE = "missing_type"
+    UNKNOWN_TYPE = "unknown_type"
+    MISSING_FIELD = "missing_field"
+    BAD_FIELD = "bad_field"
+    # The socket's session.
+    START_REQUIRED = "start_required"  # the first line is not a start: the socket is closed
+    START_TIMEOUT = "start_timeout"  # no valid start in time: the socket is closed
+    SLOT_TAKEN = "slot_taken"  # the slot (or the named match) is taken; send another start
+    ALREADY_STARTED = "already_started"  # a start on a socket that already holds a slot
+    NOT_STARTED = "not_started"  # a request before this socket's start took a slot
+    NOT_BEGUN = "not_begun"  # a request held before `dungeon`, answered right after it
+    TOO_MANY_EARLY = "too_many_early"  # too many lines before `dungeon`: the socket is closed
+    IDLE_TIMEOUT = "idle_timeout"  # silent past the idle limit: the socket is closed
+    SERVER_FULL = "server_full"  # the connection cap or input budget is reached: closed
+    ERROR_LIMIT = "error_limit"  # the error that reaches the limit (its text keeps the cause)
+    BAD_TOKEN = "bad_token"  # the named match needs this team's token: missing or wrong
+    # The rules (the engine's answers to a request).
+    MATCH_OVER = "match_over"
+    ALREADY_COMMITTED = "already_committed"  # a move while committed to another
+    NO_SUCH_NODE = "no_such_node"
+    NOT_ADJACENT = "not_adjacent"
+    ENEMY_START = "enemy_start"
+    ENEMY_SHRINE = "enemy_shrine"
+    NOT_COMMITTED = "not_committed"  # a solution without a move first
+    WRONG_LENGTH = "wrong_length"  # a solution with not one value per switch
+
+
 FATAL_CAUSES: Final = frozenset(
     {ErrorCause.NOT_JSON, ErrorCause.LINE_TOO_LONG, ErrorCause.INCOMPLETE_LINE}
 )
 """Causes after which the spec wants the socket closed (once the error has been sent)."""
+
+CODE_OF_CAUSE: Final = {
+    ErrorCause.NOT_JSON: ErrorCode.BAD_JSON,
+    ErrorCause.LINE_TOO_LONG: ErrorCode.LINE_TOO_LONG,
+    ErrorCause.INCOMPLETE_LINE: ErrorCode.INCOMPLETE_LINE,
+    ErrorCause.NOT_AN_OBJECT: ErrorCode.NOT_AN_OBJECT,
+    ErrorCause.MISSING_TYPE: ErrorCode.MISSING_TYPE,
+    ErrorCause.UNKNOWN_TYPE: ErrorCode.UNKNOWN_TYPE,
+    ErrorCause.MISSING_FIELD: ErrorCode.MISSING_FIELD,
+    ErrorCause.BAD_FIELD: ErrorCode.BAD_FIELD,
+}
+"""The ``code`` sent to a peer for each cause of a refused line."""
+
+ERROR_CODES: Final[dict[ErrorCode, str]] = {
+    ErrorCode.BAD_JSON: "the line is not valid UTF-8 JSON",
+    ErrorCode.LINE_TOO_LONG: "the line is over 1 MiB (not counting the newline)",
+    ErrorCode.INCOMPLETE_LINE: "the stream ended in the middle of a line",
+    ErrorCode.NOT_AN_OBJECT: "the line is JSON but not an object (a list, a string, a number...)",
+    ErrorCode.MISSING_TYPE: "the object has no `type` field",
+    ErrorCode.UNKNOWN_TYPE: "`type` is not `start`, `move` or `solution`",
+    ErrorCode.MISSING_FIELD: "a required field of that message is absent",
+    ErrorCode.BAD_FIELD: "a field has the wrong JSON type or an out-of-range value",
+    ErrorCode.START_REQUIRED: "the socket's first line is not a `start`",
+    ErrorCode.START_TIMEOUT: "no valid `start` within 10 s of connecting",
+    ErrorCode.SLOT_TAKEN: "another socket holds that team and agent of that match, or the named "
+    "match is already being played",
+    ErrorCode.BAD_TOKEN: "the named match requires this team's `token`: it is missing or wrong "
+    "(the slot stays free)",
+    ErrorCode.ALREADY_STARTED: "a second `start` on a socket that already holds a slot",
+    ErrorCode.NOT_STARTED: "a `move` or `solution` before this socket's `start` took a slot",
+    ErrorCode.NOT_BEGUN: "a request sent before `dungeon` (answered right after `dungeon`)",
+    ErrorCode.TOO_MANY_EARLY: "more than 16 lines (blank ones too) between `start` and `dungeon`",
+    ErrorCode.IDLE_TIMEOUT: "nothing received from the socket for the idle limit (600 s)",
+    ErrorCode.SERVER_FULL: "the server's connection cap or input budget is reached",
+    ErrorCode.ERROR_LIMIT: "the 100th error on this socket (its message keeps the cause)",
+    ErrorCode.MATCH_OVER: "a request after the match ended",
+    ErrorCode.ALREADY_COMMITTED: "a `move` while the agent is committed to another move",
+    ErrorCode.NO_SUCH_NODE: "`to` is not a node of the dungeon",
+    ErrorCode.NOT_ADJACENT: "`to` is not adjacent to the agent's node",
+    ErrorCode.ENEMY_START: "`to` is the other team's start",
+    ErrorCode.ENEMY_SHRINE: "`to` is the other team's shrine",
+    ErrorCode.NOT_COMMITTED: "a `solution` while the agent is not committed to a move (also "
+    "when an enemy killed it after its `sat`)",
+    ErrorCode.WRONG_LENGTH: "the `assignment` does not have exactly one bool per switch",
+}
+"""What each code means, in the words of docs/protocol.md (generated from this table)."""
+
+CLOSING_CODES: Final = frozenset(
+    {
+        ErrorCode.BAD_JSON,
+        ErrorCode.LINE_TOO_LONG,
+        ErrorCode.INCOMPLETE_LINE,
+        ErrorCode.START_REQUIRED,
+        ErrorCode.START_TIMEOUT,
+        ErrorCode.TOO_MANY_EARLY,
+        ErrorCode.IDLE_TIMEOUT,
+        ErrorCode.SERVER_FULL,
+        ErrorCode.ERROR_LIMIT,
+    }
+)
+"""Codes after which the server closes the socket (once the error has been sent)."""
 
 
 class ProtocolError(Exception):
@@ -76,6 +177,11 @@ class ProtocolError(Exception):
 
 class RemoteProtocolError(ProtocolError):
     """The peer sent something the protocol does not allow (its fault, not ours)."""
+
+    @property
+    def code(self) -> str:
+        """The ``code`` of the ``error`` message that answers this error."""
+        return CODE_OF_CAUSE.get(self.cause, ErrorCode.BAD_FIELD).value
 
     @property
     def fatal(self) -> bool:

@@ -98,8 +98,11 @@ class Start(_Message, frozen=True, tag="start", omit_defaults=True):
         MatchName | None,
         Meta(description="a string of 1-64 characters from [A-Za-z0-9_-], or absent"),
     ] = None
-    #: The team's secret for a named match whose server requires one (a tournament's).
-    token: Annotated[str | None, Meta(description="a string, or absent")] = None
+    #: The team's secret, when the server requires one for this named match (arena serve --teams).
+    token: Annotated[
+        Annotated[str, Meta(min_length=1, max_length=256)] | None,
+        Meta(description="a string of 1-256 characters, or absent"),
+    ] = None
 
 
 class Move(_Message, frozen=True, tag="move"):
@@ -179,8 +182,13 @@ class GameOver(_Message, frozen=True, tag="game_over"):
 
 
 class Error(_Message, frozen=True, tag="error"):
-    """The answer to an invalid request (or line); the request changed nothing."""
+    """The answer to an invalid request (or line); the request changed nothing.
 
+    ``code`` is a stable snake_case word a program can test (:class:`protocol.errors.ErrorCode`);
+    ``message`` says the same for people.
+    """
+
+    code: Annotated[str, Meta(pattern=r"^[a-z][a-z0-9_]*\Z", description="a snake_case word")]
     message: Annotated[str, Meta(description="a string")]
 
 

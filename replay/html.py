@@ -1,6 +1,7 @@
 """``arena replay render -o match.html``: one self-contained HTML file that animates a match.
 
-No network and no CDN: the page, its style and its script (:mod:`replay.viewer_assets`)
+No network and no CDN: the page, its style and its script (``replay/viewer/``, read by
+:mod:`replay.viewer_assets`)
 and the match data are all inlined. The data is the timeline's frames (full positions of the
 twelve agents at each step, so the slider can jump anywhere), the moves and kills of each step,
 and the notes of the inputs that led to it.
@@ -15,7 +16,7 @@ from typing import Any
 
 from replay.matchlog import SCHEMA_VERSION, MatchLog, software_version
 from replay.timeline import Timeline
-from replay.viewer_assets import CSS, SCRIPT, TEMPLATE
+from replay.viewer_assets import page_parts
 
 __all__ = ["render_html", "viewer_data"]
 
@@ -68,7 +69,9 @@ def viewer_data(log: MatchLog, timeline: Timeline) -> dict[str, Any]:
     return {
         "schema": SCHEMA_VERSION,
         "header": {
-            key: log.header.get(key) for key in ("seed", "match", "source", "version", "config")
+            **{key: log.header.get(key) for key in ("match", "source", "version", "config")},
+            # A string: JavaScript numbers are doubles, and a 64-bit seed would be rounded.
+            "seed": str(log.header.get("seed")),
         },
         "nodes": [[round(x, 5), round(y, 5)] for x, y in timeline.nodes],
         "edges": [list(edge) for edge in timeline.edges],
@@ -90,12 +93,13 @@ def _script_json(data: dict[str, Any]) -> str:
 def render_html(log: MatchLog, timeline: Timeline) -> str:
     """The viewer page for ``log``, as one string."""
     name = log.header.get("match") or f"seed {log.header.get('seed')}"
+    template, css, script = page_parts()
     values = {
-        "CSS": CSS,
-        "SCRIPT": SCRIPT.replace("@@SCHEMA@@", str(SCHEMA_VERSION)),
+        "CSS": css,
+        "SCRIPT": script.replace("@@SCHEMA@@", str(SCHEMA_VERSION)),
         "TITLE": html.escape(f"Dungeon Arena replay: {name}"),
         "VERSION": html.escape(software_version()),
         "SCHEMA": str(SCHEMA_VERSION),
         "DATA": _script_json(viewer_data(log, timeline)),
     }
-    return _MARKER.sub(lambda match: values[match.group(1)], TEMPLATE)
+    return _MARKER.sub(lambda match: values[match.group(1)], template)

@@ -1,7 +1,9 @@
 """A match actor: the one task that owns a running match's engine and its log.
 
-Sockets reach it only through its bounded inbox (requests, "my socket closed", optimum results);
-it answers by putting messages in each socket's outbox without ever waiting, so a client that
+Sockets reach it only through its bounded inbox: when the match begins each socket gets its own
+``clone()`` of the inbox's send side (requests, then "my socket closed"), as does each optimum
+check while it runs; the actor learns that all are closed from ``EndOfChannel``. It answers by
+putting messages in each socket's outbox without ever waiting, so a client that
 stops reading is disconnected (its outbox is full) and the other eleven never wait for it. The
 trap optimum of each problem is checked off the event loop (worker processes, through a thread
 per check, bounded by a limiter) and logged when it arrives; a crossing never waits for it.
@@ -15,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 import structlog
 import trio
@@ -23,10 +25,12 @@ import trio
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
 from protocol.codec import encode
-from protocol.messages import Dungeon, Enemy, Error, Move, Solution
+from protocol.errors import ErrorCode
+from protocol.messages import Dungeon, Enemy, Error
 from replay.matchlog import MatchLogWriter, software_version
-from server.connection import Connection, Outgoing
+from server.connection import Closed, Connection, Outgoing, Submitted, last_error
 from server.lobby import Filling
+from server.net import CLOSE, Close
 
 __all__ = ["Checker", "MatchActor"]
 
@@ -96,23 +100,12 @@ def _encode_messages(output: Output) -> dict[int, bytes]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Submitted:
-    conn: Connection
-    message: Move | Solution
-
-
-@dataclass(frozen=True, slots=True)
-class _Closed:
-    conn: Connection
-
-
-@dataclass(frozen=True, slots=True)
 class _Optimum:
     crossing: int
     value: int | None
 
 
-_InboxItem = _Submitted | _Closed | _Optimum
+_InboxItem = Submitted | Closed | _Optimum
 
 
 class MatchActor:
@@ -148,11 +141,10 @@ class MatchActor:
         self._on_over = on_over
         self._on_prepared = on_prepared
         self._open: dict[AgentId, Connection] = dict(filling.seats)
+        #: The inbox's send side is only cloned (one clone per socket and per running check);
+        #: it is closed once the match has begun.
         self._inbox, self._inbox_out = trio.open_memory_channel[_InboxItem](INBOX_SIZE)
-        #: Items sent to the inbox minus items the actor took: never more than the inbox holds
-        #: (a send counts once it has returned), so while positive, receive_nowait succeeds. The
-        #: drain asks it instead of letting receive_nowait raise WouldBlock at the end of a step.
-        self._inbox_count = 0
+        self._results: trio.MemorySendChannel[_InboxItem] | None = None
         self._stop = trio.CancelScope()
         self._stop_checks = trio.CancelScope()
         self._stop_reason: str | None = None
@@ -162,40 +154,10 @@ class MatchActor:
         self._checks: trio.Nursery | None = None
         #: What the inputs applied since the last ``_send_pending`` produced for each socket, in
         #: order: sent once their log lines are on disk.
-        self._pending: dict[Connection, list[Outgoing]] = {}
+        self._pending: dict[Connection, list[Outgoing | Close]] = {}
         self.log = log.bind(match=filling.number)
 
-    # -- called by other tasks (only through the inbox, or cancelling) ------------------------
-
-    def offer(self, conn: Connection, message: Move | Solution) -> bool:
-        """A request from ``conn``'s reader, applied in arrival order: queued at once when the
-        inbox has room (True); False when it is full, and then the reader must :meth:`submit`.
-
-        Without a checkpoint or a coroutine: the reader goes straight on to wait for its
-        socket, instead of being scheduled once more only to do that (3 task steps a request
-        -> 2). A full inbox still makes the reader wait, in submit.
-        """
-        try:
-            self._inbox.send_nowait(_Submitted(conn, message))
-        except trio.WouldBlock:
-            return False
-        self._inbox_count += 1
-        return True
-
-    async def submit(self, conn: Connection, message: Move | Solution) -> None:
-        """A request that :meth:`offer` found no room for: waits until the inbox has some."""
-        await self._post(_Submitted(conn, message))
-
-    async def socket_closed(self, conn: Connection) -> None:
-        """``conn`` has closed (called from its task, shielded)."""
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            with trio.move_on_after(5):
-                await self._post(_Closed(conn))
-
-    async def _post(self, item: _InboxItem) -> None:
-        """Put ``item`` in the inbox, waiting for room, and count it (see ``_inbox_count``)."""
-        await self._inbox.send(item)
-        self._inbox_count += 1
+    # -- called by other tasks (only cancelling; everything else comes through the inbox) ------
 
     def stop(self, reason: str) -> None:
         """End the match now as a draw (server shutdown); the actor logs and closes it."""
@@ -250,16 +212,18 @@ class MatchActor:
                 deadline = trio.current_time() + self.config.draw_seconds
                 with self._stop, trio.move_on_at(deadline):
                     async for item in self._inbox_out:
-                        self._inbox_count -= 1
                         self._handle(item)
                         # What else is already waiting, in the same step: a backlog is served
                         # without a scheduling round per item (trio's receive yields even when
                         # an item is there), its log lines reach the file in one write, and a
                         # socket gets what the batch produced for it in one write.
                         drained = 1
-                        while self._inbox_count > 0 and drained < DRAIN and not engine.is_over:
-                            self._inbox_count -= 1
-                            self._handle(self._inbox_out.receive_nowait())
+                        while drained < DRAIN and not engine.is_over:
+                            try:
+                                item = self._inbox_out.receive_nowait()
+                            except (trio.WouldBlock, trio.EndOfChannel):
+                                break
+                            self._handle(item)
                             drained += 1
                         self._send_pending()
                         if engine.is_over:
@@ -274,6 +238,8 @@ class MatchActor:
                     crossings=engine.crossings,
                 )  # fmt: skip
                 self._on_over(self)
+                if self._results is not None:
+                    self._results.close()  # from now on: EndOfChannel once all have closed
                 await self._await_checks()
                 for crossing in sorted(self._pending_checks):
                     self._log_optimum(crossing, None)
@@ -328,9 +294,14 @@ class MatchActor:
         return engine, output, lines
 
     def _begin(self, output: Output, lines: dict[AgentId, bytes]) -> None:
-        for conn in self._open.values():
-            conn.actor = self
         gone: list[Connection] = []
+        for conn in self._open.values():
+            if conn.closed:
+                gone.append(conn)  # closed while the match was being prepared
+            else:
+                conn.begin(self._inbox.clone())
+        self._results = self._inbox.clone()  # cloned for each optimum check
+        self._inbox.close()
         for outbound in output.messages:
             receiver = self._open.get(outbound.to)
             message = outbound.message
@@ -339,11 +310,10 @@ class MatchActor:
             if receiver is not None and not self._send(receiver, item):
                 gone.append(receiver)
         for conn in list(self._open.values()):
-            for _ in range(conn.held):
+            for _ in range(conn.session.held):
                 text = "request before dungeon: the match had not begun"
-                conn.log.info("error_sent", message=text)
-                self._send(conn, Error(message=text))
-            conn.held = 0
+                conn.log.info("error_sent", code=ErrorCode.NOT_BEGUN, message=text)
+                conn.deliver(conn.error(ErrorCode.NOT_BEGUN, text))
         for lost in gone:
             self._socket_gone(lost)
         self._send_pending()
@@ -353,17 +323,21 @@ class MatchActor:
         grace = min(self._check_grace, self.config.optimum_timeout + 1)
         with self._stop_checks, trio.move_on_after(grace):
             while self._pending_checks:
-                item = await self._inbox_out.receive()
-                self._inbox_count -= 1
+                try:
+                    item = await self._inbox_out.receive()
+                except trio.EndOfChannel:
+                    return
                 if isinstance(item, _Optimum):
                     self._handle(item)
 
     def _handle(self, item: _InboxItem) -> None:
-        if isinstance(item, _Submitted):
+        if isinstance(item, Submitted):
+            if item.conn.refused:
+                return  # past the socket's error limit: nothing it sends reaches the match
             slot = item.conn.slot
             assert slot is not None  # a reader forwards requests only after its start
             self._apply(Request(slot, item.message))
-        elif isinstance(item, _Closed):
+        elif isinstance(item, Closed):
             self._socket_gone(item.conn)
         else:
             self._log_optimum(item.crossing, item.value)
@@ -410,15 +384,23 @@ class MatchActor:
                 continue
             message = outbound.message
             # Sightings go as bytes; answers and game over with their message, which the
-            # socket inspects (answer times, the error limit, closing after game over).
+            # socket inspects (answer times, closing after game over).
             item: Outgoing = lines[index] if type(message) is Enemy else (message, lines[index])
             batch = batches.get(conn)
             if batch is None:
-                batches[conn] = [item]
+                batch = batches[conn] = []
+            if type(message) is Error:
+                if not conn.count_error():
+                    continue
+                if conn.refused:
+                    # The socket's last error (the match log keeps the engine's): it closes.
+                    batch += [last_error(message), CLOSE]
+                    continue
+                batch.append(item)
             else:
                 batch.append(item)
 
-    def _send(self, conn: Connection, message: Any) -> bool:
+    def _send(self, conn: Connection, message: Outgoing) -> bool:
         """Send ``message`` to ``conn`` without waiting; False if the socket is gone or slow."""
         return conn.deliver([message])
 
@@ -436,7 +418,7 @@ class MatchActor:
     # -- optimum checks ------------------------------------------------------------------------
 
     def _start_checks(self, output: Output) -> None:
-        if self._checker is None or self._checks is None:
+        if self._checker is None or self._checks is None or self._results is None:
             return
         for fact in output.events:
             if fact.get("event") != "trap_problem":
@@ -446,9 +428,17 @@ class MatchActor:
                 self._log_optimum(crossing, None)
                 continue
             self._pending_checks.add(crossing)
-            self._checks.start_soon(self._check, crossing, fact["traps"], int(fact["switches"]))
+            self._checks.start_soon(
+                self._check, crossing, fact["traps"], int(fact["switches"]), self._results.clone()
+            )
 
-    async def _check(self, crossing: int, traps: list[list[int]], switches: int) -> None:
+    async def _check(
+        self,
+        crossing: int,
+        traps: list[list[int]],
+        switches: int,
+        results: trio.MemorySendChannel[_InboxItem],
+    ) -> None:
         checker = self._checker
         assert checker is not None
         try:
@@ -458,8 +448,9 @@ class MatchActor:
         except Exception:
             self.log.exception("optimum_check_failed", crossing=crossing)
             value = None
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            await self._post(_Optimum(crossing, value))
+        async with results:
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await results.send(_Optimum(crossing, value))
 
     def _log_optimum(self, crossing: int, value: int | None) -> None:
         if self._writer is not None:

@@ -12,6 +12,7 @@ for a match, give writers a moment to flush, then return.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import secrets
 from collections.abc import Callable, Mapping
@@ -21,17 +22,19 @@ import structlog
 import trio
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
+from protocol.codec import encode
+from protocol.errors import ErrorCode
+from protocol.messages import Error
 from server.actor import CHECK_GRACE, Checker, MatchActor
 from server.collector import Collector
-from server.connection import LINGER_SECONDS, Connection
+from server.connection import Connection
 from server.lobby import Filling, Lobby
+from server.net import DEFAULT_LIMITS, Gate, Limits, Transport, open_listeners, serve_tcp
 
-__all__ = ["Server", "serve"]
+__all__ = ["Server", "limits_for", "serve"]
 
 log = structlog.get_logger()
 
-#: Messages a socket may have queued before its client counts as not reading.
-OUTBOX_SIZE = 512
 #: Seconds sockets get to flush their last messages at shutdown.
 SHUTDOWN_GRACE = 5.0
 
@@ -47,12 +50,11 @@ class Server:
         seed: int | None = None,
         checker: Checker | None = None,
         check_workers: int = 2,
-        outbox_size: int = OUTBOX_SIZE,
-        linger: float = LINGER_SECONDS,
+        limits: Limits | None = None,
         latency: Callable[[float], None] | None = None,
         check_grace: float = CHECK_GRACE,
         collector: Collector | None = None,
-        tokens: Mapping[str, tuple[str, str]] | None = None,
+        tokens: Mapping[str, Mapping[int, str]] | None = None,
         seeds: Mapping[str, int] | None = None,
         observer: Callable[[str, MatchActor | Connection], None] | None = None,
     ) -> None:
@@ -73,9 +75,13 @@ class Server:
         self._checker = checker
         self._limiter = trio.CapacityLimiter(check_workers)
         self._prepare_limiter = trio.CapacityLimiter(1)
-        self._outbox_size = outbox_size
-        self._linger = linger
+        #: The network layer's policy; by default its defaults, with the rules' line limit and
+        #: an idle limit of the draw time (the spec lets an agent stay silent that long).
+        self.limits = limits if limits is not None else limits_for(config)
+        self.gate = Gate(self.limits)
         self._latency = latency
+        #: ``tokens``: match name -> team -> the token its starts must carry (arena serve --teams,
+        #: or a tournament, which fills it as it names matches)
         self.lobby: Lobby[Connection] = Lobby(self._start_match, tokens)
         self.actors: set[MatchActor] = set()
         #: Every actor ever started, in order (tests and ``arena match`` read their results).
@@ -114,7 +120,7 @@ class Server:
                 for actor in list(self.actors):
                     actor.stop("shutdown")
                 for conn in list(self._connections):
-                    if conn.actor is None:
+                    if not conn.playing:
                         conn.kill("shutdown")
                 self._check_idle()
                 with trio.move_on_after(SHUTDOWN_GRACE):
@@ -131,29 +137,47 @@ class Server:
 
         Never raises: one client's failure ends only that client.
         """
-        conn = Connection(
-            stream,
-            next(self._numbers),
-            config=self.config,
-            lobby=self.lobby,
-            outbox_size=self._outbox_size,
-            linger=self._linger,
-            latency=self._latency,
-        )
         if self._stopping:
             await trio.aclose_forcefully(stream)
             return
-        self._connections.add(conn)
-        conn.log.debug("connection_opened")
+        refused = self.gate.enter()
+        if refused is not None:
+            await self._refuse(stream, refused)
+            return
         try:
-            await conn.run()
-        except Exception:
-            conn.log.exception("connection_failed")
+            conn = Connection(
+                stream,
+                next(self._numbers),
+                config=self.config,
+                lobby=self.lobby,
+                limits=self.limits,
+                budget=self.gate.budget,
+                latency=self._latency,
+            )
+            self._connections.add(conn)
+            conn.log.debug("connection_opened")
+            try:
+                await conn.run()
+            except Exception:
+                conn.log.exception("connection_failed")
+            finally:
+                self._connections.discard(conn)
+                if self.observer is not None:
+                    self.observer("closed", conn)
+                self._check_idle()
         finally:
-            self._connections.discard(conn)
-            if self.observer is not None:
-                self.observer("closed", conn)
-            self._check_idle()
+            self.gate.leave()
+
+    async def _refuse(self, stream: trio.abc.Stream, why: str) -> None:
+        """A connection beyond the cap or the input budget: one error, then closed."""
+        log.info("connection_refused", reason=why)
+        transport = Transport(stream)
+        line = encode(Error(code=ErrorCode.SERVER_FULL, message=f"{why}: closing"))
+        with trio.move_on_after(1):
+            with contextlib.suppress(trio.BrokenResourceError):
+                await transport.send_all(line)
+            await transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
+        await transport.aclose()
 
     def _start_match(self, filling: Filling[Connection]) -> None:
         assert self._matches is not None, "Server.run() must be running"
@@ -209,44 +233,37 @@ class Server:
             self._idle.set()
 
 
+def limits_for(config: RulesConfig) -> Limits:
+    """The dungeon server's default limits for ``config``: the network layer's defaults, with
+    the rules' line limit and an idle limit of the draw time."""
+    return DEFAULT_LIMITS.replace(
+        max_line_bytes=config.max_line,
+        partial_line_bytes=config.max_line + 2,
+        idle_seconds=config.draw_seconds,
+    )
+
+
 async def serve(
+    server: Server,
     *,
     host: str = "127.0.0.1",
     port: int = 7700,
-    config: RulesConfig = DEFAULT_RULES,
-    log_dir: Path | str | None = None,
-    seed: int | None = None,
-    checker: Checker | None = None,
-    check_workers: int = 2,
-    collector: Collector | None = None,
     shutdown: trio.Event | None = None,
-    server: Server | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Listen on ``host:port`` and host matches until ``shutdown`` is set (or cancelled).
-
-    Reports the bound port through ``task_status`` (so ``port=0`` picks a free one).
+    """Listen on ``host:port`` and host ``server``'s matches until ``shutdown`` is set (or
+    cancelled). Reports the bound port through ``task_status`` (so ``port=0`` picks a free
+    one). Everything else is configured on the :class:`Server`.
     """
-    if server is None:
-        server = Server(
-            config=config,
-            log_dir=log_dir,
-            seed=seed,
-            checker=checker,
-            check_workers=check_workers,
-            collector=collector,
-        )
-    listeners = await trio.open_tcp_listeners(port, host=host)
-    bound = listeners[0].socket.getsockname()[1]
+    listeners, bound = await open_listeners(port, host)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
+        assert server._sockets is not None
         accepting = trio.CancelScope()
 
         async def accept() -> None:
             with accepting:
-                await trio.serve_listeners(
-                    server.handle, listeners, handler_nursery=server._sockets
-                )
+                await serve_tcp(server.handle, listeners=listeners, handler_nursery=server._sockets)
 
         nursery.start_soon(accept)
         log.info("server_listening", host=host, port=bound, log_dir=str(server.log_dir or ""))
@@ -255,6 +272,4 @@ async def serve(
             shutdown = trio.Event()
         await shutdown.wait()
         accepting.cancel()
-        for listener in listeners:
-            await listener.aclose()
         server.shutdown()

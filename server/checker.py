@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import multiprocessing
 import queue
+import signal
 import threading
 from collections.abc import Sequence
 from multiprocessing.connection import Connection
@@ -28,6 +29,13 @@ log = structlog.get_logger()
 #: How long a fresh worker may take to import numpy and pysat before it counts as broken.
 STARTUP_TIMEOUT = 120.0
 _READY = "ready"
+
+
+def _worker_main(connection: Connection) -> None:
+    """A worker process: Ctrl-C reaches the whole process group; the parent stops its workers,
+    which must not die on their own mid-check (or print a KeyboardInterrupt traceback)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _serve(connection)
 
 
 def _serve(connection: Connection) -> None:
@@ -56,7 +64,7 @@ class _Worker:
     def __init__(self, context: Any) -> None:
         self.connection, child = context.Pipe()
         self.process = context.Process(
-            target=_serve, args=(child,), name="optimum-check", daemon=True
+            target=_worker_main, args=(child,), name="optimum-check", daemon=True
         )
         self.process.start()
         child.close()

@@ -5,25 +5,25 @@ awaits), so a claim and the check before it cannot interleave with another socke
 
 Rules (spec §4): a ``start`` with a name joins only that named match (created if absent); one
 without a name joins the oldest unnamed match still filling that has the slot free (or opens a
-new one). A taken slot is an error. A socket that closes while its match is filling frees its
-slot; a filling match nobody holds a slot in is dropped. A name is free again once its match is
-over.
-A named match listed in ``tokens`` (match name -> each team's secret, set by whoever runs the
-server: a tournament) takes a slot of team t only with team t's token; otherwise ``BadToken``
-and the slot stays free.
+new one). A taken slot is an error. A named match listed in the server's tokens (``arena serve
+--teams``) takes a start for a listed team only with that team's token; a missing or wrong one
+is an error (code ``bad_token``) and the slot stays free. A socket that closes while its match
+is filling frees its slot; a filling match nobody holds a slot in is dropped. A name is free
+again once its match is over.
 """
 
 from __future__ import annotations
 
+import hmac
 import itertools
-import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from dungeon.engine import AGENTS, AgentId
+from protocol.errors import ErrorCode
 
-__all__ = ["BadToken", "Filling", "Lobby", "SlotTaken"]
+__all__ = ["Filling", "Lobby", "SlotTaken"]
 
 Seat = TypeVar("Seat")
 
@@ -31,9 +31,9 @@ Seat = TypeVar("Seat")
 class SlotTaken(Exception):
     """The slot a ``start`` asked for is held by another socket (or its match is running)."""
 
-
-class BadToken(SlotTaken):
-    """A ``start`` for a match that requires tokens came without its team's token."""
+    def __init__(self, text: str, code: ErrorCode = ErrorCode.SLOT_TAKEN) -> None:
+        super().__init__(text)
+        self.code = code
 
 
 @dataclass(eq=False)
@@ -56,10 +56,11 @@ class Lobby(Generic[Seat]):
     def __init__(
         self,
         on_full: Callable[[Filling[Seat]], None],
-        tokens: Mapping[str, tuple[str, str]] | None = None,
+        tokens: Mapping[str, Mapping[int, str]] | None = None,
     ) -> None:
         self._on_full = on_full
-        self._tokens = tokens if tokens is not None else {}
+        #: match name -> team -> the token a start for that team of that match must carry
+        self._tokens = tokens if tokens is not None else {}  # (a tournament fills it as it goes)
         self._numbers = itertools.count(1)
         self._unnamed: list[Filling[Seat]] = []  # filling, oldest first
         self._named: dict[str, Filling[Seat]] = {}  # filling or running
@@ -72,12 +73,18 @@ class Lobby(Generic[Seat]):
     def claim(
         self, seat: Seat, slot: AgentId, name: str | None, token: str | None = None
     ) -> Filling[Seat]:
-        """Put ``seat`` in ``slot``; raises SlotTaken (BadToken). Starts the match at twelve."""
-        expected = None if name is None else self._tokens.get(name)
-        if expected is not None and not (
-            token is not None and secrets.compare_digest(token, expected[slot.team])
+        """Put ``seat`` in ``slot``; raises SlotTaken (also for a missing or wrong token, with
+        code bad_token: the slot stays free). Starts the match (on_full) at twelve."""
+        required = self._tokens.get(name, {}).get(slot.team) if name is not None else None
+        if required is not None and not hmac.compare_digest(
+            (token or "").encode(), required.encode()
         ):
-            raise BadToken(f"bad_token: team {slot.team} of match {name!r} needs its own token")
+            # The text names neither token: server logs keep error texts.
+            missing = "no token" if token is None else "a wrong token"
+            raise SlotTaken(
+                f"team {slot.team} of match {name!r} needs its token; this start has {missing}",
+                ErrorCode.BAD_TOKEN,
+            )
         if name is None:
             match = next((m for m in self._unnamed if slot not in m.seats), None)
             if match is None:

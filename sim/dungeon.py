@@ -33,7 +33,7 @@ import numpy as np
 from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, AgentId, Disconnect, Match, Output, Request, TimeUp
 from protocol.messages import Move, Solution
-from sim.game import TERMINAL, Bot, GameInfo, MatchResult
+from sim.game import TERMINAL, Bot, ChanceMode, Dynamics, GameInfo, MatchResult
 
 if TYPE_CHECKING:
     from client.strategies.base import TeamStrategy
@@ -44,6 +44,7 @@ __all__ = [
     "STAY",
     "DungeonGame",
     "DungeonState",
+    "StepSchedule",
     "TeamFigures",
     "deliver",
     "play_match",
@@ -72,6 +73,45 @@ def strategy_seed(seed: int, team: int) -> int:
 def step_order(generator: np.random.Generator) -> list[AgentId]:
     """The twelve agents in the order they act in the next step."""
     return [AGENTS[i] for i in generator.permutation(len(AGENTS)).tolist()]
+
+
+class StepSchedule:
+    """The one step schedule of a headless match (spec section 6), for :func:`play_steps` and
+    :class:`DungeonState` alike: in each logical step the twelve agents act once each, in an
+    order drawn from the step-order generator when the step begins; after ``limit`` steps the
+    time is up. Orders are drawn only for steps that begin, so the generator's stream is the
+    same whichever driver runs the match."""
+
+    def __init__(self, order: np.random.Generator, limit: int) -> None:
+        self._generator = order
+        self.limit = limit
+        #: Steps begun so far.
+        self.steps = 0
+        self._order: list[AgentId] = []
+        self._turn = 0
+
+    @property
+    def turn(self) -> int:
+        """The index, in its step's order, of the agent :meth:`next` gives next."""
+        return self._turn
+
+    def next(self) -> AgentId | None:
+        """The next agent to act (a new step's order is drawn when one begins); None once
+        ``limit`` steps have been played: the time is up."""
+        if self._turn == 0:
+            if self.steps >= self.limit:
+                return None
+            self._order = step_order(self._generator)
+            self.steps += 1
+        agent = self._order[self._turn]
+        self._turn = (self._turn + 1) % len(AGENTS)
+        return agent
+
+    def clone(self) -> StepSchedule:
+        twin = StepSchedule(np.random.Generator(np.random.PCG64()), self.limit)
+        twin._generator.bit_generator.state = self._generator.bit_generator.state
+        twin.steps, twin._order, twin._turn = self.steps, list(self._order), self._turn
+        return twin
 
 
 def deliver(output: Output, strategies: Sequence[TeamStrategy]) -> None:
@@ -108,26 +148,22 @@ def play_steps(
         deliver(output, strategies)
         return output
 
-    played = 0
-    while played < steps and not match.is_over:
-        played += 1
-        for agent in step_order(order):
-            if match.is_over:
-                break
-            strategy = strategies[agent.team]
-            if match.pending(agent) is None:
-                to = strategy.choose_move(agent.agent)
-                if to is None:
-                    continue
-                apply(Request(agent, Move(to=to)))
-            problem = match.pending(agent)
-            if problem is None:
-                continue  # the engine refused the move; the strategy got the error
-            assignment = strategy.solve(agent.agent, problem)
-            apply(Request(agent, Solution(assignment=assignment)))
+    schedule = StepSchedule(order, steps)
+    while not match.is_over and (agent := schedule.next()) is not None:
+        strategy = strategies[agent.team]
+        if match.pending(agent) is None:
+            to = strategy.choose_move(agent.agent)
+            if to is None:
+                continue
+            apply(Request(agent, Move(to=to)))
+        problem = match.pending(agent)
+        if problem is None:
+            continue  # the engine refused the move; the strategy got the error
+        assignment = strategy.solve(agent.agent, problem)
+        apply(Request(agent, Solution(assignment=assignment)))
     if not match.is_over:
         apply(TimeUp())
-    return played
+    return schedule.steps
 
 
 class TeamFigures:
@@ -255,17 +291,22 @@ class DungeonState:
         self.config = config
         self.match = Match(seed, config)
         self.match.begin()
-        self._order_rng = step_order_generator(seed)
-        self.step = 0
-        self._order = step_order(self._order_rng)
-        self._turn = 0
+        self._schedule = StepSchedule(step_order_generator(seed), config.draw_steps)
+        self._agent = self._schedule.next()
         self._solving = False
         self._history = hashlib.blake2b(f"{seed}".encode(), digest_size=16)
 
     @property
     def agent(self) -> AgentId:
-        """The agent whose decision this is."""
-        return self._order[self._turn]
+        """The agent whose decision this is (the last one's once the match is over)."""
+        assert self._agent is not None  # draw_steps >= 1 (RulesConfig)
+        return self._agent
+
+    @property
+    def step(self) -> int:
+        """Logical steps completed."""
+        steps = self._schedule.steps
+        return steps if self._schedule.turn == 0 else steps - 1
 
     def current_player(self) -> int:
         return TERMINAL if self.match.is_over else self.agent.team
@@ -308,17 +349,13 @@ class DungeonState:
         self._history.update(f"/{action}".encode())
 
     def _next_turn(self) -> None:
-        self._turn += 1
-        if self._turn < len(self._order) and not self.match.is_over:
-            return
-        self._turn = 0
         if self.match.is_over:
             return
-        self.step += 1
-        if self.step >= self.config.draw_steps:
+        agent = self._schedule.next()
+        if agent is None:
             self.match.apply(TimeUp())
         else:
-            self._order = step_order(self._order_rng)
+            self._agent = agent
 
     def is_terminal(self) -> bool:
         return self.match.is_over
@@ -331,12 +368,10 @@ class DungeonState:
 
     def clone(self) -> DungeonState:
         twin = object.__new__(DungeonState)
-        twin.seed, twin.config, twin.step = self.seed, self.config, self.step
+        twin.seed, twin.config = self.seed, self.config
         twin.match = self.match.clone()
-        twin._order_rng = np.random.Generator(np.random.PCG64())
-        twin._order_rng.bit_generator.state = self._order_rng.bit_generator.state
-        twin._order = list(self._order)
-        twin._turn, twin._solving = self._turn, self._solving
+        twin._schedule = self._schedule.clone()
+        twin._agent, twin._solving = self._agent, self._solving
         twin._history = self._history.copy()
         return twin
 
@@ -345,7 +380,7 @@ class DungeonState:
         (with the seed, the actions determine the whole position, generators included)."""
         match = self.match
         return (
-            f"dungeon seed={self.seed} step={self.step} turn={self._turn} "
+            f"dungeon seed={self.seed} step={self.step} turn={self._schedule.turn} "
             f"agent={self.agent.team}.{self.agent.agent} solving={self._solving} "
             f"over={match.is_over} winner={match.winner} "
             f"locations={match.locations(0)}{match.locations(1)} npcs={len(match.npcs)} "
@@ -380,6 +415,10 @@ class DungeonGame:
             zero_sum=True,
             # Two decisions per agent per step, plus the TimeUp.
             max_game_length=2 * len(AGENTS) * self.config.draw_steps + 1,
+            # Simultaneous on the wire; the State serialises each step in a drawn order.
+            dynamics=Dynamics.SEQUENTIAL,
+            chance=ChanceMode.SAMPLED,
+            writes_match_log=True,
         )
 
     def strategies(self) -> Mapping[str, Callable[[], Bot]]:

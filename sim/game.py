@@ -11,10 +11,25 @@ Modelled on OpenSpiel's Python games (``new_initial_state``, ``current_player``,
 * A :class:`Bot` picks an action for the player to move. It gets the random generator it may use
   as an argument, so a bot is a pure function of (state, generator) and holds no global state.
 
-Turn-based games (Fish, Penguins, Labyrinth) are driven by :func:`play_turn_based`. The dungeon is
-simultaneous and real time; its game object implements :meth:`Game.play` with its own logical-step
-driver over the same rules engine the server runs (spec section 6), and its state
-reports ``SIMULTANEOUS``.
+Each game declares its capabilities in its :class:`GameInfo`, as OpenSpiel's ``GameType`` does,
+so drivers read them instead of probing for methods:
+
+* ``dynamics``: how a State hands out decisions. :attr:`Dynamics.SEQUENTIAL`: one player (or
+  chance) acts at a time; :attr:`Dynamics.SIMULTANEOUS`: all act together
+  (``current_player() == SIMULTANEOUS``). Every game here is sequential through its State.
+  The dungeon too: on the wire it is simultaneous and real time, but the simulator serialises
+  each logical step into one decision per acting agent, in an order drawn from a seeded stream
+  (spec section 6), so its State names the team of the agent to act, never ``SIMULTANEOUS``.
+* ``chance``: :attr:`ChanceMode.DETERMINISTIC` (no chance after the seed's setup: Fish,
+  Penguins, Labyrinth), :attr:`ChanceMode.EXPLICIT` (CHANCE nodes with ``chance_outcomes()``),
+  or :attr:`ChanceMode.SAMPLED`: chance drawn inside the state from generators seeded with it
+  and cloned with it, so no CHANCE node appears (the dungeon's trap problems, dice and step
+  order).
+* ``writes_match_log``: the game object also implements :class:`LoggedGame` (``play_logged``,
+  a match log file of the match; the dungeon's ``arena sim --logs``).
+
+Sequential games are driven by :func:`play_turn_based`; the dungeon's game object implements
+:meth:`Game.play` with its own logical-step driver over the same rules engine the server runs.
 
 This module is pure and light: the Fish and Penguins command-line tools import it on paths that
 must start in a few milliseconds, so it imports nothing beyond the standard library.
@@ -25,17 +40,25 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Self, TypeVar, runtime_checkable
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar, runtime_checkable
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "CHANCE",
     "SIMULTANEOUS",
     "TERMINAL",
     "Bot",
+    "ChanceMode",
+    "Dynamics",
     "Game",
     "GameInfo",
+    "LoggedGame",
     "MatchResult",
     "State",
+    "logged",
     "play_turn_based",
 ]
 
@@ -45,6 +68,26 @@ SIMULTANEOUS = -2
 TERMINAL = -4
 
 A = TypeVar("A")
+
+
+class Dynamics(Enum):
+    """How a State hands out decisions (OpenSpiel's ``GameType.Dynamics``)."""
+
+    #: One player, or chance, acts at a time.
+    SEQUENTIAL = "sequential"
+    #: Every player acts at once: ``current_player() == SIMULTANEOUS``.
+    SIMULTANEOUS = "simultaneous"
+
+
+class ChanceMode(Enum):
+    """Where a game's chance lives once the seed has set it up (OpenSpiel's ``ChanceMode``)."""
+
+    #: None: the same actions always give the same game.
+    DETERMINISTIC = "deterministic"
+    #: CHANCE nodes listing ``chance_outcomes()``; the driver samples them.
+    EXPLICIT = "explicit"
+    #: Drawn inside the state from generators it was seeded with and clones: no CHANCE nodes.
+    SAMPLED = "sampled"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +104,12 @@ class GameInfo:
     zero_sum: bool = False
     #: Largest number of ``apply_action`` calls a game can take (a safety net for drivers).
     max_game_length: int = 100_000
+    #: How its State hands out decisions.
+    dynamics: Dynamics = Dynamics.SEQUENTIAL
+    #: Where its chance lives after setup.
+    chance: ChanceMode = ChanceMode.DETERMINISTIC
+    #: True when the game object is also a :class:`LoggedGame` (writes a match log).
+    writes_match_log: bool = False
 
 
 @runtime_checkable
@@ -128,6 +177,21 @@ class Game(Protocol):
         """Play one whole match from ``seed`` with strategy ``seats[i]`` in seat i."""
 
 
+class LoggedGame(Game, Protocol):
+    """A game whose matches can be written as a match log (``GameInfo.writes_match_log``)."""
+
+    def play_logged(self, seed: int, seats: Sequence[str], path: Path) -> MatchResult:
+        """:meth:`Game.play`, also writing the match log to ``path``."""
+
+
+def logged(game: Game) -> LoggedGame:
+    """``game`` as a :class:`LoggedGame`, as its info declares; ValueError when it writes no
+    match log."""
+    if not game.info.writes_match_log:
+        raise ValueError(f"{game.info.name} does not write match logs")
+    return game  # type: ignore[return-value]  # declared by its GameInfo
+
+
 def winner_of(returns: Sequence[float]) -> int | None:
     """The single seat with the strictly highest return, or None (a draw or a shared win)."""
     best = max(returns)
@@ -146,6 +210,8 @@ def play_turn_based(
     One ``random.Random(seed)`` feeds every chance node and every bot, in the order they are
     consulted, so a (seed, seats) pair always gives the same game.
     """
+    if game.info.dynamics is not Dynamics.SEQUENTIAL:
+        raise ValueError(f"{game.info.name} is not sequential: play_turn_based cannot drive it")
     if len(seats) != game.info.num_players:
         raise ValueError(f"{game.info.name} needs {game.info.num_players} seats, got {len(seats)}")
     factories = game.strategies()

@@ -36,7 +36,7 @@ from typing import Any
 
 from sim import stats
 from sim.backends import Backend, Task
-from sim.game import Game, GameInfo
+from sim.game import Game, GameInfo, logged
 from sim.games import load_game
 from sim.journal import Journal
 
@@ -170,9 +170,9 @@ def play_job(
     try:
         game = load_game_cached(game_name, options)
         if logs is not None:
-            # Games that write match logs (the dungeon) offer play_logged(seed, seats, path).
+            # Games that write match logs (the dungeon) declare it in their GameInfo.
             path = Path(logs) / f"{game_name}-{seed}-{'-'.join(seats)}.jsonl"
-            result = _with_timeout(partial(game.play_logged, seed, seats, path), timeout)  # type: ignore[attr-defined]
+            result = _with_timeout(partial(logged(game).play_logged, seed, seats, path), timeout)
         else:
             result = _with_timeout(partial(game.play, seed, seats), timeout)
     except Exception as exc:

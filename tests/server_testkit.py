@@ -13,7 +13,7 @@ from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, AgentId
 from protocol.codec import NEED_DATA, Codec, encode
 from protocol.messages import Dungeon, Message, ServerMessage, Start
-from server.app import Server
+from server.app import Server, limits_for
 
 #: A small dungeon (150 nodes) so full matches take a fraction of a second.
 SMALL = RulesConfig(nodes=150, radius=0.16)
@@ -70,7 +70,12 @@ async def running_server(**options: Any) -> AsyncIterator[tuple[Server, trio.Nur
     """A :class:`Server` fed in-memory streams; shut down (matches drawn) on exit."""
     options.setdefault("config", SMALL)
     options.setdefault("seed", 2026)  # tests are reproducible: the same dungeons every run
-    options.setdefault("linger", 0.0)  # memory streams lose nothing to a reset: no need to wait
+    outbox = options.pop("outbox_size", None)
+    limits = limits_for(options["config"]).replace(
+        linger_seconds=0.0,  # memory streams lose nothing to a reset: no need to wait
+        **({} if outbox is None else {"outbox_messages": outbox}),
+    )
+    options.setdefault("limits", limits)
     server = Server(**options)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)

@@ -198,7 +198,7 @@ def test_arena_match_plays_one_match(tmp_path: Path, capsys: pytest.CaptureFixtu
         (match_cli.main, ["--config", "nodes=10", "radius=0.001"], "--config: no playable dungeon"),
         (team_cli.main, ["--team", "0", "--match", "bad name!"], "use 1-64 of"),
         (serve_cli.main, ["--config", "colour=red"], "unknown key 'colour'"),
-        (serve_cli.main, ["--check-workers", "-1"], "--check-workers must be >= 0"),
+        (serve_cli.main, ["--check-workers", "-1"], "argument --check-workers: '-1': expected 0"),
     ],
 )
 def test_bad_usage_exits_2_with_a_message(
@@ -231,8 +231,9 @@ def test_arena_team_unreachable_exits_1(capsys: pytest.CaptureFixture[str]) -> N
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_arena_serve_stops_cleanly_on_a_signal(signum: signal.Signals, tmp_path: Path) -> None:
-    """`arena serve` (a real process) ends on SIGINT or SIGTERM with status 0, saying so in its
-    log: JSON Lines on stderr, since stderr is not a terminal here."""
+    """`arena serve` (a real process) ends cleanly on SIGINT or SIGTERM, saying so in its log
+    (JSON Lines on stderr, since stderr is not a terminal here): status 130 after SIGINT (Ctrl-C,
+    as every command), 0 after SIGTERM."""
     argv = ["serve", "--port", "0", "--check-workers", "0", "--log-dir", str(tmp_path)]
     command = [sys.executable, "-m", "arena.main", *argv]
     with subprocess.Popen(command, stderr=subprocess.PIPE, text=True) as server:
@@ -243,6 +244,6 @@ def test_arena_serve_stops_cleanly_on_a_signal(signum: signal.Signals, tmp_path:
         server.send_signal(signum)
         _, rest = server.communicate(timeout=60)
     events = [json.loads(line)["event"] for line in rest.splitlines()]
-    assert server.returncode == 0
+    assert server.returncode == (130 if signum == signal.SIGINT else 0)
     assert events[0] == "signal_received"
     assert "server_stopped" in events

@@ -28,6 +28,7 @@ from protocol.codec import (
     RemoteProtocolError,
     encode,
 )
+from protocol.errors import ErrorCode
 from protocol.messages import (
     MESSAGE_TYPES,
     ClientMessage,
@@ -72,7 +73,10 @@ SERVER_EXAMPLES: list[tuple[Message, bytes]] = [
     (Enemy(9, -1, False), b'{"type":"enemy","location":9,"agent":-1,"seen":false}'),
     (GameOver(1), b'{"type":"game_over","winner":1}'),
     (GameOver(None), b'{"type":"game_over","winner":null}'),
-    (Error("move: not adjacent"), b'{"type":"error","message":"move: not adjacent"}'),
+    (
+        Error("not_adjacent", "move: not adjacent"),
+        b'{"type":"error","code":"not_adjacent","message":"move: not adjacent"}',
+    ),
 ]
 
 
@@ -314,9 +318,9 @@ def test_error_text_names_the_field_and_what_came(line: bytes, expected: str):
 )
 def test_a_lone_surrogate_reads_as_the_replacement_character(text: bytes, expected: str):
     """A lone surrogate escape decodes as U+FFFD; pairs and escaped backslashes stay as they are."""
-    line = b'{"type":"error","message":"' + text + b'"}\n'
+    line = b'{"type":"error","code":"x","message":"' + text + b'"}\n'
     for chunks in ([line], one_byte_at_a_time(line)):
-        assert feed_and_collect(Codec(accept=ServerMessage), chunks) == [Error(expected)]
+        assert feed_and_collect(Codec(accept=ServerMessage), chunks) == [Error("x", expected)]
 
 
 def test_a_client_refuses_server_fields_out_of_range():
@@ -513,7 +517,7 @@ server_messages = st.one_of(
     ),
     st.builds(Enemy, nodes, st.integers(-1, 5), st.booleans()),
     st.builds(GameOver, st.none() | st.integers(0, 1)),
-    st.builds(Error, st.text(max_size=50)),
+    st.builds(Error, st.sampled_from([c.value for c in ErrorCode]), st.text(max_size=50)),
 )
 
 

@@ -2,7 +2,8 @@
 
 Random playouts through the State interface check the contract every driver relies on: clones
 are independent and equal, serialisation is canonical, a terminal state offers no action, returns
-stay in bounds, and the same seed plays the same game.
+stay in bounds, the same seed plays the same game, and the states behave as the game's declared
+capabilities (dynamics, chance, match logs) say.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import random
 
 import pytest
 
-from sim.game import CHANCE, SIMULTANEOUS, TERMINAL, Game, State
+from sim.game import CHANCE, SIMULTANEOUS, TERMINAL, ChanceMode, Dynamics, Game, State
 from sim.games import GAMES, load_game
 
 SEEDS = [0, 1, 7]
@@ -37,8 +38,10 @@ def random_playout(game: Game, seed: int) -> list[str]:
         if state.is_terminal():
             break
         player = state.current_player()
-        assert player not in (TERMINAL, SIMULTANEOUS), "drivers need a player or a chance node"
+        assert player != TERMINAL, "a state that is not terminal has someone to act"
+        assert player != SIMULTANEOUS, "a sequential game names one player or chance"
         if player == CHANCE:
+            assert game.info.chance is ChanceMode.EXPLICIT, "only explicit chance has CHANCE nodes"
             outcomes = state.chance_outcomes()
             assert outcomes, "a chance node lists its outcomes"
             assert abs(sum(p for _, p in outcomes) - 1.0) < 1e-9
@@ -63,6 +66,26 @@ def random_playout(game: Game, seed: int) -> list[str]:
     assert len(returns) == game.info.num_players
     assert all(game.info.min_return <= r <= game.info.max_return for r in returns)
     return trace
+
+
+def test_every_game_declares_its_capabilities(game: Game) -> None:
+    """Dynamics and chance are declared, every game here is sequential through its State (the
+    playouts drive it one decision at a time), and a game declares a match log exactly when it
+    can write one."""
+    info = game.info
+    assert isinstance(info.chance, ChanceMode)
+    assert info.dynamics is Dynamics.SEQUENTIAL
+    assert info.writes_match_log == callable(getattr(game, "play_logged", None))
+
+
+def test_the_dungeon_is_sequential_with_chance_sampled_inside_its_state() -> None:
+    """As sim/game.py says: simultaneous on the wire, but the simulator's State serialises each
+    logical step into one decision per acting agent (no SIMULTANEOUS), and the trap problems,
+    dice and step order are drawn inside the state (no CHANCE nodes); it writes match logs."""
+    info = load_game("dungeon", **OPTIONS["dungeon"]).info
+    assert info.dynamics is Dynamics.SEQUENTIAL
+    assert info.chance is ChanceMode.SAMPLED
+    assert info.writes_match_log
 
 
 @pytest.mark.parametrize("seed", SEEDS)

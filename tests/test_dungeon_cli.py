@@ -83,8 +83,8 @@ def test_png_draws_a_picture(capsys: pytest.CaptureFixture[str], tmp_path: Path)
     ("argv", "complaint"),
     [
         ([], "--seed"),
-        (["--seed", "x"], "invalid int"),
-        (["--seed", "-1"], "non-negative"),
+        (["--seed", "x"], "argument --seed: 'x' is not a seed"),
+        (["--seed", "-1"], "argument --seed: '-1': a seed is a whole number from 0"),
         (["--seed", "1", "--config", "nodes=many"], "'nodes=many'"),
         (["--seed", "1", "--config", "colour=red"], "unknown key 'colour'"),
         (["--seed", "1", "--config", "nodes=4", "radius=1e-9"], "no playable dungeon"),

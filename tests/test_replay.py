@@ -461,3 +461,28 @@ def test_verify_checks_many_logs_and_exits_with_the_worst(
     status, out, _ = run(capsys, "verify", str(logs["server"]), str(logs["sim"]))
     assert status == 0
     assert out.endswith("2 logs checked: all OK\n")
+
+
+def test_a_still_title_never_gives_the_result_away(logs: LogFiles) -> None:
+    """The PNG still's title names match, seed and step, not who won, even at the last step."""
+    from replay.still import still_title
+    from replay.timeline import build_timeline
+
+    timeline = build_timeline(read_log(logs["sim"]))
+    last = len(timeline.frames) - 1
+    title = still_title(timeline, last)
+    assert f"step {last} of {last}" in title
+    assert str(timeline.header["seed"]) in title
+    for spoiler in ("win", "draw", "team 0", "team 1", "shrine"):
+        assert spoiler not in title
+
+
+def test_the_viewer_files_ship_as_package_data() -> None:
+    """The page, style sheet and script are real files of the replay package."""
+    from replay.viewer_assets import page_parts
+
+    template, css, script = page_parts()
+    assert "@@SCRIPT@@" in template
+    assert "@@CSS@@" in template
+    assert ".glyph" in css
+    assert "VIEWER_SCHEMA" in script

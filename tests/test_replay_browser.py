@@ -37,15 +37,17 @@ AGENT_TAG = re.compile(r"<g [^>]*class=\"agent[^\"]*\"[^>]*>")
 ATTRIBUTE = re.compile(r'([\w-]+)="([^"]*)"')
 
 
-def dump_dom(page: Path, query: str, profile: Path) -> tuple[str, str]:
-    """The DOM of ``page?query`` after its scripts ran, and Chromium's console log."""
+def dump_dom(page: Path, query: str, profile: Path, size: str = "1024,768") -> tuple[str, str]:
+    """The DOM of ``page?query`` after its scripts ran (in a window of ``size`` pixels), and
+    Chromium's console log."""
     assert CHROMIUM is not None
     done = subprocess.run(
         [
             CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
             "--disable-background-networking", "--disable-component-update", "--disable-sync",
             "--no-first-run", "--disable-extensions", f"--user-data-dir={profile}",
-            "--enable-logging=stderr", "--v=0", "--dump-dom", f"{page.as_uri()}?{query}",
+            "--enable-logging=stderr", "--v=0", f"--window-size={size}",
+            "--dump-dom", f"{page.as_uri()}?{query}",
         ],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
@@ -129,3 +131,51 @@ def test_a_page_of_another_schema_is_refused_on_screen(
     assert 'data-refused="schema"' in dom
     assert "schema version 1, but this file holds schema version 99" in dom
     assert not agents_in(dom)
+
+
+SEED = 5751233590719982727  # over 2**53: a JavaScript number would round it
+
+
+@pytest.fixture(scope="module")
+def big_seed_page(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    directory = tmp_path_factory.mktemp("seed")
+    log = read_log(sim_log(directory / "match.jsonl", seed=SEED))
+    page = directory / "match.html"
+    page.write_text(render_html(log, build_timeline(log)), encoding="utf-8")
+    return page, len(build_timeline(log).frames) - 1
+
+
+def result_of(dom: str) -> tuple[str, bool]:
+    """The page's result mark (shown or hidden) and whether the result element is hidden."""
+    mark = re.search(r'<html[^>]*data-result="(\w+)"', dom)
+    element = re.search(r'<span id="result"([^>]*)>', dom)
+    assert mark is not None
+    assert element is not None
+    return mark.group(1), "hidden" in element.group(1)
+
+
+def test_the_viewer_shows_the_exact_seed(big_seed_page: tuple[Path, int], tmp_path: Path) -> None:
+    page, _ = big_seed_page
+    dom, console = dump_dom(page, "step=0", tmp_path / "s")
+    assert "Uncaught" not in console
+    assert f"seed <b>{SEED}</b>" in dom
+
+
+@pytest.mark.parametrize("size", ["1024,768", "1920,1080"])
+def test_the_result_stays_hidden_until_the_last_step(
+    big_seed_page: tuple[Path, int], tmp_path: Path, size: str
+) -> None:
+    """At step 0 and in the middle the result is hidden (the legend fits the window); at the
+    last step it shows; ?result (the toggle's state) shows it from the start."""
+    page, last = big_seed_page
+    first, _ = dump_dom(page, "step=0", tmp_path / "a", size)
+    assert result_of(first) == ("hidden", True)
+    assert 'data-legend="visible"' in first
+    middle, _ = dump_dom(page, f"step=0&slide={last // 2}", tmp_path / "b", size)
+    assert result_of(middle) == ("hidden", True)
+    end, _ = dump_dom(page, f"step={last}", tmp_path / "c", size)
+    assert result_of(end) == ("shown", False)
+    asked, _ = dump_dom(page, "step=0&result", tmp_path / "d", size)
+    assert result_of(asked) == ("shown", False)
+    assert 'id="reveal"' in asked
+    assert "hide result" in asked

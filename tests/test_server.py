@@ -23,16 +23,17 @@ from client.team import TeamResult, connect_team
 from dungeon.engine import AGENTS, AgentId
 from protocol.messages import Dungeon, Error, GameOver, Move, Sat, ServerMessage, Start
 from replay.matchlog import read_log
-from server.app import serve
+from server.app import Server, serve
 
 HOST = "127.0.0.1"
 
 
-async def start_server(nursery: trio.Nursery, log_dir: Path, **options: Any) -> int:
+async def start_server(
+    nursery: trio.Nursery, log_dir: Path, shutdown: trio.Event | None = None, **options: Any
+) -> int:
     options.setdefault("seed", 2026)  # the same dungeons every run (the test's moves rely on them)
-    port: int = await nursery.start(
-        partial(serve, host=HOST, port=0, config=SMALL, log_dir=log_dir, **options)
-    )
+    server = Server(config=SMALL, log_dir=log_dir, **options)
+    port: int = await nursery.start(partial(serve, server, host=HOST, port=0, shutdown=shutdown))
     return port
 
 
@@ -166,6 +167,7 @@ async def test_two_clients_claiming_one_slot(tmp_path: Path) -> None:
         [(late, refusal)] = refusals
         assert isinstance(refusal, Error)
         assert "taken" in refusal.message
+        assert refusal.code == "slot_taken"
         [holder] = [claimant for claimant in claimants if claimant is not late]
         # The refused socket retries on a free slot and plays it.
         await late.send(Start(team=1, agent=5, match="duel"))
@@ -256,14 +258,11 @@ def test_serve_on_a_busy_port_says_so_without_a_traceback(
 async def test_a_socket_gets_every_byte_in_order_even_past_its_buffer() -> None:
     """A connection writes to its socket directly: 10 MB (far past the kernel's buffer) arrive
     whole and in order while the peer reads slowly, and the peer closing reads as the end."""
-    from server.connection import Connection
-    from server.lobby import Lobby
+    from server.net import Transport
 
     ours, theirs = trio.socket.socketpair()
     peer = trio.SocketStream(theirs)
-    conn = Connection(
-        trio.SocketStream(ours), 1, config=SMALL, lobby=Lobby(lambda filling: None), outbox_size=4
-    )
+    transport = Transport(trio.SocketStream(ours))
     data = bytes(range(256)) * 40_000
     received = bytearray()
 
@@ -274,15 +273,15 @@ async def test_a_socket_gets_every_byte_in_order_even_past_its_buffer() -> None:
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(read_slowly)
-        await conn._send_all(data)
+        await transport.send_all(data)
     assert received == data
     await peer.send_all(b"hello\n")
-    assert await conn._receive() == b"hello\n"
+    assert await transport.receive_some() == b"hello\n"
     await peer.aclose()
-    assert await conn._receive() == b""
+    assert await transport.receive_some() == b""
     with pytest.raises(trio.BrokenResourceError):
-        await conn._send_all(b"x" * 10_000_000)
-    await conn.stream.aclose()
+        await transport.send_all(b"x" * 10_000_000)
+    await transport.aclose()
 
 
 async def test_over_tcp_the_hundredth_error_and_game_over_end_the_socket(tmp_path: Path) -> None:
@@ -298,6 +297,7 @@ async def test_over_tcp_the_hundredth_error_and_game_over_end_the_socket(tmp_pat
         errors = [m for m in noisy.received if isinstance(m, Error)]
         assert len(errors) == 100
         assert isinstance(rest[-1], Error)
+        assert [e.code for e in errors] == ["no_such_node"] * 99 + ["error_limit"]
         for slot, agent in agents.items():
             if slot.team == 1:
                 await agent.aclose()
@@ -313,13 +313,14 @@ async def test_a_delivery_never_overtakes_bytes_the_writer_still_holds() -> None
     again by then (the peer read meanwhile): the bytes arrive in the order delivered."""
     import socket
 
-    from server.connection import Connection
-    from server.lobby import Lobby
+    from server.net import Outbox, Transport
 
     ours, theirs = socket.socketpair()
     theirs.setblocking(False)
     stream = trio.SocketStream(trio.socket.from_stdlib_socket(ours))
-    conn = Connection(stream, 1, config=SMALL, lobby=Lobby(lambda filling: None), outbox_size=4)
+    outbox: Outbox[bytes] = Outbox(
+        Transport(stream), 4, render=lambda items: (b"".join(items), False), on_full=lambda: None
+    )
     first = bytes(range(256)) * 40_000  # far past the kernel's buffer: some is left over
     received = bytearray()
 
@@ -330,14 +331,14 @@ async def test_a_delivery_never_overtakes_bytes_the_writer_still_holds() -> None
 
     with theirs:
         async with stream, trio.open_nursery() as nursery:
-            nursery.start_soon(conn._writer)
+            nursery.start_soon(outbox.run)
             await trio.testing.wait_all_tasks_blocked()  # the writer waits on its outbox
-            assert conn.deliver([first])
+            assert outbox.deliver([first])
             # The peer reads what the kernel took, so the next write would fit at once; the
             # writer has not run yet (no checkpoint since) and holds the rest of `first`.
             read_what_is_there()
             assert 0 < len(received) < len(first)
-            assert conn.deliver([b"second\n"])
+            assert outbox.deliver([b"second\n"])
             while len(received) < len(first) + 7:
                 await trio.lowlevel.wait_readable(theirs)
                 read_what_is_there()

@@ -11,7 +11,7 @@ from dungeon.engine import AGENTS
 from protocol.messages import Dungeon, Error, Start
 from server.connection import Connection
 
-TOKENS = {"cup-1": ("zero-secret", "one-secret")}
+TOKENS = {"cup-1": {0: "zero-secret", 1: "one-secret"}}
 
 
 async def test_a_match_with_tokens_takes_each_team_only_with_its_own_token() -> None:
@@ -22,7 +22,7 @@ async def test_a_match_with_tokens_takes_each_team_only_with_its_own_token() -> 
         for token in (None, "guess", "one-secret"):
             await agent.send(Start(team=0, agent=0, match="cup-1", token=token))
             error = await agent.receive_a(Error)
-            assert "bad_token" in error.message
+            assert error.code == "bad_token"
         assert server.lobby.filling == []  # nothing was taken
         await agent.send(Start(team=0, agent=0, match="cup-1", token="zero-secret"))
         other = connect_memory(server, nursery)

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import trio
 
-from arena.errors import EXIT_USAGE
+from arena.errors import EXIT_USAGE, command
 from arena.logs import configure_logging
-from arena.options import web_address
+from arena.options import ArgumentParser, log_level, positive_count, web_address
 from arena.serve import _os_error
 from arena.tournament.board import Board
 from arena.tournament.report import results, write_outputs
@@ -42,10 +42,12 @@ def _check_playable(tournament: Tournament) -> None:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="arena tournament", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena tournament", description=__doc__.splitlines()[0])
     parser.add_argument("teams", type=Path, help="the teams file (TOML)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: NAME/)")
-    parser.add_argument("--concurrency", type=int, default=2, help="matches played at once")
+    parser.add_argument(
+        "--concurrency", type=positive_count, default=2, help="matches played at once"
+    )
     parser.add_argument("--resume", action="store_true", help="go on with a stopped run")
     parser.add_argument(
         "--web", type=web_address, default=None, metavar="HOST:PORT",
@@ -57,17 +59,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default="bwrap",
         help="how programs are isolated (none: not at all, for machines without bubblewrap)",
     )
-    parser.add_argument("--log-level", default="warning", help="server log level (stderr)")
+    parser.add_argument(
+        "--log-level", type=log_level, default="warning", help="server log level (stderr)"
+    )
     return parser.parse_args(argv)
 
 
+@command("arena tournament")
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
-    if args.concurrency < 1:
-        print(
-            f"arena tournament: --concurrency {args.concurrency}: want 1 or more", file=sys.stderr
-        )
-        return EXIT_USAGE
     try:
         tournament = load_teams(args.teams)
         _check_playable(tournament)

@@ -131,7 +131,7 @@ class TournamentRun:
             tournament.names, format=tournament.format, games_per_pair=tournament.games_per_pair,
             seed=tournament.seed, rounds=tournament.rounds, seeding=tournament.seeding,
         )  # fmt: skip
-        self.tokens: dict[str, tuple[str, str]] = {}
+        self.tokens: dict[str, dict[int, str]] = {}
         self.seeds: dict[str, int] = {}
         self.watches: dict[str, _Watch] = {}
         self.records: dict[int, dict[str, Any]] = {}
@@ -190,7 +190,7 @@ class TournamentRun:
             async with trio.open_nursery() as nursery:
                 stop = trio.Event()
                 self.port = await nursery.start(
-                    partial(serve, host=HOST, port=0, server=self.server, shutdown=stop)
+                    partial(serve, self.server, host=HOST, port=0, shutdown=stop)
                 )
                 task_status.started(self.port)
                 try:
@@ -261,7 +261,7 @@ class TournamentRun:
     async def _play(self, game: Game) -> dict[str, Any]:
         name = game.name(self.t.name)
         tokens = (secrets.token_hex(16), secrets.token_hex(16))
-        self.tokens[name], self.seeds[name] = tokens, game.seed
+        self.tokens[name], self.seeds[name] = {0: tokens[0], 1: tokens[1]}, game.seed
         watch = self.watches[name] = _Watch()
         began = time.monotonic()
         assert self._scratch is not None
@@ -296,7 +296,7 @@ class TournamentRun:
             with trio.move_on_after(5):
                 await watch.over.wait()
         # Closed: nobody knows these, so a late or stray start cannot open the name again.
-        self.tokens[name] = (secrets.token_hex(16), secrets.token_hex(16))
+        self.tokens[name] = {0: secrets.token_hex(16), 1: secrets.token_hex(16)}
         return await self._record(game, name, watch, entrants, connected, time.monotonic() - began)
 
     async def _wait_start(self, name: str, watch: _Watch, entrants: list[Entrant]) -> None:

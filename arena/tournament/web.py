@@ -82,11 +82,12 @@ def viewer_json_of(path: Path, running: bool) -> str | None:
 def live_page(name: str, data: str) -> str:
     """The replay viewer's page, wrapped so that it redraws whenever new data arrives."""
     from replay.matchlog import SCHEMA_VERSION, software_version
-    from replay.viewer_assets import CSS, SCRIPT, TEMPLATE
+    from replay.viewer_assets import page_parts
 
-    viewer = SCRIPT.replace("@@SCHEMA@@", str(SCHEMA_VERSION))
+    template, css, script = page_parts()
+    viewer = script.replace("@@SCHEMA@@", str(SCHEMA_VERSION))
     values = {
-        "CSS": CSS,
+        "CSS": css,
         "SCRIPT": LIVE_SCRIPT.replace("/*VIEWER*/", viewer),
         "TITLE": html.escape(f"Dungeon Arena live: {name}"),
         "VERSION": html.escape(software_version()),
@@ -94,7 +95,7 @@ def live_page(name: str, data: str) -> str:
         # Inside <script>, "</" could end the element early; "<\\/" means the same to JSON.
         "DATA": data.replace("</", "<\\/"),
     }
-    return _MARKER.sub(lambda match: values[match.group(1)], TEMPLATE)
+    return _MARKER.sub(lambda match: values[match.group(1)], template)
 
 
 def _sse(kind: str, data: Any) -> str:

@@ -1,0 +1,194 @@
+"""``arena check-client -- CMD ...``: check a team program against a scripted, probing server.
+
+The program is started as a tournament starts it (spec tournament.md): the placeholders
+``{host} {port} {team} {match} {token}`` in CMD are replaced (when CMD has none, the five
+values are appended as arguments), and the same values are in ``ARENA_HOST``, ``ARENA_PORT``,
+``ARENA_TEAM``, ``ARENA_MATCH`` and ``ARENA_TOKEN``. The scripted server (server/probe.py) plays
+the other team and probes the program; the report lists each check (protocol/conformance.py)
+as passed or failed, with the spec section and a hint. Exit 0 only if every check passed.
+
+    arena check-client -- python3 docs/starters/starter.py
+    arena check-client --team 1 --token s3cret --json -- java -cp build Starter
+    arena check-client -- arena team --team {team} --port {port} --match {match}
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+from dataclasses import replace
+
+import trio
+
+from arena.options import add_config_option, positive_seconds
+from dungeon.config import DEFAULT_RULES, parse_overrides
+from protocol.conformance import Observations, Verdict, evaluate
+from server.probe import ProbeConfig, run_probe
+
+__all__ = ["main"]
+
+PLACEHOLDERS = ("{host}", "{port}", "{team}", "{match}", "{token}")
+#: Seconds the program has to exit after game_over.
+EXIT_SECONDS = 10.0
+
+
+def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
+    if "--" in argv:
+        split = argv.index("--")
+        options, command = argv[:split], argv[split + 1 :]
+    else:
+        options, command = argv, []
+    parser = argparse.ArgumentParser(
+        prog="arena check-client",
+        description=__doc__.splitlines()[0].split(": ", 1)[1],
+        usage="arena check-client [OPTIONS] -- CMD [ARG ...]",
+    )
+    parser.add_argument("--team", type=int, choices=(0, 1), default=0, help="the program's team")
+    parser.add_argument("--match", default="check", help="the match name it is told")
+    parser.add_argument("--token", default=None, help="the token it is told (default: none)")
+    parser.add_argument("--seed", type=int, default=1, help="the dungeon's and dice's seed")
+    add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.11")
+    parser.add_argument(
+        "--start-timeout",
+        type=positive_seconds,
+        default=10.0,
+        help="seconds a socket has for its start (default 10, as the spec)",
+    )
+    parser.add_argument(
+        "--seconds", type=positive_seconds, default=30.0, help="the longest the probed match runs"
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    args = parser.parse_args(options)
+    if not command:
+        parser.error("no program: give its command after --, e.g. -- python3 team.py")
+    return args, command
+
+
+def program_argv(command: list[str], values: dict[str, str]) -> list[str]:
+    """CMD with its placeholders replaced; the five values appended when it has none."""
+    if not any(p in word for word in command for p in PLACEHOLDERS):
+        return [*command, *(values[key] for key in ("host", "port", "team", "match", "token"))]
+    out = []
+    for word in command:
+        for key, value in values.items():
+            word = word.replace("{" + key + "}", value)
+        out.append(word)
+    return out
+
+
+async def check(
+    command: list[str], config: ProbeConfig, exit_seconds: float = EXIT_SECONDS
+) -> Observations:
+    """Run the program against the probe; what the probe saw, with how the program ended."""
+    seen = Observations(team=config.team)
+    exited = trio.Event()
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    values = {
+        "host": "127.0.0.1",
+        "port": str(port),
+        "team": str(config.team),
+        "match": config.match,
+        "token": config.token or "",
+    }
+    env = {**os.environ, **{f"ARENA_{key.upper()}": value for key, value in values.items()}}
+    try:
+        process = await trio.lowlevel.open_process(
+            program_argv(command, values),
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=2,  # to our stderr: the report owns stdout (--json)
+            start_new_session=True,  # its own process group: ended whole, children included
+        )
+    except OSError:
+        for listener in listeners:
+            await listener.aclose()
+        raise
+    try:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                await process.wait()
+                exited.set()
+
+            nursery.start_soon(watch)
+            await run_probe(listeners, config, seen, exited)
+            already_gone = exited.is_set()
+            with trio.move_on_after(exit_seconds):
+                await exited.wait()
+            if exited.is_set():
+                seen.exit_status = process.returncode
+                seen.exited_after_game_over = seen.game_over_sent and not already_gone
+            nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True):
+            for listener in listeners:
+                await listener.aclose()
+            if process.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+                await process.wait()
+    return seen
+
+
+def report(verdicts: list[Verdict], command: list[str]) -> str:
+    lines = [f"arena check-client: {' '.join(command)}", ""]
+    for verdict in verdicts:
+        mark = "PASS" if verdict.passed else "FAIL"
+        lines.append(f"{mark}  {verdict.check.name}: {verdict.check.title}")
+        lines.append(f"      {verdict.detail}")
+        if not verdict.passed:
+            lines.append(f"      spec: {verdict.check.section}")
+            lines.append(f"      hint: {verdict.check.hint}")
+    failed = sum(not verdict.passed for verdict in verdicts)
+    lines.append("")
+    lines.append(
+        f"{len(verdicts) - failed} of {len(verdicts)} checks passed"
+        + ("" if failed == 0 else f"; {failed} failed")
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    args, command = parse_args(argv)
+    try:
+        rules = DEFAULT_RULES.replace(**parse_overrides(args.config))
+    except ValueError as error:
+        print(f"arena check-client: --config: {error}", file=sys.stderr)
+        return 2
+    config = replace(
+        ProbeConfig(),
+        team=args.team,
+        match=args.match,
+        token=args.token,
+        seed=args.seed,
+        rules=rules,
+        start_timeout=args.start_timeout,
+        play_seconds=args.seconds,
+    )
+    try:
+        seen = trio.run(check, command, config)
+    except OSError as error:  # the program could not be started
+        print(f"arena check-client: cannot run {command[0]!r}: {error.strerror}", file=sys.stderr)
+        return 2
+    verdicts = evaluate(seen)
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "command": command,
+                    "passed": all(v.passed for v in verdicts),
+                    "checks": [v.as_dict() for v in verdicts],
+                    "notes": seen.notes,
+                },
+                indent=2,
+            )
+        )
+    else:
+        print(report(verdicts, command))
+    return 0 if all(v.passed for v in verdicts) else 1

@@ -1,0 +1,120 @@
+"""The network layer's policy: every per-connection and server-wide limit in one frozen object.
+
+:class:`Limits` is read by the parts of :mod:`server.net` (reader, outbox, gate) and by a game's
+server for the limits only it can enforce (requests held before its match starts, the idle
+limit). :class:`InputBudget` is the one mutable piece: the bytes every connection of a server
+holds of unfinished input, against ``Limits.input_budget_bytes``. :class:`Gate` admits a new
+connection, or says why not (the connection cap, the input budget).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Final
+
+__all__ = ["DEFAULT_LIMITS", "Gate", "InputBudget", "Limits", "OverBudget"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    """How much one connection, and all of them together, may cost a server.
+
+    The defaults are the documented ones (docs/server.md); a server takes a copy with
+    :meth:`replace` for what its game or its operator says otherwise.
+    """
+
+    #: The longest frame (line) a peer may send, in bytes, not counting its terminator.
+    max_line_bytes: int = 1 << 20
+    #: Bytes of one unfinished frame a connection may hold (beyond: the peer is at fault).
+    partial_line_bytes: int = (1 << 20) + 2
+    #: Frames (blank lines included) a connection may send before its match starts; beyond,
+    #: the server answers with an error and closes it.
+    held_requests: int = 16
+    #: Seconds a connection that joined may stay silent (None: no limit; a game server sets it).
+    idle_seconds: float | None = None
+    #: Connections open at once; a new one beyond it is refused (error, then closed).
+    max_connections: int = 4096
+    #: Bytes of unfinished input held by all connections together; a connection that would
+    #: pass it is refused, and so is a new connection while it is reached.
+    input_budget_bytes: int = 64 << 20
+    #: Messages queued for a connection that does not read; beyond, it is dropped.
+    outbox_messages: int = 512
+    #: Bytes read from a socket at once.
+    receive_bytes: int = 1 << 16
+    #: Frames handled from one connection before its task yields to the others.
+    frames_per_step: int = 64
+    #: After its last line, how long and how much of a peer's leftover input is discarded so
+    #: that a reset does not destroy the last lines sent.
+    linger_seconds: float = 2.0
+    linger_bytes: int = 16 << 20
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if value is None and field.name == "idle_seconds":
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ValueError(f"Limits.{field.name} must be a number >= 0, got {value!r}")
+        if self.max_line_bytes < 1 or self.receive_bytes < 1 or self.frames_per_step < 1:
+            raise ValueError("Limits: max_line_bytes, receive_bytes, frames_per_step must be >= 1")
+
+    def replace(self, **changes: object) -> Limits:
+        """A copy with ``changes`` (validated like the original)."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+DEFAULT_LIMITS: Final = Limits()
+
+
+class OverBudget(Exception):
+    """A connection passed a budget: ``budget`` names which ("partial_line", "input_budget")."""
+
+    def __init__(self, budget: str, text: str) -> None:
+        super().__init__(text)
+        self.budget = budget
+        self.text = text
+
+
+class InputBudget:
+    """The unfinished input all connections of one server hold, against one limit."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.used = 0
+
+    @property
+    def reached(self) -> bool:
+        return self.used >= self.limit
+
+    def take(self, size: int) -> bool:
+        """Count ``size`` more bytes held; False (nothing counted) if that would pass the limit."""
+        if self.used + size > self.limit:
+            return False
+        self.used += size
+        return True
+
+    def give_back(self, size: int) -> None:
+        self.used -= size
+
+
+class Gate:
+    """Admits connections up to ``limits.max_connections`` while the input budget has room."""
+
+    def __init__(self, limits: Limits, budget: InputBudget | None = None) -> None:
+        self.limits = limits
+        self.budget = budget if budget is not None else InputBudget(limits.input_budget_bytes)
+        self.open = 0
+
+    def enter(self) -> str | None:
+        """Count a new connection in; or, refusing it, say why (it is not counted then)."""
+        if self.open >= self.limits.max_connections:
+            return f"the server holds its limit of {self.limits.max_connections} connections"
+        if self.budget.reached:
+            return "the server's input budget is used up"
+        self.open += 1
+        return None
+
+    def leave(self) -> None:
+        """An admitted connection has closed."""
+        self.open -= 1

@@ -1,0 +1,92 @@
+"""Reading a connection into a sans-I/O decoder, within the connection's and the server's budgets.
+
+A game's decoder frames the bytes its own way (lines for the dungeon and the Labyrinth,
+concatenated JSON values for Fish); :class:`FrameReader` only feeds it chunks and checks what it
+holds of an unfinished frame (``decoder.buffered_bytes``) against ``Limits.partial_line_bytes``
+and the server-wide :class:`InputBudget`. The caller takes frames out of its decoder and calls
+:meth:`FrameReader.frame_done` for each, which yields to other tasks every
+``Limits.frames_per_step`` frames: one chunk full of tiny frames cannot hold the event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import trio
+
+from server.net.limits import InputBudget, Limits, OverBudget
+from server.net.transport import Transport
+
+__all__ = ["Decoder", "FrameReader"]
+
+
+class Decoder(Protocol):
+    """What :class:`FrameReader` needs of a sans-I/O decoder."""
+
+    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
+        """Bytes read (``b""``: the peer closed)."""
+
+    @property
+    def buffered_bytes(self) -> int:
+        """Bytes held of an unfinished frame."""
+
+
+class FrameReader:
+    """Feeds ``decoder`` from ``transport``; accounts what it holds to ``budget``."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        decoder: Decoder,
+        limits: Limits,
+        budget: InputBudget | None = None,
+    ) -> None:
+        self.transport = transport
+        self.decoder = decoder
+        self.limits = limits
+        self.budget = budget
+        self.eof = False
+        self._held = 0  # bytes of ours counted in the budget
+        self._frames = 0
+
+    async def fill(self) -> None:
+        """Read one chunk into the decoder (``b""`` once the peer has gone: sets :attr:`eof`).
+
+        Raises :class:`OverBudget` when the decoder then holds more of an unfinished frame
+        than the connection's budget, or than the server's input budget has room for.
+        """
+        data = await self.transport.receive_some()
+        if not data:
+            self.eof = True
+        self.decoder.receive_data(data)
+        self._account()
+
+    def _account(self) -> None:
+        held = self.decoder.buffered_bytes
+        grown = held - self._held
+        if grown <= 0:
+            if self.budget is not None:
+                self.budget.give_back(-grown)
+            self._held = held
+            return
+        if held > self.limits.partial_line_bytes:
+            raise OverBudget(
+                "partial_line",
+                f"an unfinished line longer than {self.limits.partial_line_bytes} bytes",
+            )
+        if self.budget is not None and not self.budget.take(grown):
+            raise OverBudget("input_budget", "the server's input budget is used up")
+        self._held = held
+
+    async def frame_done(self) -> None:
+        """Count one frame handled; every ``frames_per_step`` frames, let other tasks run."""
+        self._frames += 1
+        if self._frames >= self.limits.frames_per_step:
+            self._frames = 0
+            await trio.lowlevel.checkpoint()
+
+    def release(self) -> None:
+        """Give what this connection holds back to the budget (call once, when it closes)."""
+        if self.budget is not None:
+            self.budget.give_back(self._held)
+        self._held = 0

@@ -1,0 +1,122 @@
+"""`arena check-client`: each check fails on a team program with that one fault, and the starter
+clients and `arena team` pass every check."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena import check_client
+from dungeon.config import RulesConfig
+from protocol.conformance import CHECKS, evaluate
+from server.probe import ProbeConfig
+
+ROOT = Path(__file__).resolve().parent.parent
+FAULTY = ROOT / "tests" / "fixtures" / "faulty_team.py"
+STARTER = ROOT / "docs" / "starters" / "starter.py"
+#: A small dungeon and a short match: the probes, not the game, are under test.
+FAST = ProbeConfig(
+    rules=RulesConfig(nodes=300, radius=0.11),
+    start_timeout=3.0,
+    flood_lines=8000,
+    flood_timeout=3.0,
+    grace=1.0,
+    play_seconds=5.0,
+)
+
+
+def failed_checks(command: list[str], config: ProbeConfig = FAST) -> set[str]:
+    seen = trio.run(check_client.check, command, config, 3.0)
+    return {verdict.check.name for verdict in evaluate(seen) if not verdict.passed}
+
+
+FAULTS = {
+    "five_sockets": "six_sockets",
+    "wrong_team": "start",
+    "fragile_lines": "split_dungeon",
+    "short_solution": "solutions",
+    "not_adjacent": "legal_moves",
+    "double_move": "one_commitment",
+    "no_read": "keeps_reading",
+    "crash_on_enemy": "survives_enemy",
+    "crash_on_attacked": "survives_kill",
+    "crash_on_error": "survives_error",
+    "ignore_game_over": "game_over",
+}
+
+
+def test_every_check_has_a_faulty_client() -> None:
+    assert set(FAULTS.values()) == {check.name for check in CHECKS}
+
+
+@pytest.mark.parametrize(("fault", "check"), FAULTS.items(), ids=list(FAULTS))
+def test_a_fault_fails_the_check_that_names_it(
+    fault: str, check: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAULTY_TEAM_FAULT", fault)
+    failed = failed_checks([sys.executable, str(FAULTY)])
+    assert check in failed, f"{fault} should fail {check}; failed: {sorted(failed)}"
+
+
+def test_the_python_starter_passes_every_check_and_the_cli_reports_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["--json", "--config", "nodes=300", "radius=0.11", "--token", "t0k"]
+    status = check_client.main([*argv, "--", sys.executable, str(STARTER)])
+    report = json.loads(capsys.readouterr().out)
+    assert [c["name"] for c in report["checks"] if not c["passed"]] == []
+    assert report["passed"] is True
+    assert status == 0
+
+
+def test_a_failing_program_exits_1_with_a_readable_report(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAULTY_TEAM_FAULT", "short_solution")
+    argv = ["--seconds", "3", "--config", "nodes=300", "radius=0.11"]
+    argv += ["--", sys.executable, str(FAULTY)]
+    assert check_client.main(argv) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  solutions" in out
+    assert "hint: send exactly `switches` bools" in out
+    assert "spec: dungeon.md 2 (solution)" in out
+
+
+def test_arena_team_passes_every_check() -> None:
+    command = [sys.executable, "-m", "arena.main", "team", "--team", "{team}", "--port"]
+    command += ["{port}", "--match", "{match}", "--strategy", "reference", "--seed", "1"]
+    assert failed_checks(command) == set()
+
+
+def test_the_java_starter_passes_every_check(tmp_path: Path) -> None:
+    if shutil.which("javac") is None:
+        pytest.skip("javac not installed: the Java starter is not compiled")
+    subprocess.run(
+        ["javac", "-d", str(tmp_path), str(ROOT / "docs" / "starters" / "Starter.java")],
+        check=True,
+        capture_output=True,
+        timeout=180,
+    )
+    assert failed_checks(["java", "-cp", str(tmp_path), "Starter"]) == set()
+
+
+def test_no_command_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        check_client.main(["--json"])
+    assert exit_info.value.code == 2
+    assert "no program" in capsys.readouterr().err
+
+
+def test_a_program_that_cannot_start_is_one_line_and_exit_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    assert check_client.main(["--", str(tmp_path / "no-such-program")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "cannot run" in err

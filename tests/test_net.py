@@ -1,0 +1,203 @@
+"""The shared network layer (server/net): its policy, framer, reader budgets, outbox and listener.
+
+Memory streams and virtual time; one loopback listener on port 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import trio
+import trio.testing
+
+from server.net import (
+    CLOSE,
+    DEFAULT_LIMITS,
+    FrameReader,
+    Gate,
+    InputBudget,
+    Limits,
+    LineFramer,
+    LineTooLong,
+    Outbox,
+    OverBudget,
+    Transport,
+    serve_tcp,
+)
+from server.net.lines import NEED_DATA
+
+
+def test_the_default_limits_are_the_documented_ones() -> None:
+    """Every limit has the default docs/server.md states (a changed default changes the docs)."""
+    expected = {
+        "max_line_bytes": 1 << 20,
+        "partial_line_bytes": (1 << 20) + 2,
+        "held_requests": 16,
+        "idle_seconds": None,
+        "max_connections": 4096,
+        "input_budget_bytes": 64 << 20,
+        "outbox_messages": 512,
+        "receive_bytes": 1 << 16,
+        "frames_per_step": 64,
+        "linger_seconds": 2.0,
+        "linger_bytes": 16 << 20,
+    }
+    actual = {
+        field.name: getattr(DEFAULT_LIMITS, field.name) for field in dataclasses.fields(Limits)
+    }
+    assert actual == expected
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"held_requests": -1},
+        {"max_connections": 1.5j},
+        {"receive_bytes": 0},
+        {"linger_bytes": True},
+    ],
+)
+def test_a_limit_out_of_range_is_refused(change: dict[str, object]) -> None:
+    """Limits are checked when made: a negative, non-numeric or zero chunk size is a ValueError."""
+    with pytest.raises(ValueError, match="Limits"):
+        DEFAULT_LIMITS.replace(**change)
+
+
+def test_the_gate_refuses_beyond_the_cap_and_the_budget() -> None:
+    """A gate admits up to the connection cap, and none while the input budget is used up."""
+    gate = Gate(DEFAULT_LIMITS.replace(max_connections=2, input_budget_bytes=10))
+    assert gate.enter() is None
+    assert gate.enter() is None
+    assert "2 connections" in (gate.enter() or "")
+    gate.leave()
+    assert gate.budget.take(10)
+    assert "input budget" in (gate.enter() or "")
+    gate.budget.give_back(10)
+    assert gate.enter() is None
+
+
+@pytest.mark.parametrize("chunking", ["whole", "bytewise"])
+def test_line_framer_splits_lines_and_reports_over_long_ones(chunking: str) -> None:
+    """Lines come out without their terminator, blank ones included; an over-long line is
+    reported once and its rest dropped, in any chunking."""
+    data = b"ab\r\n\n" + b"x" * 10 + b"\nc\n"
+    framer = LineFramer(max_line=5)
+    chunks = [data] if chunking == "whole" else [data[i : i + 1] for i in range(len(data))]
+    out: list[object] = []
+    for chunk in chunks:
+        framer.receive_data(chunk)
+        while (line := framer.next_line()) is not NEED_DATA:
+            out.append(line)
+    assert [o if isinstance(o, bytes) else "too long" for o in out] == [
+        b"ab",
+        b"",
+        "too long",
+        b"c",
+    ]
+    assert all(isinstance(o, bytes | LineTooLong) for o in out)
+    assert framer.buffered_bytes == 0
+
+
+async def test_reader_refuses_a_partial_line_past_its_budget() -> None:
+    """An unfinished line longer than the connection's budget raises OverBudget."""
+    client, server = trio.testing.memory_stream_pair()
+    framer = LineFramer(max_line=1 << 20)
+    reader = FrameReader(Transport(server), framer, DEFAULT_LIMITS.replace(partial_line_bytes=8))
+    await client.send_all(b"12345678")
+    await reader.fill()
+    await client.send_all(b"9")
+    with pytest.raises(OverBudget) as over:
+        await reader.fill()
+    assert over.value.budget == "partial_line"
+
+
+async def test_readers_share_the_server_input_budget_and_give_it_back() -> None:
+    """Partial lines of all connections count against one budget; the one that would pass it
+    is refused; a finished line and a closed connection give their bytes back."""
+    budget = InputBudget(10)
+    limits = DEFAULT_LIMITS
+    pairs = [trio.testing.memory_stream_pair() for _ in range(2)]
+    readers = [
+        FrameReader(Transport(server), LineFramer(1 << 20), limits, budget) for _, server in pairs
+    ]
+    await pairs[0][0].send_all(b"123456")
+    await readers[0].fill()
+    assert budget.used == 6
+    await pairs[1][0].send_all(b"12345")
+    with pytest.raises(OverBudget) as over:
+        await readers[1].fill()
+    assert over.value.budget == "input_budget"
+    await pairs[0][0].send_all(b"\n")
+    await readers[0].fill()
+    assert budget.used == 0
+    await pairs[0][0].send_all(b"abc")
+    await readers[0].fill()
+    readers[0].release()
+    assert budget.used == 0
+
+
+async def test_reader_lets_other_tasks_run_between_frames() -> None:
+    """Handling many frames from one chunk yields every ``frames_per_step`` frames."""
+    reader = FrameReader(
+        Transport(trio.testing.memory_stream_pair()[1]),
+        LineFramer(10),
+        DEFAULT_LIMITS.replace(frames_per_step=4),
+    )
+    ran = 0
+
+    async def other() -> None:
+        nonlocal ran
+        ran += 1
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(other)
+        for _ in range(3):
+            await reader.frame_done()
+        assert ran == 0
+        await reader.frame_done()
+        assert ran == 1
+
+
+async def test_outbox_writes_in_order_and_closes_after_close() -> None:
+    """Deliveries are written in order; CLOSE ends the writer after what came before it, and
+    nothing delivered after it is written."""
+    client, server = trio.testing.memory_stream_pair()
+    outbox: Outbox[str] = Outbox(
+        Transport(server), 8, lambda items: ("".join(items).encode(), False), lambda: None
+    )
+    assert outbox.deliver(["a", "b"])
+    assert outbox.deliver([b"raw", "c", CLOSE, "d"])
+    await outbox.run()
+    assert outbox.stopped
+    assert await client.receive_some() == b"abrawc"
+
+
+async def test_a_full_outbox_reports_the_client_as_not_reading() -> None:
+    """Delivering past ``size`` undelivered items calls ``on_full`` and returns False."""
+    full = []
+    outbox: Outbox[str] = Outbox(
+        Transport(trio.testing.memory_stream_pair()[1]),
+        2,
+        lambda items: ("".join(items).encode(), False),
+        lambda: full.append(True),
+    )
+    assert outbox.deliver(["a", "b"])
+    assert not outbox.deliver(["c"])
+    assert full == [True]
+
+
+async def test_serve_tcp_reports_its_port_and_serves_loopback() -> None:
+    """serve_tcp binds 127.0.0.1 on a free port, reports it, and runs the handler per socket."""
+
+    async def echo(stream: trio.SocketStream) -> None:
+        async with stream:
+            await stream.send_all(await stream.receive_some())
+
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(serve_tcp, echo)
+        client = await trio.open_tcp_stream("127.0.0.1", port)
+        async with client:
+            await client.send_all(b"ping")
+            assert await client.receive_some() == b"ping"
+        nursery.cancel_scope.cancel()
