@@ -31,7 +31,7 @@ from arena.options import (
     web_address,
 )
 from dungeon.config import RulesConfig
-from server.app import Server, serve
+from server.app import Server, limits_for, serve
 from server.collector import Collector
 
 __all__ = ["main"]
@@ -49,6 +49,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.1")
     parser.add_argument(
         "--seed", type=seed, default=None, help="first match's seed, +1 per match (default: random)"
+    )
+    parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a network limit (docs/server.md, Limits), e.g. max_connections=1000; repeatable",
     )
     parser.add_argument(
         "--check-workers",
@@ -104,6 +111,7 @@ async def _run(
             seed=args.seed,
             checker=checker,
             check_workers=max(1, args.check_workers),
+            limits=args.limits,
             # This process is the server's own: keep the collector off its answer times.
             collector=Collector(),
             tokens=tokens,
@@ -127,6 +135,10 @@ async def _run(
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     config = dungeon_rules(args.config)
+    try:
+        args.limits = limits_for(config).with_overrides(args.limit)
+    except ValueError as error:
+        raise UsageError(f"--limit {error}") from None
     try:
         args.log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:

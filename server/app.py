@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import resource
 import secrets
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -35,6 +36,10 @@ __all__ = ["Server", "limits_for", "serve"]
 
 log = structlog.get_logger()
 
+#: Open files the connection cap leaves for the rest: listeners, match logs, refused sockets.
+FILES_KEPT = 256
+#: Connections refused with a message at once, at most (beyond: closed without one).
+REFUSING = 64
 #: Seconds sockets get to flush their last messages at shutdown.
 SHUTDOWN_GRACE = 5.0
 
@@ -79,6 +84,7 @@ class Server:
         #: an idle limit of the draw time (the spec lets an agent stay silent that long).
         self.limits = limits if limits is not None else limits_for(config)
         self.gate = Gate(self.limits)
+        self._refusing = 0
         self._latency = latency
         #: ``tokens``: match name -> team -> the token its starts must carry (arena serve --teams,
         #: or a tournament, which fills it as it names matches)
@@ -169,15 +175,24 @@ class Server:
             self.gate.leave()
 
     async def _refuse(self, stream: trio.abc.Stream, why: str) -> None:
-        """A connection beyond the cap or the input budget: one error, then closed."""
-        log.info("connection_refused", reason=why)
-        transport = Transport(stream)
-        line = encode(Error(code=ErrorCode.SERVER_FULL, message=f"{why}: closing"))
-        with trio.move_on_after(1):
-            with contextlib.suppress(trio.BrokenResourceError):
-                await transport.send_all(line)
-            await transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
-        await transport.aclose()
+        """A connection beyond the cap or the input budget: one error, then closed. At most
+        REFUSING at a time are told why (each may take a second); beyond, a flood of
+        connections is closed at once, so refusing costs bounded memory too."""
+        if self._refusing >= REFUSING:
+            await trio.aclose_forcefully(stream)
+            return
+        self._refusing += 1
+        try:
+            log.info("connection_refused", reason=why)
+            transport = Transport(stream)
+            line = encode(Error(code=ErrorCode.SERVER_FULL, message=f"{why}: closing"))
+            with trio.move_on_after(1):
+                with contextlib.suppress(trio.BrokenResourceError):
+                    await transport.send_all(line)
+                await transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
+            await transport.aclose()
+        finally:
+            self._refusing -= 1
 
     def _start_match(self, filling: Filling[Connection]) -> None:
         assert self._matches is not None, "Server.run() must be running"
@@ -235,11 +250,18 @@ class Server:
 
 def limits_for(config: RulesConfig) -> Limits:
     """The dungeon server's default limits for ``config``: the network layer's defaults, with
-    the rules' line limit and an idle limit of the draw time."""
+    the rules' line limit, an idle limit of the draw time, and a connection cap the process's
+    open-file limit can hold (with room for match logs and workers): past that limit accepting
+    would fail instead of refusing with an error."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    cap = DEFAULT_LIMITS.max_connections
+    if soft != resource.RLIM_INFINITY:
+        cap = max(1, min(cap, soft - FILES_KEPT))
     return DEFAULT_LIMITS.replace(
         max_line_bytes=config.max_line,
         partial_line_bytes=config.max_line + 2,
         idle_seconds=config.draw_seconds,
+        max_connections=cap,
     )
 
 

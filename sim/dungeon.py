@@ -23,6 +23,7 @@ that receives the same requests in the same order plays the very same match.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -32,6 +33,7 @@ import numpy as np
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, AgentId, Disconnect, Match, Output, Request, TimeUp
+from dungeon.events import Crossing, EngineEvent, Kill, NpcKilled, TrapProblem
 from protocol.messages import Move, Solution
 from sim.game import TERMINAL, Bot, ChanceMode, Dynamics, GameInfo, MatchResult
 
@@ -178,33 +180,32 @@ class TeamFigures:
         self.npc_kills = [0, 0]
         self.active = [0, 0]
         self.optimum = [0, 0]
-        self._problems: dict[int, list[list[int]]] = {}
+        self._problems: dict[int, Sequence[Sequence[int]]] = {}
 
-    def add(self, events: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:
+    def add(self, events: Sequence[EngineEvent]) -> list[tuple[int, int]]:
         """Fold one output's events; return (crossing, optimum) for each crossing computed."""
         computed: list[tuple[int, int]] = []
         for event in events:
-            kind = event["event"]
-            if kind == "trap_problem":
+            if isinstance(event, TrapProblem):
                 if self.with_optimum:
-                    self._problems[event["crossing"]] = event["traps"]
-            elif kind == "crossing":
-                team = event["agent"][0]
+                    self._problems[event.crossing] = event.traps
+            elif isinstance(event, Crossing):
+                team = event.agent[0]
                 self.crossings[team] += 1
-                self.active[team] += event["active"]
-                self.trap_deaths[team] += 0 if event["survived"] else 1
-                problem = self._problems.pop(event["crossing"], None)
+                self.active[team] += event.active
+                self.trap_deaths[team] += 0 if event.survived else 1
+                problem = self._problems.pop(event.crossing, None)
                 if problem is not None:
-                    value = self._optimum(problem, event["active"])
+                    value = self._optimum(problem, event.active)
                     self.optimum[team] += value
-                    computed.append((event["crossing"], value))
-            elif kind == "kill":
-                self.kills[event["agent"][0]] += 1
-            elif kind == "npc_killed":
-                self.npc_kills[event["agent"][0]] += 1
+                    computed.append((event.crossing, value))
+            elif isinstance(event, Kill):
+                self.kills[event.agent[0]] += 1
+            elif isinstance(event, NpcKilled):
+                self.npc_kills[event.agent[0]] += 1
         return computed
 
-    def _optimum(self, problem: list[list[int]], active: int) -> int:
+    def _optimum(self, problem: Sequence[Sequence[int]], active: int) -> int:
         """The problem's optimum, knowing it never exceeds the ``active`` traps achieved: none
         to compute at k = 0, one SAT call at k = 1 (none when the strategy's own SAT call in
         this process just decided it: ``dungeon.sat`` keeps the verdict); only k >= 2 may need
@@ -439,7 +440,7 @@ class DungeonGame:
 
         self._check_seats(seats)
         with path.open("w", encoding="utf-8") as stream:
-            log = MatchLogWriter(stream)
+            log = MatchLogWriter(stream, clock=time.monotonic)
             log.header(
                 seed=seed,
                 config=self.config.to_dict(),

@@ -14,11 +14,13 @@ The trap problems and dice continue the match generator exactly where the origin
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dungeon.events import Crossing, TrapProblem
 from replay.matchlog import (
     INPUT,
     OPTIMUM,
@@ -119,7 +121,7 @@ def fork(
 
     stream = None if output is None else open(output, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
     try:
-        writer = None if stream is None else MatchLogWriter(stream)
+        writer = None if stream is None else MatchLogWriter(stream, clock=time.monotonic)
         if writer is not None:
             writer.header(
                 seed=log.seed,
@@ -236,10 +238,10 @@ def _log_optima(
     from dungeon.traps import optimum
 
     for fact in out.events:
-        if fact.get("event") == "trap_problem":
-            problems[int(fact["crossing"])] = fact
-        elif fact.get("event") == "crossing":
-            problem = problems.pop(int(fact["crossing"]), None)
+        if isinstance(fact, TrapProblem):
+            problems[fact.crossing] = fact
+        elif isinstance(fact, Crossing):
+            problem = problems.pop(fact.crossing, None)
             if problem is not None:
-                value = optimum(problem["traps"], int(problem["switches"])) if fact["active"] else 0
-                writer.optimum(int(fact["crossing"]), value)
+                value = optimum(problem.traps, problem.switches) if fact.active else 0
+                writer.optimum(fact.crossing, value)

@@ -383,7 +383,9 @@ def test_sim_prints_status_lines_when_stderr_is_no_terminal(tmp_path: Path) -> N
 
 def test_make_says_so_before_installing() -> None:
     """`make run` said nothing during its minute of installing."""
-    result = run(["make", "-n", "-W", "pyproject.toml", ".venv/.installed"], ROOT)
+    result = run(
+        ["make", "--no-print-directory", "-n", "-W", "pyproject.toml", ".venv/.installed"], ROOT
+    )
     assert result.returncode == 0
     first = result.stdout.splitlines()[0]
     assert "installing the project" in first
