@@ -235,3 +235,19 @@ def test_knockout_and_swiss_tournaments_run_to_their_end(
         pairs = [frozenset(m["seats"]) for m in data["matches"]]
         assert all(pairs.count(pair) == 2 for pair in pairs)
         assert {m["round"] for m in data["matches"]} == {1, 2}
+
+
+def test_without_a_working_sandbox_the_run_is_refused_unless_sandbox_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where bubblewrap cannot run, external programs are not started unconfined by default:
+    the run stops with one line saying why and what to do."""
+    import server.sandbox
+
+    monkeypatch.setattr(server.sandbox, "check_available", lambda: "bwrap is not installed")
+    teams = write_teams(tmp_path, TEAMS[:2], PROGRAMS)
+    assert main([str(teams), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "cannot sandbox the programs: bwrap is not installed" in err
+    assert "--sandbox none" in err
+    assert not (tmp_path / "out" / "results.json").exists()
