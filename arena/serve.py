@@ -12,7 +12,6 @@ import re
 import signal
 import sys
 import tomllib
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +28,7 @@ from arena.options import (
     log_level,
     port,
     seed,
+    web_address,
 )
 from dungeon.config import RulesConfig
 from server.app import Server, limits_for, serve
@@ -72,6 +72,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "a start for a listed match and team must carry that token",
     )
     parser.add_argument(
+        "--web",
+        type=web_address,
+        default=None,
+        metavar="HOST:PORT",
+        help="also serve the live page (running and finished matches) there",
+    )
+    parser.add_argument(
         "--log-level", type=log_level, default="info", help="server log level (stderr)"
     )
     return parser.parse_args(argv)
@@ -109,9 +116,17 @@ async def _run(
             collector=Collector(),
             tokens=tokens,
         )
-        await nursery.start(
-            partial(serve, server, host=args.host, port=args.port, shutdown=shutdown)
-        )
+        if args.web is not None:
+            from arena.tournament.board import Board, server_observer
+            from arena.tournament.web import serve_board
+
+            board = Board("Dungeon Arena server")
+            server.observer = server_observer(board)
+            host, web_port = args.web
+            bound = await nursery.start(serve_board, board, host, web_port)
+            log.info("web_listening", url=f"http://{host}:{bound}/")
+        await serve(server, host=args.host, port=args.port, shutdown=shutdown)
+        nursery.cancel_scope.cancel()  # every match is closed: the page goes too
     log.info("serve_exit")
     return status
 

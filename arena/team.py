@@ -33,6 +33,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--port", type=server_port, default=7700, help="server port")
     parser.add_argument("--match", default=None, help="join this named match (1-64 [A-Za-z0-9_-])")
     parser.add_argument(
+        "--token", default=None, help="the team's secret for the match (tournaments hand one out)"
+    )
+    parser.add_argument(
         "--strategy",
         default="reference",
         help=f"how the team plays: {', '.join(sorted(STRATEGIES))}, or module:Class / "
@@ -74,6 +77,7 @@ def main(argv: list[str]) -> int:
                 team=args.team,
                 strategy=strategy,
                 match=args.match,
+                token=args.token,
             )
         )
     except TeamError as error:

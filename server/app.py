@@ -60,8 +60,18 @@ class Server:
         check_grace: float = CHECK_GRACE,
         collector: Collector | None = None,
         tokens: Mapping[str, Mapping[int, str]] | None = None,
+        seeds: Mapping[str, int] | None = None,
+        observer: Callable[[str, MatchActor | Connection], None] | None = None,
     ) -> None:
         self.config = config
+        #: Named matches' seeds (name -> seed), read when the match starts: a tournament fixes
+        #: each match's seed whatever order its matches fill in.
+        self.seeds: Mapping[str, int] = seeds if seeds is not None else {}
+        #: Told ``("started", actor)`` (its log holds the dungeon), ``("over", actor)`` (its log
+        #: closed; also for a match that could not start) and ``("closed", connection)``
+        #: (``fault`` says if its client broke the protocol): a tournament and the live view
+        #: follow matches with it. It must not block or raise.
+        self.observer = observer
         #: The process's garbage collection policy, when this server owns the process.
         self.collector = collector
         self._check_grace = check_grace
@@ -76,7 +86,8 @@ class Server:
         self.gate = Gate(self.limits)
         self._refusing = 0
         self._latency = latency
-        #: ``tokens``: match name -> team -> the token its starts must carry (arena serve --teams)
+        #: ``tokens``: match name -> team -> the token its starts must carry (arena serve --teams,
+        #: or a tournament, which fills it as it names matches)
         self.lobby: Lobby[Connection] = Lobby(self._start_match, tokens)
         self.actors: set[MatchActor] = set()
         #: Every actor ever started, in order (tests and ``arena match`` read their results).
@@ -157,6 +168,8 @@ class Server:
                 conn.log.exception("connection_failed")
             finally:
                 self._connections.discard(conn)
+                if self.observer is not None:
+                    self.observer("closed", conn)
                 self._check_idle()
         finally:
             self.gate.leave()
@@ -183,7 +196,16 @@ class Server:
 
     def _start_match(self, filling: Filling[Connection]) -> None:
         assert self._matches is not None, "Server.run() must be running"
-        seed = next(self._seeds) if self._seeds is not None else secrets.randbits(63)
+        seed = self.seeds.get(filling.name) if filling.name is not None else None
+        if seed is None:
+            seed = next(self._seeds) if self._seeds is not None else secrets.randbits(63)
+
+        def prepared() -> None:  # the engine exists, its log is open with the dungeon in it
+            if self.collector is not None:
+                self.collector.match_prepared()
+            if self.observer is not None:
+                self.observer("started", actor)
+
         actor = MatchActor(
             filling,
             seed=seed,
@@ -194,7 +216,7 @@ class Server:
             prepare_limiter=self._prepare_limiter,
             check_grace=self._check_grace,
             on_over=self._match_over,
-            on_prepared=None if self.collector is None else self.collector.match_prepared,
+            on_prepared=prepared,
         )
         self.actors.add(actor)
         self.finished.append(actor)
@@ -206,6 +228,8 @@ class Server:
         finally:
             self.lobby.finished(actor.filling)
             self.actors.discard(actor)
+            if self.observer is not None:
+                self.observer("over", actor)
             if not self.actors:
                 self._no_matches.set()
             self._check_idle()
