@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import urllib.parse
-from importlib import resources
 from typing import Any
 
 from starlette.applications import Starlette
@@ -31,10 +30,6 @@ __all__ = ["teacher_app"]
 NAV = "<a href='/'>Lobby</a><a href='/#tournaments'>Tournaments</a><a href='/#finished'>Logs</a>"
 
 
-def _asset(name: str) -> bytes:
-    return (resources.files("labyrinth") / "static" / name).read_bytes()
-
-
 SCRIPTS = ["/labyrinth/teacher.js"]
 STYLES = ["/labyrinth/teacher.css"]
 
@@ -42,10 +37,6 @@ STYLES = ["/labyrinth/teacher.css"]
 def teacher_app(server: LabyrinthServer) -> Starlette:
     lobby = Broadcaster()
     games: dict[str, Broadcaster] = {}
-    assets = {
-        "teacher.js": (_asset("teacher.js"), "text/javascript; charset=utf-8"),
-        "teacher.css": (_asset("teacher.css"), "text/css; charset=utf-8"),
-    }
 
     def on_event(kind: str, data: dict[str, Any]) -> None:
         if kind == "lobby":
@@ -179,17 +170,10 @@ rules {escape(run.rules)}, seed {run.seed}</p>
             return JSONResponse({"ok": False, "error": str(error)}, status_code=400)
         return JSONResponse({"ok": True, "games": [p.game for p in pairings]})
 
-    async def asset(request: Request) -> Response:
-        found = assets.get(request.path_params["name"])
-        if found is None:
-            raise HTTPException(404)
-        return Response(found[0], media_type=found[1])
-
     app = web_app(
         [
             Route("/", home),
             Route("/events", lobby_events),
-            Route("/labyrinth/{name}", asset),
             Route("/game/{name}", game_page),
             Route("/game/{name}/events", game_events),
             Route("/game/{name}/log", game_log),
@@ -198,7 +182,9 @@ rules {escape(run.rules)}, seed {run.seed}</p>
             Route("/pair", pair, methods=["POST"]),
             Route("/tournament", new_tournament, methods=["POST"]),
             Route("/tournament/{name}/next", next_phase, methods=["POST"]),
-        ]
+        ],
+        # The page's own script and style: labyrinth/static/ as /labyrinth/NAME.
+        assets={"labyrinth": "labyrinth"},
     )
     app.state.lobby = lobby
     return app

@@ -81,12 +81,13 @@ class Page:
                     continue
 
     def evaluate(self, expression: str) -> Any:
-        """The value of a JavaScript expression (awaited if it is a promise)."""
+        """The value of a JavaScript expression (awaited if it is a promise); DevTools' console
+        helpers such as ``getEventListeners(node)`` are in scope."""
         for attempt in range(50):
             try:
                 result = self.call(
                     "Runtime.evaluate", expression=expression, returnByValue=True,
-                    awaitPromise=True,
+                    awaitPromise=True, includeCommandLineAPI=True,
                 )  # fmt: skip
                 break
             except RuntimeError as error:

@@ -1,6 +1,8 @@
-"""The live page of a tournament or a server: matches, standings, a live view of each match.
-
-Starlette served by Hypercorn's trio worker in the caller's nursery (127.0.0.1 by default).
+"""The dungeon's live page, of a tournament (``arena tournament --web``) or a server (``arena
+serve --web``): matches, standings, a live view of each match. Built on the project's one web
+layer, :mod:`server.web` (served in the caller's nursery, 127.0.0.1 by default; its shared
+assets, error pages and server-sent events); this page's own script and style are the files
+of ``arena/tournament/static/``, served as ``/dungeon/NAME``.
 
 * ``/``: running and finished matches (teams, crossings, deaths, time) and the standings,
   updated by server-sent events (``/events``) as the :class:`~arena.tournament.board.Board`
@@ -28,17 +30,23 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from hypercorn.config import Config
-from hypercorn.trio import serve
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from arena.tournament.board import Board
-from arena.tournament.webpages import INDEX_PAGE, LIVE_SCRIPT
+from arena.tournament.board import Board, BoardMatch
+from server.web import escape, event_stream, page, serve_web, sse_event, sse_text, web_app
 
-__all__ = ["build_app", "serve_board", "serve_web", "viewer_data_of", "viewer_json_of"]
+__all__ = [
+    "build_app",
+    "index_page",
+    "live_page",
+    "serve_board",
+    "viewer_data_of",
+    "viewer_json_of",
+]
 
 #: Seconds between two updates of a live match view (and of the match list while one runs).
 LIVE_SECONDS = 0.5
@@ -79,8 +87,30 @@ def viewer_json_of(path: Path, running: bool) -> str | None:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
+#: The page's own assets: arena/tournament/static/ as /dungeon/NAME.
+ASSETS = {"dungeon": "arena.tournament"}
+
+
+def index_page(title: str) -> str:
+    """The match list and the standings; ``/dungeon/matches.js`` fills them from ``/events``."""
+    body = f"""
+<h1>{escape(title)} <span class="live muted">live</span></h1>
+<p id="state">connecting...</p>
+<div id="standings-box" hidden><h2>Standings</h2>
+<table id="standings"><thead><tr><th>#</th><th>team</th><th>played</th><th>W</th><th>D</th>
+<th>L</th><th>points</th><th>rating mu</th><th>sigma</th></tr></thead>
+<tbody id="standing-rows"></tbody></table></div>
+<h2>Matches</h2>
+<table id="matches"><thead><tr><th>match</th><th>team 0</th><th>team 1</th><th>status</th>
+<th>crossings</th><th>deaths</th><th>seconds</th><th>result</th><th>view</th></tr></thead>
+<tbody id="match-rows"></tbody></table>
+"""
+    return page(f"{title}: live", body, ["/dungeon/matches.js"], styles=["/dungeon/live.css"])
+
+
 def live_page(name: str, data: str) -> str:
-    """The replay viewer's page, wrapped so that it redraws whenever new data arrives."""
+    """The replay viewer's page (replay/viewer/), its script kept as ``window.dungeonViewer``
+    for ``/dungeon/live.js`` to run again whenever new data arrives."""
     from replay.matchlog import SCHEMA_VERSION, software_version
     from replay.viewer_assets import page_parts
 
@@ -88,18 +118,16 @@ def live_page(name: str, data: str) -> str:
     viewer = script.replace("@@SCHEMA@@", str(SCHEMA_VERSION))
     values = {
         "CSS": css,
-        "SCRIPT": LIVE_SCRIPT.replace("/*VIEWER*/", viewer),
+        "SCRIPT": f"window.dungeonViewer = function () {{ {viewer} }};",
         "TITLE": html.escape(f"Dungeon Arena live: {name}"),
         "VERSION": html.escape(software_version()),
         "SCHEMA": str(SCHEMA_VERSION),
         # Inside <script>, "</" could end the element early; "<\\/" means the same to JSON.
         "DATA": data.replace("</", "<\\/"),
     }
-    return _MARKER.sub(lambda match: values[match.group(1)], template)
-
-
-def _sse(kind: str, data: Any) -> str:
-    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+    filled = _MARKER.sub(lambda match: values[match.group(1)], template)
+    head, end, tail = filled.rpartition("</body>")
+    return f"{head}<script src='/dungeon/live.js'></script>{end}{tail}"
 
 
 class _Feeds:
@@ -138,73 +166,71 @@ def build_app(board: Board, out: Path | None = None, pool: Executor | None = Non
     feeds = _Feeds(pool)
 
     async def index(request: Request) -> Response:
-        return HTMLResponse(INDEX_PAGE.replace("@@TITLE@@", html.escape(board.title)))
+        return HTMLResponse(index_page(board.title))
 
     async def events(request: Request) -> Response:
         async def stream() -> AsyncIterator[str]:
             version = -1
             while True:
-                yield _sse("board", board.snapshot())
+                yield sse_event("board", board.snapshot())
                 version = board.version
                 running = any(m.status == "running" for m in board.matches.values())
                 with trio.move_on_after(LIST_SECONDS if running else 15):
                     await board.changed(version)
 
-        return _stream(stream())
+        return event_stream(stream())
 
-    def _match(request: Request) -> Any:
+    def _match(request: Request) -> tuple[BoardMatch, Path]:
+        """The match of the URL and its log; the 404 page if there is none (yet)."""
         match = board.matches.get(request.path_params["name"])
         if match is None or match.log_path is None:
-            return None
-        return match
+            raise HTTPException(404)
+        return match, match.log_path
 
     async def live(request: Request) -> Response:
-        match = _match(request)
-        if match is None:
-            return HTMLResponse("<h1>No such match (yet)</h1>", status_code=404)
-        data, _ = await feeds.read(match.name, match.log_path, match.status != "finished")
+        match, log = _match(request)
+        data, _ = await feeds.read(match.name, log, match.status != "finished")
         if data is None:
-            return HTMLResponse("<h1>The match is starting: reload in a moment</h1>", 503)
+            raise HTTPException(503, "The match is starting: reload in a moment.")
         return HTMLResponse(live_page(match.name, data))
 
     async def live_events(request: Request) -> Response:
-        match = _match(request)
-        if match is None:
-            return Response("no such match", status_code=404)
+        match, log = _match(request)
 
         async def stream() -> AsyncIterator[str]:
             sent = None
             while True:
                 over = match.status == "finished"
-                data, took = await feeds.read(match.name, match.log_path, not over)
+                data, took = await feeds.read(match.name, log, not over)
                 if data is not None and (data is not sent or over):
                     sent = data
-                    yield f"event: {'over' if over else 'frames'}\ndata: {data}\n\n"
+                    yield sse_text("over" if over else "frames", data)
                 if over:
                     return
                 await trio.sleep(max(LIVE_SECONDS, 2 * took))
 
-        return _stream(stream())
+        return event_stream(stream())
 
     async def replay(request: Request) -> Response:
         name = request.path_params["name"]
         if out is not None and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
-            page = out / "replays" / f"{name}.html"
-            if page.is_file():
-                return HTMLResponse(page.read_text(encoding="utf-8"))
-        match = _match(request)
-        if match is None or match.status != "finished":
-            return HTMLResponse("<h1>No finished match of that name</h1>", status_code=404)
-        return HTMLResponse(await trio.to_thread.run_sync(_render, match.log_path))
+            file = out / "replays" / f"{name}.html"
+            if file.is_file():
+                return HTMLResponse(file.read_text(encoding="utf-8"))
+        match, log = _match(request)
+        if match.status != "finished":
+            raise HTTPException(404)
+        return HTMLResponse(await trio.to_thread.run_sync(_render, log))
 
-    return Starlette(
-        routes=[
+    return web_app(
+        [
             Route("/", index),
             Route("/events", events),
             Route("/live/{name}", live),
             Route("/live/{name}/events", live_events),
             Route("/replay/{name}", replay),
-        ]
+        ],
+        ASSETS,
     )
 
 
@@ -215,32 +241,6 @@ def _render(path: Path) -> str:
 
     log = read_log(path)
     return render_html(log, build_timeline(log))
-
-
-def _stream(body: AsyncIterator[str]) -> StreamingResponse:
-    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(body, media_type="text/event-stream", headers=headers)
-
-
-async def serve_web(
-    app: Starlette,
-    host: str = "127.0.0.1",
-    port: int = 0,
-    *,
-    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
-) -> None:
-    """Serve ``app`` until cancelled; reports the bound port."""
-    config = Config()
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
-    config.accesslog = None
-    config.errorlog = None
-    config.graceful_timeout = 0.5
-
-    class _Started:
-        def started(self, binds: list[str] | None = None) -> None:
-            task_status.started(int((binds or [":0"])[0].rsplit(":", 1)[1]))
-
-    await serve(app, config, task_status=_Started())  # type: ignore[arg-type]
 
 
 async def serve_board(

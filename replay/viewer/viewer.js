@@ -332,6 +332,11 @@
     timer = setInterval(() => { if (current >= last) stop(); else draw(current + 1); }, 1000 / rate);
     play.innerHTML = PAUSE_ICON; play.classList.add("playing"); play.setAttribute("aria-label", "pause");
   }
+  // A page may run this script again on a fresh copy of its body (the live view redraws so):
+  // the listeners on document and window and the play timer of the previous run go first.
+  if (window.dungeonViewerRun) window.dungeonViewerRun.abort();
+  const listening = window.dungeonViewerRun = new AbortController();
+  listening.signal.addEventListener("abort", () => { if (timer !== null) clearInterval(timer); });
   play.addEventListener("click", () => (timer === null ? start() : stop()));
   speed.addEventListener("change", () => { if (timer !== null) { stop(); start(); } });
   slider.addEventListener("input", () => { stop(); draw(Number(slider.value)); });
@@ -344,9 +349,9 @@
     else if (event.key === "ArrowLeft") { stop(); draw(current - 1); }
     else if (event.key === "Home") { stop(); draw(0); }
     else if (event.key === "End") { stop(); draw(last); }
-  });
+  }, { signal: listening.signal });
 
-  window.addEventListener("resize", () => { measure(); draw(current); });
+  window.addEventListener("resize", () => { measure(); draw(current); }, { signal: listening.signal });
   stop();
   // Links into a match: ?step=N opens at step N; ?slide=N then moves the slider to N as a
   // user's drag does (the browser test checks the agents move); ?play starts playing.

@@ -1,9 +1,9 @@
-"""The ASGI application frame (static files, 404 and 500 pages) and serving it with Hypercorn's
+"""The ASGI application frame (static assets, 404 and 500 pages) and serving it with Hypercorn's
 trio worker in the caller's nursery."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import resources
 
 import trio
@@ -28,10 +28,10 @@ MEDIA_TYPES = {
 }
 
 
-def static_assets() -> dict[str, tuple[bytes, str]]:
-    """The shared assets shipped as package data (server/web/static), by file name: their
-    bytes and media type. They are small and read once (no file I/O per request)."""
-    folder = resources.files("server.web") / "static"
+def static_assets(package: str = "server.web") -> dict[str, tuple[bytes, str]]:
+    """The assets shipped as package data in ``package``'s ``static/`` folder, by file name:
+    their bytes and media type. They are small and read once (no file I/O per request)."""
+    folder = resources.files(package) / "static"
     return {
         item.name: (item.read_bytes(), MEDIA_TYPES.get("." + item.name.rsplit(".", 1)[-1], ""))
         for item in folder.iterdir()
@@ -39,8 +39,8 @@ def static_assets() -> dict[str, tuple[bytes, str]]:
     }
 
 
-def _static_route() -> Route:
-    assets = static_assets()
+def _static_route(prefix: str, package: str) -> Route:
+    assets = static_assets(package)
 
     async def asset(request: Request) -> Response:
         found = assets.get(request.path_params["name"])
@@ -49,7 +49,7 @@ def _static_route() -> Route:
         content, media_type = found
         return Response(content, media_type=media_type, headers={"Cache-Control": "no-cache"})
 
-    return Route("/static/{name}", asset)
+    return Route(f"/{prefix}/{{name}}", asset)
 
 
 async def _http_error(request: Request, error: Exception) -> Response:
@@ -69,10 +69,13 @@ async def _server_error(request: Request, error: Exception) -> Response:
     return HTMLResponse(page("Server error", body), status_code=500)
 
 
-def web_app(routes: Sequence[BaseRoute]) -> Starlette:
-    """An app of ``routes`` plus ``/static`` (the shared assets) and the error pages."""
+def web_app(routes: Sequence[BaseRoute], assets: Mapping[str, str] | None = None) -> Starlette:
+    """An app of ``routes`` plus ``/static/NAME`` (the shared assets), the error pages and, for
+    each ``prefix: package`` of ``assets``, a page's own assets: ``package``'s ``static/``
+    folder served as ``/prefix/NAME`` the same way."""
+    served = {"static": "server.web", **(assets or {})}
     return Starlette(
-        routes=[*routes, _static_route()],
+        routes=[*routes, *(_static_route(prefix, package) for prefix, package in served.items())],
         exception_handlers={HTTPException: _http_error, 500: _server_error},
     )
 

@@ -1,6 +1,8 @@
 """Live updates as server-sent events: a :class:`Broadcaster` fans events out to subscribers
-(each with a small buffer; one that falls behind is dropped, never the publisher), and
-:func:`sse_response` streams one subscription to a browser's ``EventSource``."""
+(each with a small buffer; one that falls behind is dropped, never the publisher),
+:func:`sse_response` streams one subscription to a browser's ``EventSource``, and
+:func:`event_stream` streams any async iterator of :func:`sse_event` texts (a page that
+polls its own state rather than being published to)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Any
 import trio
 from starlette.responses import StreamingResponse
 
-__all__ = ["Broadcaster", "sse_response"]
+__all__ = ["Broadcaster", "event_stream", "sse_event", "sse_response", "sse_text"]
 
 
 class Broadcaster:
@@ -64,8 +66,19 @@ class Broadcaster:
 
 
 def sse_event(kind: str, data: Any) -> str:
-    """One event's SSE text."""
-    return f"event: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+    """One event's SSE text: ``data`` as compact JSON."""
+    return sse_text(kind, json.dumps(data, separators=(",", ":")))
+
+
+def sse_text(kind: str, text: str) -> str:
+    """One event's SSE text of ``text`` already encoded (one line of JSON)."""
+    return f"event: {kind}\ndata: {text}\n\n"
+
+
+def event_stream(body: AsyncIterator[str]) -> StreamingResponse:
+    """A ``text/event-stream`` response of ``body``'s texts (proxies told not to buffer it)."""
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(body, media_type="text/event-stream", headers=headers)
 
 
 def sse_response(
@@ -74,7 +87,4 @@ def sse_response(
     """A ``text/event-stream`` response following ``broadcaster``; ``snapshot()`` gives the
     first event (kind, data) so a new page starts from the current state."""
     first = None if snapshot is None else (lambda: sse_event(*snapshot()))
-    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(
-        broadcaster.subscribe(first), media_type="text/event-stream", headers=headers
-    )
+    return event_stream(broadcaster.subscribe(first))
