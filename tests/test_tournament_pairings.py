@@ -172,6 +172,10 @@ def teams_file(tmp_path: Path, **tournament: Any) -> dict[str, Any]:
         ({"team": [TEAM_A, TEAM_A]}, "team[1].name"),
         ({"team": [TEAM_A, {"name": "b"}]}, "team[1] (b)"),
         ({"team": [TEAM_A, {"name": "b", "builtin": "nope"}]}, "team[1] (b).builtin"),
+        ({"team": [TEAM_A, {"name": "b", "builtin": 7}]}, "team[1] (b).builtin"),
+        ({"team": [TEAM_A, {"name": "b", "builtin": "gone.py:Team"}]}, "no such file"),
+        ({"team": [TEAM_A, {"name": "b", "builtin": "json:Team"}]}, "json has no attribute Team"),
+        ({"team": [TEAM_A, {"name": "b", "builtin": "json:JSONDecoder"}]}, "lacks"),
         ({"team": [TEAM_A, {"name": "b", "command": ["x"], "dir": "nowhere"}]}, "team[1] (b).dir"),
         ({"team": [TEAM_A, {"name": "b", "command": "x", "dir": "."}]}, "team[1] (b).command"),
         ({"team": [TEAM_A, {"name": "b", "command": ["{who}"], "dir": "."}]}, "{who}"),
@@ -188,6 +192,23 @@ def test_a_bad_teams_file_is_one_line_naming_the_field(
     assert "\n" not in text
     assert text.startswith("teams.toml: ")
     assert field in text
+
+
+def test_a_builtin_of_ones_own_is_loaded_by_the_one_plugin_loader(tmp_path: Path) -> None:
+    """builtin = "file.py:Class" is relative to the teams file and kept as an absolute path;
+    "module:Class" as it is; both are loaded and checked as sim.plugins checks any strategy."""
+    (tmp_path / "mine.py").write_text(
+        "from client.strategies.rusher import Rusher\n\n\nclass Copy(Rusher):\n    pass\n"
+    )
+    teams = [
+        {"name": "a", "builtin": "mine.py:Copy"},
+        {"name": "b", "builtin": "client.strategies.rusher:Rusher"},
+    ]
+    tournament = parse_teams({"tournament": {"name": "t"}, "team": teams}, base=tmp_path)
+    assert [team.builtin for team in tournament.teams] == [
+        f"{tmp_path.resolve() / 'mine.py'}:Copy",
+        "client.strategies.rusher:Rusher",
+    ]
 
 
 def test_a_good_teams_file_resolves_folders_and_applies_the_match_time(tmp_path: Path) -> None:

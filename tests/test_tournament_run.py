@@ -165,6 +165,48 @@ def test_sandbox_none_warns_on_every_run(
     assert "WARNING: --sandbox none" in capsys.readouterr().err
 
 
+#: A strategy of one's own for a teams file's ``builtin = "mine.py:Copy"``.
+RUSHER_COPY = """
+from client.strategies.rusher import Rusher
+
+
+class Copy(Rusher):
+    pass
+"""
+
+
+def test_a_builtin_strategy_of_ones_own_plays_its_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A team given as builtin = "mine.py:Copy" (loaded by sim.plugins) plays every match of
+    the tournament like a built-in team: no failures, results recorded."""
+    (tmp_path / "mine.py").write_text(RUSHER_COPY)
+    teams = write_teams(tmp_path, [TEAMS[0], {"name": "mine", "builtin": "mine.py:Copy"}])
+    out = tmp_path / "out"
+    assert main([str(teams), "--out", str(out), "--sandbox", "none"]) == 0, capsys.readouterr()
+    data = read_results(out)
+    assert data["complete"] is True
+    rows = {row["team"]: row for row in data["teams"]}
+    assert rows["mine"]["played"] == 2
+    assert rows["mine"]["failures"] == []
+    assert all(match["reason"] in {"shrine", "time", "forfeit"} for match in data["matches"])
+
+
+def test_a_broken_builtin_strategy_is_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A strategy file that fails to load is refused before anything runs: one line naming
+    the teams file, the field and the cause."""
+    (tmp_path / "mine.py").write_text("raise RuntimeError('half written')\n")
+    teams = write_teams(tmp_path, [TEAMS[0], {"name": "mine", "builtin": "mine.py:Copy"}])
+    assert main([str(teams), "--out", str(tmp_path / "out"), "--sandbox", "none"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert "teams.toml: team[1] (mine).builtin: " in err[0]
+    assert "RuntimeError: half written" in err[0]
+    assert not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize(
     ("case", "expected"),
     [

@@ -12,21 +12,20 @@ deleted. A built-in team is a task of this process playing with ``client.team.co
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import shutil
 import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import trio
 
 from arena.tournament.teams import Team
-from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy
+from client.strategies.base import TeamStrategy, make_strategy
 from client.team import TeamError, connect_team
 from server.sandbox import Limits, prepare_folder, program_paths, sandbox_argv
+from sim.plugins import dungeon_strategy
 
 __all__ = ["Entrant", "MatchTicket", "builtin_strategy", "command_line"]
 
@@ -61,13 +60,9 @@ def command_line(team: Team, ticket: MatchTicket) -> list[str]:
 
 
 def builtin_strategy(name: str, seat: int, seed: int) -> TeamStrategy:
-    """A built-in strategy by name, or ``module:Class`` (built with ``(team, seed)``)."""
-    if name in STRATEGIES or ":" not in name:
-        return make_strategy(name, seat, seed)
-    module, _, attribute = name.partition(":")
-    factory: Any = getattr(importlib.import_module(module), attribute)
-    strategy: TeamStrategy = factory(seat, seed)
-    return strategy
+    """A built-in strategy by name, or one's own (``module:Class``, ``path/file.py:Class``)
+    loaded by :mod:`sim.plugins` and built with ``(team, seed)``."""
+    return make_strategy(name, seat, seed, load=dungeon_strategy)
 
 
 class Entrant:

@@ -1,8 +1,10 @@
 """The teams file of ``arena tournament`` (TOML): read and checked, pure apart from reading it.
 
 Every problem is one :class:`TeamsError` line naming the file and the field (``team[2].dir``),
-which the command prints before exiting 2. Relative ``dir`` paths are relative to the file's
-folder. See docs/tournament.md for the format.
+which the command prints before exiting 2. Relative ``dir`` paths, and the file of a
+``builtin = "path/file.py:Class"``, are relative to the file's folder; a ``builtin`` strategy of
+one's own is loaded and checked here by :mod:`sim.plugins`, the project's one plug-in loader.
+See docs/tournament.md for the format.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from client.strategies.base import STRATEGIES
 from dungeon.config import DEFAULT_RULES, RulesConfig
+from sim.plugins import PluginError, is_plugin, resolve_names
 
 __all__ = [
     "FORMATS",
@@ -178,6 +181,23 @@ def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file")
     )
 
 
+def _strategy(builtin: Any, base: Path, source: str, where: str) -> str:
+    """A built-in strategy's name, or a strategy of one's own (``module:Class``, or
+    ``path/file.py:Class`` relative to the teams file) loaded and checked by the one plug-in
+    loader, :mod:`sim.plugins`, its file path made absolute."""
+    if not isinstance(builtin, str):
+        raise _fail(source, where, f"wants a strategy name or module:Class, got {builtin!r}")
+    if is_plugin(builtin):
+        file, _, attribute = builtin.rpartition(":")
+        if file.endswith(".py") and not Path(file).expanduser().is_absolute():
+            builtin = f"{base / file}:{attribute}"
+    try:
+        (resolved,) = resolve_names([builtin], "dungeon", STRATEGIES)
+    except PluginError as error:
+        raise _fail(source, where, str(error)) from None
+    return resolved
+
+
 def _team(raw: Any, index: int, base: Path, source: str) -> Team:
     where = f"team[{index}]"
     if not isinstance(raw, dict):
@@ -194,12 +214,7 @@ def _team(raw: Any, index: int, base: Path, source: str) -> Team:
     if (builtin is None) == (command is None):
         raise _fail(source, where, "wants exactly one of 'command' and 'builtin'")
     if builtin is not None:
-        if not isinstance(builtin, str) or not (builtin in STRATEGIES or ":" in builtin):
-            known = ", ".join(sorted(STRATEGIES))
-            raise _fail(
-                source, f"{where}.builtin", f"wants one of {known} or module:Class, got {builtin!r}"
-            )
-        return Team(name=name, builtin=builtin)
+        return Team(name=name, builtin=_strategy(builtin, base, source, f"{where}.builtin"))
     if (
         not isinstance(command, list)
         or not command
