@@ -3,13 +3,24 @@ nursery on a loopback port, the shared assets, a 404 page for unknown URLs, and 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import trio
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 from web_client import first_events, http
 
-from server.web import Broadcaster, page, serve_web, sse_response, web_app
+from server.web import (
+    Broadcaster,
+    event_stream,
+    page,
+    serve_web,
+    sse_event,
+    sse_response,
+    sse_text,
+    web_app,
+)
 
 
 def make_app(hub: Broadcaster) -> object:
@@ -83,3 +94,46 @@ def test_a_subscriber_that_falls_behind_is_dropped_not_the_publisher() -> None:
         hub.publish("move", {"turn": turn})
     assert hub.subscribers == 0
     assert receive.receive_nowait().startswith("event: move")
+
+
+async def test_a_pages_own_assets_are_served_beside_the_shared_ones() -> None:
+    """web_app(routes, {prefix: package}) serves the package's static/ folder as /prefix/NAME
+    (the Labyrinth page's and the dungeon page's own scripts and styles); an unknown one is the
+    404 page."""
+    app = web_app([], {"labyrinth": "labyrinth", "dungeon": "arena.tournament"})
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(serve_web, app, "127.0.0.1", 0)
+        for path, kind in (
+            ("/labyrinth/teacher.js", "javascript"),
+            ("/dungeon/live.js", "javascript"),
+            ("/dungeon/live.css", "text/css"),
+            ("/static/arena.js", "javascript"),
+        ):
+            status, headers, body = await http(port, path)
+            assert status == 200, path
+            assert kind in headers["content-type"]
+            assert body
+        status, _, body = await http(port, "/dungeon/nope.js")
+        assert status == 404
+        assert "There is no page at <code>/dungeon/nope.js</code>" in body
+        nursery.cancel_scope.cancel()
+
+
+async def test_an_event_stream_sends_what_its_page_yields() -> None:
+    """event_stream: a page following its own state (the dungeon's live page) streams the
+    events it makes, JSON data (sse_event) or text already JSON (sse_text)."""
+
+    async def events(request: Request) -> Response:
+        async def texts() -> AsyncIterator[str]:
+            yield sse_event("board", {"version": 1})
+            yield sse_text("frames", '{"frames":[]}')
+
+        return event_stream(texts())
+
+    app = web_app([Route("/events", events)])
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(serve_web, app, "127.0.0.1", 0)
+        with trio.fail_after(20):
+            found = await first_events(port, "/events", 2)
+        nursery.cancel_scope.cancel()
+    assert found == ['event: board\ndata: {"version":1}', 'event: frames\ndata: {"frames":[]}']
