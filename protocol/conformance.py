@@ -114,10 +114,11 @@ class Observations:
     #: agents whose flood of sightings could not be written in time
     flood_stuck: set[int] = field(default_factory=set)
     flood_sent: bool = False
-    #: agents whose socket (or the program) ended before game_over: why, and during which
-    #: probe ("start", "enemy", "kill", "error" or "play")
+    #: agents whose flood was started, and those that then answered a sat written after it
+    flooded_agents: set[int] = field(default_factory=set)
+    read_past_flood: set[int] = field(default_factory=set)
+    #: agents whose socket (or the program) ended before game_over, and why
     lost: dict[int, str] = field(default_factory=dict)
-    lost_phase: dict[int, str] = field(default_factory=dict)
     killed_agent: int | None = None
     killed_then_moved: bool = False
     errored_agent: int | None = None
@@ -192,7 +193,15 @@ def evaluate(seen: Observations) -> list[Verdict]:
             else ("every socket read its flood" if seen.flood_sent else "no flood was sent")
         ),
     )
-    lost_early = {a: why for a, why in seen.lost.items() if seen.lost_phase.get(a) == "enemy"}
+    # Lost after its flood began and before it showed it had read past it (the kill and the
+    # error probes judge their own agents): by what the program did, not by when the loss was
+    # noticed, which depends on timing.
+    probed = {seen.killed_agent, seen.errored_agent}
+    lost_early = {
+        a: why
+        for a, why in seen.lost.items()
+        if a in seen.flooded_agents and a not in seen.read_past_flood and a not in probed
+    }
     results["survives_enemy"] = (
         seen.flood_sent and not lost_early and not seen.flood_stuck,
         _first([f"agent {a}: {why}" for a, why in sorted(lost_early.items())]) or "still connected",

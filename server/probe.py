@@ -77,6 +77,9 @@ class _Agent:
     #: killed by the probe while committed: one `solution` may still be on its way
     excused_solution: bool = False
     flooded: bool = False
+    #: its pending sat was written after its whole flood: answering it proves the program read
+    #: past every sighting of the flood
+    sat_after_flood: bool = False
 
 
 class _Probe:
@@ -93,7 +96,6 @@ class _Probe:
         self.all_started = trio.Event()
         self.over = trio.Event()
         self.closed = trio.Event()
-        self.phase = "start"
         self.kill_sent = False
         self.error_sent = False
         self.probes_done_at: float | None = None
@@ -183,8 +185,8 @@ class _Probe:
             nursery.cancel_scope.cancel()
 
     async def flood(self, number: int, conn: ProbeSocket) -> None:
-        self.phase = "enemy" if self.phase == "start" else self.phase
         self.seen.flood_sent = True
+        self.seen.flooded_agents.add(number)
         node = self.dungeon.shrine[self.enemy]
         pair = encode(Enemy(node, -1, True)) + encode(Enemy(node, -1, False))
         pair += encode(Enemy(node, 3, True)) + encode(Enemy(node, 3, False))
@@ -223,13 +225,7 @@ class _Probe:
             return
         if self.exited.is_set():
             why = "the program exited before game_over"
-        phase = self.phase
-        if number == self.seen.killed_agent:
-            phase = "kill"
-        elif number == self.seen.errored_agent:
-            phase = "error"
         self.seen.lost[number] = why
-        self.seen.lost_phase[number] = phase
         if len(self.seen.lost) == len(self.sockets):
             self.over.set()
 
@@ -277,6 +273,7 @@ class _Probe:
             return
         traps = self._problem()
         agent.pending = (to, traps, trio.current_time())
+        agent.sat_after_flood = agent.flooded
         await conn.send(encode(Sat(to=to, switches=self.config.rules.switches, traps=traps)))
 
     def _problem(self) -> tuple[tuple[int, ...], ...]:
@@ -305,7 +302,6 @@ class _Probe:
         self, number: int, conn: ProbeSocket, agent: _Agent, to: int
     ) -> None:
         self.kill_sent = True
-        self.phase = "play"
         self.seen.killed_agent = number
         traps = self._problem()
         home = self.dungeon.start[self.team]
@@ -336,6 +332,8 @@ class _Probe:
             return
         to, traps, _ = agent.pending
         agent.pending = None
+        if agent.sat_after_flood:
+            self.seen.read_past_flood.add(number)
         agent.excused_solution = False
         survived = self.rng.random() < self.config.rules.survival ** active_traps(traps, assignment)
         agent.location = to if survived else self.dungeon.start[self.team]
