@@ -19,7 +19,8 @@ end of the stream. A value may take at most ``max_value`` bytes (default 1 MiB):
 refused as soon as its unfinished part passes the budget, without buffering the rest.
 
 Errors. Every error of the peer's making is a :class:`RemoteProtocolError` whose ``cause`` is
-one of ``not_json`` (garbage, bad UTF-8, a bracket that does not match), ``too_large`` or
+one of ``not_json`` (garbage, bad UTF-8, a bracket that does not match, the ``NaN`` and
+``Infinity`` Python's json would take, a number too large for a float), ``too_large`` or
 ``truncated`` (the stream ended inside a value). Fish gives a peer no second chance, so any
 error is final: the codec then raises the same error on every call. Sending something that is
 not JSON (a NaN, a set) is our own bug: :class:`LocalProtocolError`.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 import re
 from typing import Any, Final
 
@@ -83,7 +85,22 @@ _SCALAR_END: Final = re.compile(rb'[\s\[\]{}",:]')
 _SCALAR_START: Final = frozenset(b"-0123456789tfn")
 #: Values whose end is their own last byte (not a number, which more digits could extend).
 _FAST_START: Final = frozenset(b'[{"')
-_DECODER: Final = json.JSONDecoder()
+
+
+def _not_json_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:20]}... is out of range")
+    return value
+
+
+#: Strict JSON: Python's decoder also takes NaN, Infinity and -Infinity, and turns 1e400 into
+#: inf; a peer's value holding one would reach our logs as a line no JSON reader accepts.
+_DECODER: Final = json.JSONDecoder(parse_constant=_not_json_constant, parse_float=_finite_float)
 
 
 def encode(value: object) -> bytes:
@@ -187,7 +204,7 @@ class StreamCodec:
         self._started = False
         self._scan = 0
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = _DECODER.decode(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as error:
             raise self._fail(f"not JSON: {raw[:40]!r}: {error}", "not_json") from None
         self.values_out += 1

@@ -115,6 +115,14 @@ def feed_all(codec: StreamCodec, stream: bytes, size: int) -> None:
         (b'"' + b"x" * 200 + b'"', "too_large"),
         (b"[" + b"1," * 100, "too_large"),
         (b"1" * 200, "too_large"),
+        # Python's json takes these; JSON does not, and they would reach the logs as lines
+        # no JSON reader accepts (jq turns NaN into null, JSON.parse throws).
+        (b"[NaN,0]", "not_json"),
+        (b"[Infinity,0]", "not_json"),
+        (b"[0,-Infinity]", "not_json"),
+        (b"-Infinity", "not_json"),
+        (b"[1e400,0]", "not_json"),
+        (b"-1e400 ", "not_json"),
     ],
 )
 def test_bad_bytes_are_the_peers_fault(stream: bytes, cause: str) -> None:
