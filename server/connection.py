@@ -89,7 +89,11 @@ class Connection:
         self.codec = Codec(ClientMessage, max_line=config.max_line)
         self.reader = FrameReader(self.transport, self.codec, limits, budget)
         self.outbox: Outbox[Outgoing] = Outbox(
-            self.transport, limits.outbox_messages, self._render, lambda: self.kill("outbox_full")
+            self.transport,
+            limits.outbox_messages,
+            self._render,
+            lambda: self.kill("outbox_full"),
+            limits.drain_seconds,
         )
         self.slot: AgentId | None = None
         self.filling: Filling[Connection] | None = None
@@ -115,6 +119,9 @@ class Connection:
                     tasks.start_soon(self._read_then_wait, tasks.cancel_scope)
                     await self.outbox.run()
                     tasks.cancel_scope.cancel()  # written the last line: stop reading
+                if not self.outbox.drained:
+                    self.log.info("connection_killed", reason="not_reading", slot=self.slot)
+                    return  # it reads nothing: no point waiting for its leftovers
                 await self.transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
         finally:
             self.closed = True
@@ -198,7 +205,11 @@ class Connection:
     # -- writing -------------------------------------------------------------------------------
 
     def deliver(self, items: list[Outgoing | Close]) -> bool:
-        """Send ``items`` without waiting (see :class:`server.net.Outbox`)."""
+        """Send ``items`` without waiting (see :class:`server.net.Outbox`). After a
+        ``game_over`` the socket closes: CLOSE tells the outbox so even while its writer is
+        still held up by earlier lines (its time to write them is then bounded)."""
+        if any(_is_game_over(item) for item in items):
+            items = [*items, CLOSE]
         return self.outbox.deliver(items)
 
     def _render(self, items: list[Outgoing]) -> tuple[bytearray, bool]:
@@ -375,6 +386,10 @@ class Connection:
                     return True  # the match is over; its actor is gone
             if self.refused:
                 return False
+
+
+def _is_game_over(item: Outgoing | Close) -> bool:
+    return isinstance(item, GameOver) or (isinstance(item, tuple) and isinstance(item[0], GameOver))
 
 
 def last_error(error: Error) -> Error:

@@ -173,3 +173,26 @@ async def test_nothing_after_the_hundredth_error_reaches_the_match(tmp_path: Pat
     ]
     assert len(inputs) == 100
     assert not [line for line in log.outputs if line.event == "trap_problem"]
+
+
+async def test_a_socket_that_never_reads_is_closed_after_its_match_is_over(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A client that never reads holds up its socket's writer (its `dungeon` line is never
+    taken). Once its match is over, the socket gets ``drain_seconds`` for its last lines and is
+    closed: it stayed open for ever, one connection of the cap each, after every such match."""
+    async with running_server() as (server, nursery):
+        deaf = connect_memory(server, nursery, lockstep=True)
+        agents = {slot: connect_memory(server, nursery) for slot in AGENTS if slot != (0, 0)}
+        await deaf.send(Start(team=0, agent=0))
+        await join_all(agents)
+        for slot, agent in agents.items():
+            if slot.team == 1:
+                await agent.aclose()  # team 1 leaves: team 0 wins by forfeit, game over
+        await agents[AgentId(0, 1)].until_closed()
+        over = trio.current_time()
+        with trio.move_on_after(60):
+            while server.gate.open:  # the five readers of team 0 close at once, then the deaf
+                await trio.sleep(0.5)
+        assert server.gate.open == 0
+        assert trio.current_time() - over == pytest.approx(server.limits.drain_seconds, abs=1)
