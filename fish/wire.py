@@ -12,11 +12,13 @@ value is buffered), and turn our own values into bytes (``send``)::
         ...                            # may raise RemoteProtocolError
     await stream.send_all(codec.send(["setup", [state]]))
 
-Framing. Whitespace (space, tab, CR, LF) between values is skipped. An array, object or string
-ends at its closing bracket or quote, found by one incremental scan that never rescans a byte; a
-bare number or literal (``12``, ``true``) ends at the next whitespace, bracket or quote, or at the
-end of the stream. A value may take at most ``max_value`` bytes (default 1 MiB): a longer one is
-refused as soon as its unfinished part passes the budget, without buffering the rest.
+Framing. Whitespace (space, tab, CR, LF) between values is skipped; it is input like any other,
+counted toward the next value's budget (a stream of spaces is not free to send for ever). An
+array, object or string ends at its closing bracket or quote, found by one incremental scan that
+never rescans a byte; a bare number or literal (``12``, ``true``) ends at the next whitespace,
+bracket or quote, or at the end of the stream. A value may take at most ``max_value`` bytes
+(default 1 MiB): a longer one is refused as soon as its unfinished part passes the budget,
+without buffering the rest.
 
 Errors. Every error of the peer's making is a :class:`RemoteProtocolError` whose ``cause`` is
 one of ``not_json`` (garbage, bad UTF-8, a bracket that does not match, the ``NaN`` and
@@ -73,7 +75,8 @@ class LocalProtocolError(ProtocolError):
     """We misused the codec or tried to send something that is not JSON: our bug."""
 
 
-_WHITESPACE: Final = b" \t\r\n"
+#: The first byte that is not JSON whitespace (space, tab, CR, LF).
+_NOT_WHITESPACE: Final = re.compile(rb"[^ \t\r\n]")
 _OPEN: Final = {ord("["): ord("]"), ord("{"): ord("}")}
 _CLOSE: Final = frozenset(b"]}")
 #: Inside a container but outside strings, the bytes that matter: brackets and quotes.
@@ -126,6 +129,8 @@ class StreamCodec:
         self._stack: list[int] = []
         self._in_string = False
         self._started = False  # the buffer starts with a value (leading whitespace dropped)
+        #: Whitespace dropped since the last value: it counts toward the next value's budget.
+        self._blank = 0
         self._eof = False
         self._error: RemoteProtocolError | None = None
         self.values_out = 0
@@ -172,12 +177,17 @@ class StreamCodec:
     def _next(self) -> Any:
         buffer = self._buffer
         if not self._started:
-            start = 0
-            while start < len(buffer) and buffer[start] in _WHITESPACE:
-                start += 1
+            value_at = _NOT_WHITESPACE.search(buffer)
+            start = len(buffer) if value_at is None else value_at.start()
+            self._blank += start
             del buffer[:start]
+            if self._blank > self.max_value:
+                raise self._fail(
+                    f"more than {self.max_value} bytes of whitespace before a value", "too_large"
+                )
             if not buffer:
                 return NEED_DATA
+            self._blank = 0
             self._started = True
             self._scan = 0
         if self._scan == 0 and buffer[0] in _FAST_START:
