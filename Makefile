@@ -6,9 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint types contracts pytest bench browser clean constraints
+.PHONY: run test lint types contracts pytest bench browser bubblewrap clean constraints
 
-$(STAMP): pyproject.toml constraints.txt
+$(STAMP): pyproject.toml constraints.txt setup.py dungeon/_fastcore.c
 	@echo "make: installing the project and its dependencies into $(VENV) (about a minute, once)" >&2
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -18,7 +18,7 @@ $(STAMP): pyproject.toml constraints.txt
 run: $(STAMP)
 	$(BIN)/arena match
 
-test: $(STAMP) browser lint types contracts pytest
+test: $(STAMP) browser bubblewrap lint types contracts pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -39,6 +39,12 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq chromium >/dev/null); \
 	  else echo "make: Chromium is missing; install Debian's 'chromium' package for the viewer test" >&2; fi; }
+
+# Untrusted programs (Penguins players, tournament entries) run under bubblewrap (server/sandbox.py).
+bubblewrap:
+	@command -v bwrap >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null); \
+	  else echo "make: bwrap is missing; install Debian's 'bubblewrap' package for the sandbox tests" >&2; fi; }
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -26,8 +26,8 @@ from dataclasses import replace
 
 import trio
 
-from arena.options import add_config_option, positive_seconds
-from dungeon.config import DEFAULT_RULES, parse_overrides
+from arena.errors import EXIT_USAGE, command
+from arena.options import ArgumentParser, add_config_option, dungeon_rules, positive_seconds, seed
 from protocol.conformance import Observations, Verdict, evaluate
 from server.probe import ProbeConfig, run_probe
 
@@ -44,7 +44,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         options, command = argv[:split], argv[split + 1 :]
     else:
         options, command = argv, []
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="arena check-client",
         description=__doc__.splitlines()[0].split(": ", 1)[1],
         usage="arena check-client [OPTIONS] -- CMD [ARG ...]",
@@ -52,7 +52,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     parser.add_argument("--team", type=int, choices=(0, 1), default=0, help="the program's team")
     parser.add_argument("--match", default="check", help="the match name it is told")
     parser.add_argument("--token", default=None, help="the token it is told (default: none)")
-    parser.add_argument("--seed", type=int, default=1, help="the dungeon's and dice's seed")
+    parser.add_argument("--seed", type=seed, default=1, help="the dungeon's and dice's seed")
     add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.11")
     parser.add_argument(
         "--start-timeout",
@@ -223,13 +223,10 @@ def report(verdicts: list[Verdict], command: list[str]) -> str:
     return "\n".join(lines)
 
 
+@command("arena check-client")
 def main(argv: list[str]) -> int:
-    args, command = parse_args(argv)
-    try:
-        rules = DEFAULT_RULES.replace(**parse_overrides(args.config))
-    except ValueError as error:
-        print(f"arena check-client: --config: {error}", file=sys.stderr)
-        return 2
+    args, program = parse_args(argv)
+    rules = dungeon_rules(args.config)
     config = replace(
         ProbeConfig(),
         team=args.team,
@@ -241,16 +238,16 @@ def main(argv: list[str]) -> int:
         play_seconds=args.seconds,
     )
     try:
-        seen = trio.run(check, command, config)
+        seen = trio.run(check, program, config)
     except OSError as error:  # the program could not be started
-        print(f"arena check-client: cannot run {command[0]!r}: {error.strerror}", file=sys.stderr)
-        return 2
+        print(f"arena check-client: cannot run {program[0]!r}: {error.strerror}", file=sys.stderr)
+        return EXIT_USAGE
     verdicts = evaluate(seen)
     if args.json:
         print(
             json.dumps(
                 {
-                    "command": command,
+                    "command": program,
                     "passed": all(v.passed for v in verdicts),
                     "checks": [v.as_dict() for v in verdicts],
                     "notes": seen.notes,
@@ -259,5 +256,5 @@ def main(argv: list[str]) -> int:
             )
         )
     else:
-        print(report(verdicts, command))
+        print(report(verdicts, program))
     return 0 if all(v.passed for v in verdicts) else 1

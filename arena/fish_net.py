@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import EXIT_USAGE, UsageError
-from arena.options import add_config_option, config_pairs
+from arena.options import ArgumentParser, add_config_option, config_pairs, seed
 
 __all__ = ["main"]
 
@@ -152,7 +152,7 @@ def _clients(args: argparse.Namespace) -> int:
 def _parser() -> argparse.ArgumentParser:
     from fish.misbehave import KINDS
 
-    parser = argparse.ArgumentParser(prog="arena fish", description="Fish over the network.")
+    parser = ArgumentParser(prog="arena fish", description="Fish over the network.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     serve = commands.add_parser(
         "serve",
@@ -193,7 +193,7 @@ def _parser() -> argparse.ArgumentParser:
     clients.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"({DEFAULT_PORT})")
     clients.add_argument("--strategy", default="minimax1", help="greedy, minimaxD, paranoid...")
     clients.add_argument("--names", help="comma-separated names (default fisha, fishb, ...)")
-    clients.add_argument("--seed", type=int, default=0, help="seed of the first client (0)")
+    clients.add_argument("--seed", type=seed, default=0, help="seed of the first client (0)")
     clients.add_argument(
         "--misbehave", choices=sorted(KINDS), metavar="KIND", help="the first client's misdeed"
     )

@@ -2,7 +2,10 @@
 
 arena labyrinth show --seed 3 [--png maze.png] [--width 15 --height 11]
 arena labyrinth play [--opponent astar] [--seed 3] [--second]
-arena labyrinth connect HOST PORT [--name arena_rotator] [--training 'DO_NOTHING timeout=10']
+arena labyrinth connect HOST PORT [--name arena_rotator] [--training 'PLAY_RANDOM rotate=true']
+    [--rules auto|spec|cgs2017]
+arena labyrinth serve [--host 127.0.0.1] [--port 1234] [--web 127.0.0.1:8088]
+    [--rules spec|cgs2017] [--log-dir DIR] [--move-timeout 10] [--auto-pair] [--seed N]
 """
 
 from __future__ import annotations
@@ -11,10 +14,11 @@ import argparse
 import dataclasses
 import random
 import sys
+from pathlib import Path
 from typing import TextIO
 
-from arena.errors import UsageError, command
-from arena.options import ArgumentParser, png_file, positive_seconds, seed
+from arena.errors import EXIT_INTERRUPTED, UsageError, command
+from arena.options import ArgumentParser, png_file, port, positive_seconds, seed
 from labyrinth.game import STRATEGIES, LabyrinthState
 from labyrinth.generation import generate
 from labyrinth.online import (
@@ -26,7 +30,7 @@ from labyrinth.online import (
     valid_name,
 )
 from labyrinth.render import render_png, render_text
-from labyrinth.rules import Labyrinth, LabyrinthConfig, Move, MoveType, whole_number
+from labyrinth.rules import PROFILES, Labyrinth, LabyrinthConfig, Move, MoveType, whole_number
 
 __all__ = ["describe", "main", "parse_command"]
 
@@ -161,7 +165,7 @@ def _parser() -> argparse.ArgumentParser:
         "--training",
         type=_ascii_text,
         default="",
-        help="WAIT_GAME's options, e.g. 'DO_NOTHING timeout=10' or 'PLAY_RANDOM rotation=True' "
+        help="WAIT_GAME's options, e.g. 'DO_NOTHING timeout=10' or 'PLAY_RANDOM rotate=true' "
         "(default: empty, a game against another program)",
     )
     connect.add_argument(
@@ -173,8 +177,151 @@ def _parser() -> argparse.ArgumentParser:
         default=3600.0,
         help="seconds to wait for any one answer, a game included (3600)",
     )
+    connect.add_argument(
+        "--rules",
+        default="auto",
+        choices=["auto", *sorted(PROFILES)],
+        help="the server's rules: spec, cgs2017 (CodingGameServer: second player's energy 2) "
+        "or auto (recognised from the game, default)",
+    )
     connect.add_argument("-v", "--verbose", action="store_true", help="print every move")
+    serve = commands.add_parser(
+        "serve", help="run a server of the course's 2017 protocol, with the teacher's web page"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serve.add_argument("--port", type=port, default=1234, help="game port (1234; 0: any)")
+    serve.add_argument(
+        "--web", type=_host_port, metavar="HOST:PORT", help="also serve the teacher's page here"
+    )
+    serve.add_argument(
+        "--rules",
+        default="spec",
+        choices=sorted(PROFILES),
+        help="spec (default) or cgs2017 (as CodingGameServer: second player's energy 2)",
+    )
+    serve.add_argument("--log-dir", type=Path, help="write games/*.jsonl and players/*.jsonl here")
+    serve.add_argument(
+        "--move-timeout", type=positive_seconds, default=10.0, help="seconds per move (10)"
+    )
+    serve.add_argument(
+        "--auto-pair",
+        action="store_true",
+        help="pair programs waiting for a game at once (default: the teacher pairs them)",
+    )
+    serve.add_argument("--seed", type=seed, help="seed of the server's draws (default: random)")
     return parser
+
+
+def _host_port(text: str) -> tuple[str, int]:
+    host, colon, port_text = text.rpartition(":")
+    if not colon or not host:
+        raise argparse.ArgumentTypeError(f"{text!r} is not HOST:PORT, e.g. 127.0.0.1:8088")
+    return host.strip("[]"), port(port_text)
+
+
+def serve(args: argparse.Namespace, out: TextIO) -> int:
+    """Run the server until SIGINT/SIGTERM; 1 when a port cannot be bound."""
+    import signal
+
+    import trio
+
+    from labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
+
+    if args.log_dir is not None:
+        try:
+            args.log_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise UsageError(f"--log-dir {args.log_dir}: {error.strerror}") from None
+    settings = Settings(
+        rules=args.rules,
+        move_timeout=args.move_timeout,
+        log_dir=args.log_dir,
+        auto_pair=args.auto_pair,
+    )
+    server = LabyrinthServer(settings, seed=args.seed)
+    stopped_by: list[int] = []
+
+    async def run() -> None:
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(serve_labyrinth, server, args.host, args.port)
+            print(f"labyrinth server ({args.rules} rules) on {args.host}:{port}", file=out)
+            if args.web is not None:
+                from labyrinth.web import teacher_app
+                from server.web import serve_web
+
+                web = await nursery.start(serve_web, teacher_app(server), *args.web)
+                print(f"teacher's page on http://{args.web[0]}:{web}/", file=out)
+            out.flush()
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for signum in signals:
+                    stopped_by.append(signum)
+                    break
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(run)
+    except (OSError, BaseExceptionGroup) as failure:
+        bind_error = _os_error(failure)
+        if bind_error is None:
+            raise
+        print(f"arena labyrinth: cannot listen: {bind_error}", file=sys.stderr)
+        return 1
+    print("labyrinth server stopped", file=out)
+    # As every command: 130 after Ctrl-C (SIGINT), 0 after SIGTERM.
+    return EXIT_INTERRUPTED if stopped_by == [signal.SIGINT] else 0
+
+
+def _os_error(failure: BaseException) -> OSError | None:
+    if isinstance(failure, OSError):
+        return failure
+    if isinstance(failure, BaseExceptionGroup):
+        for inner in failure.exceptions:
+            if (found := _os_error(inner)) is not None:
+                return found
+    return None
+
+
+def replay(command: str, paths: list[str], output: str | None, png: str | None) -> int:
+    """``arena replay verify|show|render`` of Labyrinth game logs (arena/replay.py sends them
+    here): 0 when done (verify: every log re-plays exactly), 1 on a difference, 2 bad input."""
+    from labyrinth.replay import LogError, read_game_log, render_html, show, verify
+
+    worst = 0
+    for path in paths:
+        try:
+            log = read_game_log(path)
+            if command == "verify":
+                problems = verify(log)
+                moves = sum(r["type"] == "move" for r in log.records)
+                if problems:
+                    print(f"FAIL {path}: {problems[0]}" + (f" (+{len(problems) - 1} more)"
+                          if len(problems) > 1 else ""))  # fmt: skip
+                    worst = max(worst, 1)
+                else:
+                    print(f"OK {path}: {moves} moves re-played, every code and energy matches")
+            elif command == "show":
+                print(show(log))
+            else:
+                if output is None and png is None:
+                    print("arena replay render: give -o FILE.html, --png FILE.png, or both",
+                          file=sys.stderr)  # fmt: skip
+                    return 2
+                if output is not None:
+                    Path(output).write_text(render_html(log), encoding="utf-8")
+                    print(f"wrote {output}")
+                if png is not None:
+                    from labyrinth.replay import frames, initial
+
+                    final = initial(log)
+                    for record in log.records:
+                        if record["type"] == "move" and not final.over:
+                            final.play(Move(*record["move"]))
+                    render_png(final, png, title=f"Labyrinth {log.header.get('game', '')}")
+                    print(f"wrote {png}: after {len(frames(log)) - 1} moves")
+        except (LogError, KeyError, TypeError, ValueError) as error:
+            print(f"arena replay {command}: {path}: {error}", file=sys.stderr)
+            worst = 2
+    return worst
 
 
 def _port(text: str) -> int:
@@ -218,14 +365,21 @@ def connect(args: argparse.Namespace, out: TextIO) -> int:
         )
         return 1
     try:
-        result = play_online(connection, args.name, args.training, choose, report)
-    except (OSError, RemoteProtocolError, ServerError, RulesDisagreement) as error:
+        result = play_online(connection, args.name, args.training, choose, report, args.rules)
+    except RulesDisagreement as error:
+        print(f"arena labyrinth: stopped, the server's verdict differs: {error}", file=sys.stderr)
+        return 1
+    except (OSError, RemoteProtocolError, ServerError) as error:
         print(f"arena labyrinth: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
     finally:
         sock.close()
-    outcome = "won" if result.won else "lost"
-    summary = f"game {result.game}: we {outcome} after {result.moves} moves. {result.message}"
+    outcome = "drew" if result.draw else "won" if result.won else "lost"
+    forfeit = " (the opponent forfeited)" if result.forfeit else ""
+    summary = (
+        f"game {result.game}: we {outcome}{forfeit} after {result.moves} moves "
+        f"({result.rules} rules). {result.message}"
+    )
     print(summary.rstrip(), file=out)
     return 0
 
@@ -298,4 +452,6 @@ def main(argv: list[str], stdin: TextIO | None = None, stdout: TextIO | None = N
         return show(args, out)
     if args.command == "connect":
         return connect(args, out)
+    if args.command == "serve":
+        return serve(args, out)
     return play(args, stdin if stdin is not None else sys.stdin, out)

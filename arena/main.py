@@ -23,10 +23,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "team": ("arena.team", "connect one team of six agents to a dungeon server"),
     "check-client": ("arena.check_client", "check a team program against a probing server"),
     "dungeon": ("arena.dungeon", "generate a dungeon from a seed and describe or draw it"),
+    "tournament": (
+        "arena.tournament.cli",
+        "run a class tournament of sandboxed team programs; leaderboard and live page",
+    ),
     "sim": ("arena.sim", "run thousands of headless matches and compare strategies"),
     "replay": ("arena.replay", "verify, show, render or fork a match log"),
     "fish": ("arena.fish", "Fish: the course's harnesses (xboard, ...), serve and clients"),
-    "penguins": ("penguins.player", "Penguins: the player program and terminal play"),
+    "penguins": ("arena.penguins", "Penguins: the player program and terminal play"),
     "labyrinth": ("arena.labyrinth", "Labyrinth: show a maze, play against a bot"),
 }
 

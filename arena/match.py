@@ -22,12 +22,13 @@ from arena.errors import EXIT_FAILURE, UsageError, command
 from arena.logs import configure_logging
 from arena.options import ArgumentParser, add_config_option, dungeon_rules, seed
 from arena.serve import start_optimum_pool
-from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy
+from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy, strategy_seed
 from client.team import TeamError, TeamResult, connect_team
 from dungeon.config import DEFAULT_RULES, RulesConfig
 from dungeon.engine import Match
 from server.actor import Checker
 from server.app import Server, serve
+from sim.plugins import PluginError, dungeon_strategy, resolve_names
 
 __all__ = ["MatchReport", "main", "play_match"]
 
@@ -53,7 +54,7 @@ def strategy_seeds(seed: int | None) -> tuple[int, int]:
         import secrets
 
         return secrets.randbits(63), secrets.randbits(63)
-    return seed * 2 + 1, seed * 2 + 2
+    return strategy_seed(seed, 0), strategy_seed(seed, 1)
 
 
 async def play_match(
@@ -76,7 +77,9 @@ async def play_match(
         try:
             async with trio.open_nursery() as teams:
                 for team in (0, 1):
-                    strategy = make_strategy(strategies[team], team, seeds[team])
+                    strategy = make_strategy(
+                        strategies[team], team, seeds[team], load=dungeon_strategy
+                    )
 
                     async def play(team: int = team, strategy: TeamStrategy = strategy) -> None:
                         try:
@@ -134,7 +137,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--strategies",
         default="reference,rusher",
-        help=f"team 0 and team 1 strategies, comma-separated; known: {', '.join(STRATEGIES)}",
+        help=f"team 0 and team 1 strategies, comma-separated; known: {', '.join(STRATEGIES)}, "
+        "or module:Class / path/to/file.py:Class",
     )
     parser.add_argument("--seed", type=seed, default=None, help="match seed (default: random)")
     add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.1")
@@ -146,10 +150,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     names = tuple(name.strip() for name in args.strategies.split(","))
-    if len(names) != 2 or any(name not in STRATEGIES for name in names):
+    if len(names) != 2 or any(name not in STRATEGIES and ":" not in name for name in names):
         raise UsageError(
-            f"--strategies wants two of {', '.join(STRATEGIES)}, got {args.strategies!r}"
+            f"--strategies wants two of {', '.join(STRATEGIES)} (or module:Class, "
+            f"path/to/file.py:Class), got {args.strategies!r}"
         )
+    try:
+        names = resolve_names(names, "dungeon", STRATEGIES)
+    except PluginError as error:
+        raise UsageError(f"--strategies: {error}") from None
     config = dungeon_rules(args.config)
     # Checked before anything starts: inside the server's nursery these failures would surface
     # as a traceback (an exception group), not as a message naming the option.

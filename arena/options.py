@@ -30,6 +30,7 @@ __all__ = [
     "positive_seconds",
     "seed",
     "server_port",
+    "web_address",
 ]
 
 #: Largest seed: a signed 64-bit integer, so every match log can be read in any language.
@@ -75,6 +76,15 @@ def server_port(text: str) -> int:
     if not 1 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"{text!r} is not a server's port (1 to 65535)")
     return value
+
+
+def web_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` of a web page (``PORT`` alone: on 127.0.0.1; 0: any free port)."""
+    host, _, number = text.rpartition(":")
+    value = _integer(number, "HOST:PORT, e.g. 127.0.0.1:8080")
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r}: the port must be 0 to 65535")
+    return host.strip("[]") or "127.0.0.1", value
 
 
 def count(text: str) -> int:

@@ -291,6 +291,16 @@ def _parser() -> argparse.ArgumentParser:
 @command("arena replay")
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    if args.command in ("verify", "show", "render"):
+        from labyrinth.replay import is_game_log
+
+        paths = args.logs if args.command == "verify" else [args.log]
+        if all(is_game_log(path) for path in paths):  # Labyrinth game logs: their own tools
+            from arena.labyrinth import replay
+
+            return replay(
+                args.command, paths, getattr(args, "output", None), getattr(args, "png", None)
+            )
     try:
         status: int = args.run(args)
     except UsageError as error:

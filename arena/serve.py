@@ -12,7 +12,6 @@ import re
 import signal
 import sys
 import tomllib
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +28,10 @@ from arena.options import (
     log_level,
     port,
     seed,
+    web_address,
 )
 from dungeon.config import RulesConfig
-from server.app import Server, serve
+from server.app import Server, limits_for, serve
 from server.collector import Collector
 
 __all__ = ["main"]
@@ -51,6 +51,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--seed", type=seed, default=None, help="first match's seed, +1 per match (default: random)"
     )
     parser.add_argument(
+        "--limit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a network limit (docs/server.md, Limits), e.g. max_connections=1000; repeatable",
+    )
+    parser.add_argument(
         "--check-workers",
         type=count,
         default=2,
@@ -63,6 +70,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         metavar="FILE",
         help='TOML file of team tokens: [match-name] with 0 = "token" and 1 = "token"; '
         "a start for a listed match and team must carry that token",
+    )
+    parser.add_argument(
+        "--web",
+        type=web_address,
+        default=None,
+        metavar="HOST:PORT",
+        help="also serve the live page (running and finished matches) there",
     )
     parser.add_argument(
         "--log-level", type=log_level, default="info", help="server log level (stderr)"
@@ -97,13 +111,22 @@ async def _run(
             seed=args.seed,
             checker=checker,
             check_workers=max(1, args.check_workers),
+            limits=args.limits,
             # This process is the server's own: keep the collector off its answer times.
             collector=Collector(),
             tokens=tokens,
         )
-        await nursery.start(
-            partial(serve, server, host=args.host, port=args.port, shutdown=shutdown)
-        )
+        if args.web is not None:
+            from arena.tournament.board import Board, server_observer
+            from arena.tournament.web import serve_board
+
+            board = Board("Dungeon Arena server")
+            server.observer = server_observer(board)
+            host, web_port = args.web
+            bound = await nursery.start(serve_board, board, host, web_port)
+            log.info("web_listening", url=f"http://{host}:{bound}/")
+        await serve(server, host=args.host, port=args.port, shutdown=shutdown)
+        nursery.cancel_scope.cancel()  # every match is closed: the page goes too
     log.info("serve_exit")
     return status
 
@@ -112,6 +135,10 @@ async def _run(
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
     config = dungeon_rules(args.config)
+    try:
+        args.limits = limits_for(config).with_overrides(args.limit)
+    except ValueError as error:
+        raise UsageError(f"--limit {error}") from None
     try:
         args.log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:

@@ -52,7 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("game", choices=sorted(GAMES), help="the game to simulate")
     parser.add_argument(
-        "--strategies", required=True, help="comma-separated strategy names (2+; round robin)"
+        "--strategies",
+        required=True,
+        help="comma-separated strategies (2+; round robin): built-in names, or your own as "
+        "module:Class or path/to/file.py:Class",
     )
     parser.add_argument(
         "--matches",
@@ -90,6 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
         default=300.0,
         help="seconds before a match counts as failed (local backend); 0 for none",
     )
+    parser.add_argument(
+        "--schedule",
+        choices=("timed", "steps"),
+        help="dungeon only: timed (default; real-time play modelled, predicts network play) or "
+        "steps (spec section 6's logical steps); timed takes --config think_ms= delay_ms= jitter=",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     return parser
 
@@ -126,19 +135,27 @@ def _run(args: argparse.Namespace) -> int:
     if args.timeout < 0:
         raise UsageError(f"--timeout must be 0 (none) or more seconds, got {args.timeout:g}")
     _check_output_files(args)
+    options = parse_config(args.config)
+    if args.game == "dungeon":
+        # The timed schedule predicts a tournament (docs/simulator.md): the default. The step
+        # schedule leaves the options as they were before schedules existed.
+        if (args.schedule or "timed") == "timed":
+            options["schedule"] = "timed"
+    elif args.schedule is not None:
+        raise UsageError(f"--schedule: only the dungeon has schedules, not {args.game}")
     spec = RunSpec(
         game=args.game,
         strategies=strategies,
         matches=args.matches,
         seed=args.seed,
-        options=parse_config(args.config),
+        options=options,
         sprt=parse_sprt(args.sprt) if args.sprt is not None else None,
         timeout=args.timeout or None,
         logs=str(args.logs) if args.logs is not None else None,
     )
     try:
         game = _check_game(spec)
-        _check_strategies(spec, sorted(game.strategies()))
+        spec = _check_strategies(spec, sorted(game.strategies()))
         if spec.logs is not None and not game.info.writes_match_log:
             raise UsageError(f"--logs: {spec.game} does not write match logs")
         if spec.logs is not None:
@@ -226,12 +243,24 @@ def _check_game(spec: Any) -> Any:
         raise UsageError(f"--config {exc}") from None
 
 
-def _check_strategies(spec: Any, known: list[str]) -> None:
-    unknown = [name for name in spec.strategies if name not in known]
+def _check_strategies(spec: Any, known: list[str]) -> Any:
+    """``spec`` with its strategies checked: built-in names, or strategies of one's own
+    (module:Class, file.py:Class; file paths made absolute for the workers)."""
+    import dataclasses
+
+    from sim.plugins import PluginError, resolve_names
+
+    unknown = [name for name in spec.strategies if name not in known and ":" not in name]
     if unknown:
         raise UsageError(
             f"unknown {spec.game} strategies: {', '.join(unknown)}; have: {', '.join(known)}"
+            ", or module:Class / path/to/file.py:Class"
         )
+    try:
+        strategies = resolve_names(spec.strategies, spec.game, known)
+    except PluginError as exc:
+        raise UsageError(f"--strategies: {exc}") from None
+    return dataclasses.replace(spec, strategies=strategies)
 
 
 def _check_option_types(game: str, options: dict[str, Any]) -> None:

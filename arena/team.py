@@ -19,6 +19,7 @@ from arena.logs import configure_logging
 from arena.options import ArgumentParser, log_level, seed, server_port
 from client.strategies.base import STRATEGIES, make_strategy
 from client.team import TeamError, TeamResult, connect_team
+from sim.plugins import PluginError, dungeon_strategy, resolve_names
 
 __all__ = ["main"]
 
@@ -32,7 +33,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--port", type=server_port, default=7700, help="server port")
     parser.add_argument("--match", default=None, help="join this named match (1-64 [A-Za-z0-9_-])")
     parser.add_argument(
-        "--strategy", default="reference", choices=sorted(STRATEGIES), help="how the team plays"
+        "--token", default=None, help="the team's secret for the match (tournaments hand one out)"
+    )
+    parser.add_argument(
+        "--strategy",
+        default="reference",
+        help=f"how the team plays: {', '.join(sorted(STRATEGIES))}, or module:Class / "
+        "path/to/file.py:Class",
     )
     parser.add_argument("--seed", type=seed, default=None, help="strategy seed (default: random)")
     parser.add_argument(
@@ -54,9 +61,13 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.match is not None and not MATCH_NAME.match(args.match):
         raise UsageError(f"--match {args.match!r}: use 1-64 of [A-Za-z0-9_-]")
+    try:
+        (args.strategy,) = resolve_names([args.strategy], "dungeon", STRATEGIES)
+    except PluginError as error:
+        raise UsageError(f"--strategy: {error}") from None
     configure_logging(level=args.log_level)
     seed = secrets.randbits(63) if args.seed is None else args.seed
-    strategy = make_strategy(args.strategy, args.team, seed)
+    strategy = make_strategy(args.strategy, args.team, seed, load=dungeon_strategy)
     try:
         result = trio.run(
             partial(
@@ -66,6 +77,7 @@ def main(argv: list[str]) -> int:
                 team=args.team,
                 strategy=strategy,
                 match=args.match,
+                token=args.token,
             )
         )
     except TeamError as error:

@@ -1,14 +1,20 @@
-"""Penguins speed: simulated games per second per core, and one player-program call end to end.
+"""Penguins: speed of the player program and strength of each strategy.
 
     python -m bench penguins
+    PENGUINS_BENCH_GAMES=40 PENGUINS_BENCH_PEER_GAMES=40 python -m bench penguins   (longer)
 
 * Games per second: whole matches through ``PenguinsGame.play`` (2 players, 10 x 10, 4 penguins
   each) in this one process, so per core.
 * One call of ``.venv/bin/penguins-player``: whole-process wall time (median of 25 runs), as a
   game master sees it, for ``name``, a placement on a fresh board and a movement mid-game with
-  the default strategy (alphabeta, 400 nodes); next to it ``python -c pass``, the floor of any
-  Python program on this machine at this moment, and the CPU time the call used (user + system,
-  less disturbed than wall time when the machine is shared). The target is <= 30 ms.
+  the default strategy (territory, 2500 nodes) and with alphabeta (400 nodes); next to it
+  ``python -c pass``, the floor of any Python program on this machine at this moment, and the
+  CPU time the call used (user + system, less disturbed than wall time when the machine is
+  shared). The start-up goal: ``name`` within 1.5 x the floor (the ratio row).
+* Strength: each pair of strategies over ``PENGUINS_BENCH_GAMES`` simulated games (default 8;
+  paired seeds, seats swapped, 10 x 10), the first one's wins/draws/losses and mean margin.
+* Against the course's C programs through the sandboxed master: :mod:`bench.penguins_peers`
+  with ``PENGUINS_BENCH_PEER_GAMES`` games each (default 4; skipped when they are absent).
 
 Bytecode of the player's modules is compiled first: an installed package has it, and a call
 should not pay for compiling (PYTHONDONTWRITEBYTECODE may be set in development shells).
@@ -17,6 +23,7 @@ should not pay for compiling (PYTHONDONTWRITEBYTECODE may be set in development 
 from __future__ import annotations
 
 import compileall
+import os
 import random
 import resource
 import shutil
@@ -27,6 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import penguins_peers
 from bench.common import print_table
 from floes import PLACEMENT
 from penguins.boardfile import BoardFile
@@ -94,8 +102,37 @@ def boards(directory: Path) -> tuple[Path, Path]:
     return fresh, middle
 
 
+def strength(games: int) -> list[list[object]]:
+    """For each pair of strategies: the first one's W/D/L and mean margin over ``games``."""
+    game = PenguinsGame()
+    names = ["territory", "alphabeta", "greedy", "random"]
+    rows: list[list[object]] = []
+    for index, first in enumerate(names):
+        for second in names[index + 1 :]:
+            wins = draws = losses = 0
+            margins = []
+            for number in range(games):
+                seed, swap = number // 2, number % 2 == 1
+                seats = [second, first] if swap else [first, second]
+                result = game.play(seed, seats)
+                ours, theirs = (result.returns[1], result.returns[0]) if swap else result.returns
+                wins += ours > theirs
+                draws += ours == theirs
+                losses += ours < theirs
+                margins.append(ours - theirs)
+            rows.append(
+                [
+                    f"{first} vs {second}",
+                    f"{wins}/{draws}/{losses}",
+                    f"{(wins + draws / 2) / games:.0%}",
+                    f"{statistics.mean(margins):+.1f}",
+                ]
+            )
+    return rows
+
+
 def main() -> None:
-    for path in ("floes", "penguins"):
+    for path in ("floes", "penguins", "arena"):
         compileall.compile_dir(ROOT / path, quiet=1)
     rows: list[list[object]] = []
     for seats in (["random", "random"], ["greedy", "random"], ["alphabeta", "greedy"]):
@@ -112,8 +149,13 @@ def main() -> None:
                 fresh,
             ),
             (
+                "penguins-player movement (territory, default)",
+                [PLAYER, "phase=movement", "board.txt", "board.txt", "id=penguins-alphabeta"],
+                middle,
+            ),
+            (
                 "penguins-player movement (alphabeta)",
-                [PLAYER, "phase=movement", "board.txt", "board.txt"],
+                [PLAYER, "phase=movement", "board.txt", "board.txt", "strategy=alphabeta"],
                 middle,
             ),
             (
@@ -123,13 +165,30 @@ def main() -> None:
                 middle,
             ),
         ]  # fmt: skip
-        for label, (wall, fastest, cpu) in process_times(calls).items():
+        times = process_times(calls)
+        for label, (wall, fastest, cpu) in times.items():
             rows.append([f"{label}: ms per call", f"{wall:.1f}", f"{fastest:.1f}", f"{cpu:.1f}"])
+        floor, name = times["python -c pass (floor)"], times["penguins-player name"]
+        rows.append(
+            [
+                "start-up ratio: name / python -c pass",
+                f"{name[0] / floor[0]:.2f}x",
+                f"{name[1] / floor[1]:.2f}x",
+                f"{name[2] / floor[2]:.2f}x",
+            ]
+        )
     print_table(
         f"Penguins (process rows: {RUNS} runs each)",
         ["measure", "value (median wall)", "fastest wall", "median cpu"],
         rows,
     )
+    games = int(os.environ.get("PENGUINS_BENCH_GAMES", "8"))
+    print_table(
+        f"Penguins strength: {games} simulated games a pair (10 x 10, paired seeds)",
+        ["first vs second", "W/D/L of the first", "score", "mean margin (fish)"],
+        strength(games),
+    )
+    penguins_peers.main(["--games", os.environ.get("PENGUINS_BENCH_PEER_GAMES", "4")])
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import tempfile
+import time
 from pathlib import Path
 
 from bench.common import median_seconds, print_table
@@ -32,7 +33,7 @@ def main() -> None:
         _, outputs = replay_until(log, lines)
 
         def write() -> None:
-            writer = MatchLogWriter(io.StringIO())
+            writer = MatchLogWriter(io.StringIO(), clock=time.monotonic)
             writer.header(seed=1, config=log.config, version=software_version(), match=None,
                           source="sim")  # fmt: skip
             for line, output in outputs[1:]:

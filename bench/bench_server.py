@@ -64,7 +64,9 @@ from bench.common import env_number, env_numbers, print_table
 
 LEVELS = env_numbers("BENCH_SERVER_LEVELS", [10, 25, 40, 50], minimum=1)
 WINDOW = env_number("BENCH_SERVER_SECONDS", 5.0, minimum=0.1)
-THINK_MS = env_numbers("BENCH_SERVER_THINK_MS", [0.0, 250.0], minimum=0.0)
+THINK_MS = env_numbers("BENCH_SERVER_THINK_MS", [0.0, 150.0], minimum=0.0)
+#: Also run the thinking levels against bench/naive_server.py (a single-file asyncio server).
+NAIVE = os.environ.get("BENCH_SERVER_NAIVE", "1") not in ("", "0")
 JITTER = os.environ.get("BENCH_SERVER_JITTER", "1") not in ("", "0")
 STALLS = os.environ.get("BENCH_SERVER_STALLS", "") not in ("", "0")
 WARMUP = 2.0
@@ -334,6 +336,7 @@ class Level:
 
     matches: int
     think_ms: float
+    server: str = "trio"  # or "naive": bench/naive_server.py (no probe: client figures only)
     requests_per_second: float = 0.0
     server_cpu: float = 0.0  # share of one core
     #: the kernel's part of it (socket and log writes, epoll): what callgrind does not count
@@ -349,8 +352,14 @@ class Level:
         """The goal's test: the server answered 99% of requests within 20 ms."""
         return self.server_p99_ms <= TARGET_P99_MS
 
+    @property
+    def held_by_clients(self) -> bool:
+        """The same test on the latency the clients saw (the only one a naive server has)."""
+        return self.client_p99_ms <= TARGET_P99_MS
+
     def row(self) -> tuple[object, ...]:
         return (
+            self.server,
             self.matches,
             self.matches * 12,
             f"{self.think_ms:g}",
@@ -360,14 +369,14 @@ class Level:
             f"{self.server_p99_ms:.1f}",
             f"{self.client_p50_ms:.1f}",
             f"{self.client_p99_ms:.1f}",
-            "yes" if self.held else "no",
+            "yes" if self.held else ("no" if self.server == "trio" else "-"),
             f"{self.rss_mib_per_match:.2f}",
             f"{100 * self.server_kernel:.0f}%",
         )
 
 
 async def measure_level(
-    process: subprocess.Popen[str], port: int, matches: int, think_ms: float
+    process: subprocess.Popen[str], port: int, matches: int, think_ms: float, naive: bool
 ) -> Level:
     recorder = Recorder(think_ms / 1000)
     stop = trio.Event()
@@ -376,7 +385,8 @@ async def measure_level(
         for slot in range(matches):
             nursery.start_soon(keep_match_going, port, slot, recorder, stop)
         await trio.sleep(WARMUP + 0.05 * matches)  # every match begun and in its stride
-        server_latencies(process, "reset")
+        if not naive:
+            server_latencies(process, "reset")
         recorder.recording = True
         started, (user_started, kernel_started) = time.perf_counter(), cpu_seconds(process.pid)
         await trio.sleep(WINDOW)
@@ -384,17 +394,22 @@ async def measure_level(
         elapsed = time.perf_counter() - started
         user_ended, kernel_ended = cpu_seconds(process.pid)
         user, kernel = user_ended - user_started, kernel_ended - kernel_started
-        served = server_latencies(process, "report")
+        served = [] if naive else server_latencies(process, "report")
         rss = resident_kib(process.pid)
         stop.set()
         nursery.cancel_scope.cancel()  # the server sees every team leave: forfeits, then draws
     level = Level(
-        matches, think_ms, server_cpu=(user + kernel) / elapsed, server_kernel=kernel / elapsed
+        matches,
+        think_ms,
+        "naive" if naive else "trio",
+        server_cpu=(user + kernel) / elapsed,
+        server_kernel=kernel / elapsed,
     )
-    if recorder.latencies and served:
-        level.requests_per_second = len(served) / elapsed
-        level.server_p50_ms = 1e3 * percentile(served, 0.5)
-        level.server_p99_ms = 1e3 * percentile(served, 0.99)
+    if recorder.latencies and (served or naive):
+        level.requests_per_second = len(served or recorder.latencies) / elapsed
+        if served:
+            level.server_p50_ms = 1e3 * percentile(served, 0.5)
+            level.server_p99_ms = 1e3 * percentile(served, 0.99)
         level.client_p50_ms = 1e3 * percentile(recorder.latencies, 0.5)
         level.client_p99_ms = 1e3 * percentile(recorder.latencies, 0.99)
         level.rss_mib_per_match = max(0, rss - rss_before) / matches / 1024
@@ -404,6 +419,8 @@ async def measure_level(
 def summary(levels: list[Level]) -> list[str]:
     """The answer to the issue's question, in a few lines under the table."""
     lines = []
+    naive = [level for level in levels if level.server == "naive"]
+    levels = [level for level in levels if level.server == "trio"]
     instant = [level for level in levels if level.think_ms == 0 and level.server_cpu > 0]
     if instant:
         busiest = max(instant, key=lambda level: level.requests_per_second)
@@ -429,13 +446,25 @@ def summary(levels: list[Level]) -> list[str]:
             f"({', '.join(str(level.matches) for level in measured)}) held at server p99 <= "
             f"{TARGET_P99_MS:g} ms; {verdict}"
         )
+        theirs = [level for level in naive if level.think_ms == think_ms]
+        if theirs:
+            ours = max((lv.matches for lv in measured if lv.held_by_clients), default=0)
+            best_naive = max((lv.matches for lv in theirs if lv.held_by_clients), default=0)
+            ratio = f"{ours / best_naive:.1f}x" if best_naive else "-"
+            lines.append(
+                f"think {think_ms:g} ms, judged on client p99 <= {TARGET_P99_MS:g} ms: this "
+                f"server {ours} matches, the naive asyncio server {best_naive}; ratio {ratio}"
+            )
     return lines
 
 
-def start_server(log_dir: str, cpu: int) -> tuple[subprocess.Popen[str], int]:
-    """The server process, pinned to ``cpu``, and its port."""
+def start_server(
+    log_dir: str, cpu: int, *, naive: bool = False
+) -> tuple[subprocess.Popen[str], int]:
+    """The server process (``naive``: bench/naive_server.py), pinned to ``cpu``, and its port."""
+    module = "bench.naive_server" if naive else "bench.bench_server"
     process = subprocess.Popen(
-        [sys.executable, "-m", "bench.bench_server", "serve", log_dir, str(cpu)],
+        [sys.executable, "-m", module, *([] if naive else ["serve"]), log_dir, str(cpu)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
@@ -463,14 +492,14 @@ def collections_paused() -> Iterator[None]:
         gc.collect()
 
 
-def run_level(matches: int, think_ms: float, server_cpu: int) -> Level:
+def run_level(matches: int, think_ms: float, server_cpu: int, naive: bool = False) -> Level:
     """One level against a fresh server process, so that its memory at rest is the baseline
     (a server that has held more matches keeps their heap) and no level inherits another's."""
     with tempfile.TemporaryDirectory() as log_dir:
-        process, port = start_server(log_dir, server_cpu)
+        process, port = start_server(log_dir, server_cpu, naive=naive)
         try:
             with collections_paused():
-                return trio.run(measure_level, process, port, matches, think_ms)
+                return trio.run(measure_level, process, port, matches, think_ms, naive)
         finally:
             process.terminate()
             process.wait(timeout=30)
@@ -489,13 +518,17 @@ def main() -> None:
     if len(cpus) > 1:
         os.sched_setaffinity(0, set(cpus[1:]))
     levels = [
-        run_level(matches, think_ms, server_cpu) for think_ms in THINK_MS for matches in LEVELS
+        run_level(matches, think_ms, server_cpu, naive)
+        for think_ms in THINK_MS
+        for naive in ((False, True) if NAIVE and think_ms > 0 else (False,))
+        for matches in LEVELS
     ]
     print_table(
         f"server: concurrent rusher matches on one server core, {WINDOW:g} s windows "
         f"(goal: p99 <= {TARGET_P99_MS:g} ms at >= {GOAL_MATCHES} matches); "
         f"load average before the run: {load} on {os.cpu_count()} CPUs",
         [
+            "server",
             "matches",
             "sockets",
             "think ms",

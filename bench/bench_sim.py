@@ -1,183 +1,182 @@
-"""Simulator speed: headless ``reference`` vs ``rusher`` matches per second, and where the time
-goes.
+"""Simulator speed: this tree's ``arena sim dungeon`` against today's code, side by side.
 
-``python -m bench sim``. Goal (issue 4): >= 20 matches/s on 2 workers at the default rules.
-The throughput rows run the real runner (paired seeds, process pool); the profile rows play
-matches in this process under cProfile and split the time by who spends it: the rules engine
-(``Match``), the strategies' own code, the SAT/MaxSAT calls the strategies make to solve traps,
-the trap optimum computed for the figures, and the rest (the driver, message delivery).
-
-A run of a few dozen games is dominated by what it pays once: forking the workers, each
-worker's first match importing the strategies and pysat and filling its caches, and the last
-worker left alone at the end. A user runs thousands, so each row shows the whole run's rate
-*and* the steady rate (from the times results arrive, between the warm-up and the tail) with
-the fixed cost the rest amounts to: a run of N games takes about ``fixed + N / steady``.
+``python -m bench sim``. The baseline is a commit (``BENCH_SIM_BASELINE``, default the commit
+before the compiled core, issue 21) checked out in a scratch ``git worktree`` and run with the
+same interpreter and dependencies: it is the code as it was, not this tree with the extension
+hidden. Each round runs both, alternately, as whole processes (``python -m arena sim dungeon
+--strategies reference,rusher --workers 2``), so both meet the same machine load. The table
+shows the medians of the rounds: wall time, and CPU time (the process and its workers: the
+figure that other work on a shared machine distorts least), their ratios, and whether the
+results JSON (``timing`` left out) are identical (this tree runs ``--schedule steps``, the one
+schedule today's code has). Then: memory per worker (peak RSS of one process playing
+matches), and, with ``BENCH_SIM_CALLGRIND=1``, instructions per match under valgrind's
+callgrind (deterministic: the figure to compare across machines). ``python -m bench timed``
+compares the schedules with network play.
 """
 
 from __future__ import annotations
 
-import cProfile
-import pstats
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from bench.common import env_number, print_table
-from sim.backends import LocalBackend, Task
+
+ROOT = Path(__file__).resolve().parent.parent
+#: Today's code: the last commit before the compiled core (main when issue 21 started).
+BASELINE = os.environ.get("BENCH_SIM_BASELINE", "219e8116c86f")
+GAMES = env_number("BENCH_SIM_GAMES", 200, minimum=2)
+ROUNDS = env_number("BENCH_SIM_ROUNDS", 3, minimum=1)
+WORKERS = 2
+SEED = 11
+CALLGRIND_MATCHES = 4  # seeds: each played in both seatings, after one warm-up match
+
+#: Played in a fresh interpreter of either tree: only APIs both trees have.
+_PLAY = """
+import resource, sys
 from sim.dungeon import DungeonGame
-from sim.runner import RunSpec, match_seeds, run
-
-STRATEGIES = ("reference", "rusher")
-#: Games per throughput row on 2 workers (whole seed pairs): enough that the steady part of the
-#: run dwarfs its fixed cost (~20 s a row at ~10 matches/s), the whole bench under 2 minutes.
-GAMES = env_number("BENCH_SIM_GAMES", 160, minimum=2)
-#: Games of the one-worker row (half as fast; it only shows the per-core cost).
-GAMES_ONE_WORKER = max(2, GAMES // 4)
-PROFILE_MATCHES = env_number("BENCH_SIM_PROFILE", 6, minimum=1)
-
-
-class _ArrivalClock:
-    """A LocalBackend that notes the moment each result reaches the runner."""
-
-    def __init__(self, workers: int) -> None:
-        self.inner = LocalBackend(workers)
-        self.arrivals: list[float] = []
-
-    def describe(self) -> str:
-        return self.inner.describe()
-
-    def run(self, tasks: Iterable[Task]) -> Iterator[tuple[int, Any]]:
-        for item in self.inner.run(tasks):
-            self.arrivals.append(time.perf_counter())
-            yield item
+from sim.runner import match_seeds
+game = DungeonGame()
+game.play(1, ("reference", "rusher"))
+for seed in match_seeds(2, int(sys.argv[1])):
+    game.play(seed, ("reference", "rusher"))
+    game.play(seed, ("rusher", "reference"))
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
 
 
-@dataclass(frozen=True)
-class Throughput:
-    games: int
-    rate: float  # matches per second over the whole run, start-up included
-    steady: float  # matches per second once every worker is warm, before the tail
-    fixed: float  # seconds the run took beyond games / steady: start-up and tail
-    match_ms: float  # mean milliseconds per match inside a worker
-
-
-def throughput(workers: int, optimum: bool, games: int) -> Throughput:
-    """One runner call of ``games`` games, timed as a whole and by result arrivals."""
-    spec = RunSpec("dungeon", STRATEGIES, matches=games, seed=1, options={"optimum": optimum})
-    backend = _ArrivalClock(workers)
-    started = time.perf_counter()
-    outcome = run(spec, backend)
-    elapsed = time.perf_counter() - started
-    played = outcome.report["games"]
-    arrivals = backend.arrivals
-    # Warm-up: every worker's first few matches (imports, caches); tail: the last match of each
-    # worker but one, when fewer matches than workers are left to play.
-    first = min(max(2 * workers, len(arrivals) // 5), len(arrivals) - 2)
-    last = max(first + 1, len(arrivals) - workers)
-    # The least-squares slope of results against time between the two: steadier than the two
-    # end points alone, which a single slow match moves.
-    window = np.array(arrivals[first : last + 1])
-    steady = float(np.polyfit(window - window[0], np.arange(len(window)), 1)[0])
-    return Throughput(
-        games=played,
-        rate=played / elapsed,
-        steady=steady,
-        fixed=elapsed - played / steady,
-        match_ms=1000 * outcome.report["timing"]["match_seconds"] / played,
+@contextmanager
+def baseline_tree() -> Iterator[Path]:
+    """A scratch worktree of BASELINE, removed afterwards."""
+    scratch = Path(tempfile.mkdtemp(prefix="bench-sim-baseline-"))
+    tree = scratch / "tree"
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), BASELINE],
+        check=True,
+        capture_output=True,
     )
+    try:
+        yield tree
+    finally:
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
+            check=False,
+            capture_output=True,
+        )
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _cumulative(stats: pstats.Stats, where: str, names: set[str]) -> float:
-    """Summed cumulative time of the functions ``names`` defined in files ending in ``where``."""
-    table: dict[Any, Any] = stats.stats  # type: ignore[attr-defined]
-    return sum(
-        float(row[3])
-        for (filename, _, name), row in table.items()
-        if filename.endswith(where) and name in names
-    )
+def _env(tree: Path) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(tree)}
 
 
-def profile_split() -> list[tuple[str, float, bool]]:
-    """(part, seconds, is a detail of the part above) over PROFILE_MATCHES matches played in
-    this process; the parts that are not details add up to the whole."""
-    game = DungeonGame()
-    seeds = match_seeds(2, PROFILE_MATCHES // 2 or 1)
-    profiler = cProfile.Profile()
-    started = time.perf_counter()
-    profiler.enable()
-    for seed in seeds:
-        game.play(seed, STRATEGIES)
-        game.play(seed, STRATEGIES[::-1])
-    profiler.disable()
-    total = time.perf_counter() - started
-    stats = pstats.Stats(profiler)
-    engine = _cumulative(stats, "dungeon/engine.py", {"__init__", "begin", "apply"})
-    draws = _cumulative(stats, "dungeon/traps.py", {"draw_traps"})
-    sightings = _cumulative(stats, "dungeon/engine.py", {"_sighting_updates"})
-    outcomes = _cumulative(stats, "dungeon/traps.py", {"active"})
-    strategy_calls = sum(
-        _cumulative(stats, f"client/strategies/{module}.py", {"observe", "choose_move", "solve"})
-        for module in ("reference", "rusher")
-    )
-    strategy_sat = _cumulative(stats, "client/strategies/solver.py", {"solve"})
-    optimum = _cumulative(stats, "sim/dungeon.py", {"_optimum"})
-    other = total - engine - strategy_calls - optimum
-    return [
-        ("engine (Match: generation, moves, traps drawn, sightings)", engine, False),
-        ("  of which: trap problems drawn (draw_traps)", draws, True),
-        ("  of which: sightings (enemy messages)", sightings, True),
-        ("  of which: active traps of a solution", outcomes, True),
-        ("strategies: own code (knowledge, paths, choices)", strategy_calls - strategy_sat, False),
-        ("strategies: SAT/MaxSAT trap solving", strategy_sat, False),
-        ("figures: trap optimum (SAT at k = 1, RC2 at k >= 2)", optimum, False),
-        ("driver, messages, other (profiler overhead included)", other, False),
-    ]
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def sim_run(tree: Path, games: int, *extra: str) -> tuple[float, float, str]:
+    """Whole-process wall seconds and CPU seconds (the process and its workers) of one
+    ``arena sim`` run in ``tree``, and its results JSON."""
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "results.json"
+        command = [
+            sys.executable, "-m", "arena", "sim", "dungeon",
+            "--strategies", "reference,rusher", "--matches", str(games),
+            "--workers", str(WORKERS), "--seed", str(SEED), "--quiet", "--out", str(out),
+            *extra,
+        ]  # fmt: skip
+        started, cpu = time.perf_counter(), _children_cpu()
+        subprocess.run(command, cwd=tree, env=_env(tree), check=True, capture_output=True)
+        seconds, cpu = time.perf_counter() - started, _children_cpu() - cpu
+        results = json.loads(out.read_text())
+    results.pop("timing", None)
+    return seconds, cpu, json.dumps(results, sort_keys=True)
+
+
+def peak_rss_mib(tree: Path, matches: int = 2) -> float:
+    done = subprocess.run(
+        [sys.executable, "-c", _PLAY, str(matches)],
+        cwd=tree, env=_env(tree), check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return int(done.stdout.split()[-1]) / 1024
+
+
+def instructions(tree: Path, matches: int) -> int:
+    """Instructions callgrind counts for ``python -c _PLAY matches`` (both seatings each)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        done = subprocess.run(
+            [
+                "valgrind", "--tool=callgrind", f"--callgrind-out-file={scratch}/out",
+                sys.executable, "-c", _PLAY, str(matches),
+            ],
+            cwd=tree, env=_env(tree), check=True, capture_output=True, text=True,
+        )  # fmt: skip
+    refs = [line for line in done.stderr.splitlines() if "refs:" in line][-1]
+    return int(refs.split()[-1].replace(",", ""))
 
 
 def main() -> None:
-    rows = []
-    for workers, optimum, games in (
-        (2, True, GAMES),
-        (2, False, GAMES),
-        (1, True, GAMES_ONE_WORKER),
-    ):
-        measured = throughput(workers, optimum, games)
-        rows.append(
-            (
-                workers,
-                "on" if optimum else "off",
-                measured.games,
-                f"{measured.rate:.1f}",
-                f"{measured.steady:.1f}",
-                f"{measured.fixed:.1f}",
-                f"{measured.match_ms:.0f}",
-            )
+    with baseline_tree() as base:
+        trees = {"today": base, "this tree": ROOT}
+        # Today's code knows one schedule, the logical steps: this tree plays the same.
+        flags = {"today": (), "this tree": ("--schedule", "steps")}
+        seconds: dict[str, list[float]] = {name: [] for name in trees}
+        cpu: dict[str, list[float]] = {name: [] for name in trees}
+        outputs: dict[str, set[str]] = {name: set() for name in trees}
+        for round_ in range(ROUNDS):
+            order = list(trees) if round_ % 2 == 0 else list(trees)[::-1]
+            for name in order:
+                elapsed, used, output = sim_run(trees[name], GAMES, *flags[name])
+                seconds[name].append(elapsed)
+                cpu[name].append(used)
+                outputs[name].add(output)
+        same = len(outputs["today"] | outputs["this tree"]) == 1
+        rates = {name: GAMES / statistics.median(seconds[name]) for name in trees}
+        per_cpu = {name: GAMES / statistics.median(cpu[name]) for name in trees}
+        memory = {name: peak_rss_mib(tree) for name, tree in trees.items()}
+        rows = [
+            (name, f"{rates[name]:.1f}", f"{statistics.median(seconds[name]):.1f}",
+             f"{per_cpu[name]:.2f}", f"{statistics.median(cpu[name]):.1f}",
+             f"{memory[name]:.0f}")
+            for name in trees
+        ]  # fmt: skip
+        print_table(
+            f"arena sim dungeon reference,rusher --matches {GAMES} --workers {WORKERS} --seed "
+            f"{SEED}: medians of {ROUNDS} alternating whole-process runs; today = {BASELINE}",
+            ["code", "matches/s", "wall s", "matches/CPU-s", "CPU s", "peak RSS MiB a worker"],
+            rows,
+            width=110,
         )
-    print_table(
-        "arena sim dungeon reference,rusher, default rules (goal >= 20 matches/s on 2 workers):"
-        " whole run and steady rates; fixed = start-up and tail, a run of N games taking about"
-        " fixed + N / steady seconds; ms/match = mean time of a match inside a worker",
-        [
-            "workers",
-            "optimum",
-            "games",
-            "matches/s run",
-            "matches/s steady",
-            "fixed s",
-            "ms/match",
-        ],
-        rows,
-    )
-    split = profile_split()
-    total = sum(seconds for _, seconds, detail in split if not detail)
-    print_table(
-        f"where the time goes: {PROFILE_MATCHES} matches in one process under cProfile",
-        ["part", "seconds", "share"],
-        [(part, f"{seconds:.2f}", f"{100 * seconds / total:.0f}%") for part, seconds, _ in split],
-    )
+        print(
+            f"ratio this tree / today: {rates['this tree'] / rates['today']:.2f}x matches/s "
+            f"(wall), {per_cpu['this tree'] / per_cpu['today']:.2f}x matches per CPU-second; "
+            f"results JSON identical: {'yes' if same else 'NO'}"
+        )
+        if os.environ.get("BENCH_SIM_CALLGRIND") == "1":
+            per_match = {}
+            for name, tree in trees.items():
+                warm = instructions(tree, 0)
+                full = instructions(tree, CALLGRIND_MATCHES)
+                per_match[name] = (full - warm) / (2 * CALLGRIND_MATCHES)
+            print_table(
+                f"callgrind: instructions per match ({2 * CALLGRIND_MATCHES} matches after a "
+                "warm-up, one process)",
+                ["code", "instructions per match", "ratio to today"],
+                [
+                    (name, f"{value / 1e6:.1f}M", f"{value / per_match['today']:.3f}")
+                    for name, value in per_match.items()
+                ],
+            )
 
 
 if __name__ == "__main__":

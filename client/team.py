@@ -88,6 +88,7 @@ async def connect_team(
     team: int,
     strategy: TeamStrategy,
     match: str | None = None,
+    token: str | None = None,
 ) -> TeamResult:
     """Open six TCP connections to ``host:port`` and play one match with ``strategy``."""
     streams: list[trio.abc.Stream] = []
@@ -99,7 +100,7 @@ async def connect_team(
         for opened in streams:
             await trio.aclose_forcefully(opened)
         raise TeamError(f"cannot reach the server at {host}:{port}: {error}") from error
-    return await play_team(streams, team=team, strategy=strategy, match=match)
+    return await play_team(streams, team=team, strategy=strategy, match=match, token=token)
 
 
 async def play_team(
@@ -108,6 +109,7 @@ async def play_team(
     team: int,
     strategy: TeamStrategy,
     match: str | None = None,
+    token: str | None = None,
 ) -> TeamResult:
     """Play one match over six connected streams (agent i on ``streams[i]``); closes them."""
     if len(streams) != len(AGENTS):
@@ -119,7 +121,7 @@ async def play_team(
             for agent in AGENTS:
                 nursery.start_soon(player.read, agent)
             try:
-                await player.play(match)
+                await player.play(match, token)
             except TeamError as error:
                 failure = error  # raised below, outside the nursery: not in an ExceptionGroup
             nursery.cancel_scope.cancel()
@@ -188,10 +190,10 @@ class _TeamPlayer:
         except SessionError as error:
             raise TeamError(f"agent {agent}: the server broke the protocol: {error}") from None
 
-    async def play(self, match: str | None) -> None:
+    async def play(self, match: str | None, token: str | None = None) -> None:
         for agent in AGENTS:
             self._advance(agent, Event.START_ACCEPTED)
-            await self.send(agent, Start(team=self.team, agent=agent, match=match))
+            await self.send(agent, Start(team=self.team, agent=agent, match=match, token=token))
         receive = self._inbox_out
         while not self.result.over:
             await self._take_burst([await receive.receive()])

@@ -101,10 +101,19 @@ class Paranoid:
     ``max_plies`` horizon (moves of any seat). One instance serves every move of a bot; ``nodes``
     and ``completed_depth`` describe the last :meth:`move` (for tests and benchmarks)."""
 
-    def __init__(self, estimate: Estimate, budget: int, max_plies: int = 40) -> None:
+    def __init__(
+        self,
+        estimate: Estimate,
+        budget: int,
+        max_plies: int = 40,
+        stop: Callable[[], bool] | None = None,
+    ) -> None:
         self.estimate = estimate
         self.budget = budget
         self.max_plies = max_plies
+        #: Asked every 64 nodes: True ends the search like a spent budget (a player program's
+        #: wall-clock safety cap; None in the simulator, where only the budget counts).
+        self.stop = stop
         #: Nodes visited by the last move, at most ``budget`` + 1.
         self.nodes = 0
         #: The deepest iteration the last move finished.
@@ -200,7 +209,9 @@ class Paranoid:
         """The paranoid value with ``mover`` to play; fail-soft (a result <= alpha is an upper
         bound, >= beta a lower bound)."""
         self.nodes += 1
-        if self.nodes > self._limit:
+        if self.nodes > self._limit or (
+            not self.nodes & 63 and self.stop is not None and self.stop()
+        ):
             raise _OutOfBudget
         state = self._state
         assert state is not None

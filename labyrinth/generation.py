@@ -75,7 +75,7 @@ def generate(seed: int, config: LabyrinthConfig | None = None) -> Labyrinth:
     """The initial position of the game for ``seed``: sizes and maze drawn from it."""
     config = config if config is not None else LabyrinthConfig()
     rng = random.Random(seed)
-    width = rng.randrange(config.width_range[0], config.width_range[1] + 1, 2)
+    width = rng.randrange(config.width_range[0], config.width_range[1] + 1, config.width_step)
     height = rng.randrange(config.height_range[0], config.height_range[1] + 1, 2)
     walls = generate_walls(rng, width, height, config.wall_ratio)
     return Labyrinth(width, height, bytes(walls), config)

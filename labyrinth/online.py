@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from labyrinth.rules import (
+    PROFILES,
     Labyrinth,
     LabyrinthConfig,
     Move,
@@ -45,6 +46,7 @@ __all__ = [
     "RulesDisagreement",
     "ServerError",
     "play_online",
+    "recognise_rules",
     "valid_name",
 ]
 
@@ -138,13 +140,18 @@ class Connection:
 
 @dataclasses.dataclass(frozen=True)
 class OnlineResult:
-    """How a game on the server ended, for us."""
+    """How a game on the server ended, for us. ``forfeit`` is True when the server ended it for
+    a reason our rules cannot see (the opponent's timeout or disconnection)."""
 
     game: str
     we_started: bool
     won: bool
     moves: int
     message: str
+    rules: str = "spec"
+    forfeit: bool = False
+    #: The server ended the game without a winner (its turn limit).
+    draw: bool = False
 
 
 def _return_code(text: str) -> ReturnCode:
@@ -154,15 +161,57 @@ def _return_code(text: str) -> ReturnCode:
     return ReturnCode(value)
 
 
+#: A CodingGameServer game name: 4 hex digits of the seed then 4 of a hash.
+CGS_GAME_NAME = re.compile(r"[0-9a-f]{8}")
+
+
+def recognise_rules(game: str, width: int, height: int) -> str | None:
+    """The rules profile a game on an unknown server follows, when it can be told from the
+    game's name and size; None when it cannot."""
+    if CGS_GAME_NAME.fullmatch(game) or "cgs2017" in game:
+        return "cgs2017"
+    spec = PROFILES["spec"]
+    if not spec.width_range[0] <= width <= spec.width_range[1]:
+        return "cgs2017"
+    if not spec.height_range[0] <= height <= spec.height_range[1]:
+        return "cgs2017"
+    if game.startswith("spec"):
+        return "spec"
+    return None
+
+
+def _unlimited(profile: str) -> LabyrinthConfig:
+    # The server decides when the game ends: our turn limit must never end it first.
+    return dataclasses.replace(PROFILES[profile], max_turns=1 << 62)
+
+
+def _replayed(
+    width: int, height: int, maze: str, profile: str, history: list[tuple[Move, ReturnCode]]
+) -> Labyrinth | None:
+    """The position after ``history`` under ``profile``, or None if any code differs."""
+    labyrinth = Labyrinth.from_maze_text(width, height, maze, _unlimited(profile))
+    for move, code in history:
+        if labyrinth.play(move) != code:
+            return None
+    return labyrinth
+
+
 def play_online(
     connection: Connection,
     name: str,
     training: str,
     choose: Callable[[Labyrinth], Move],
     report: Callable[[str], None] = lambda line: None,
+    rules: str = "auto",
 ) -> OnlineResult:
     """Register as ``name``, wait for a game (``training`` as WAIT_GAME's options, "" for a
-    game against another program), and play it to the end with ``choose``."""
+    game against another program), and play it to the end with ``choose``.
+
+    ``rules`` is a profile of :data:`PROFILES` or "auto": recognised from the game's name and
+    size, else "spec" until the server accepts a move only the other profile allows (then the
+    game so far is replayed under it and, if every code agrees, play goes on under it)."""
+    if rules != "auto" and rules not in PROFILES:
+        raise ValueError(f"rules is 'auto' or one of {sorted(PROFILES)}, got {rules!r}")
     if not valid_name(name):
         raise ValueError(f"a client name is 1-20 of A-Z a-z 0-9 _, got {name!r}")
     if not training.isascii() or not training.isprintable():
@@ -182,33 +231,67 @@ def play_online(
     if starts.strip() not in ("0", "1"):
         raise RemoteProtocolError(f"who starts is '0' or '1', got {starts!r}")
     me = int(starts.strip())
-    # The server decides when the game ends: our turn limit must never end it first.
-    config = dataclasses.replace(LabyrinthConfig(), max_turns=1 << 62)
+    recognised = recognise_rules(game, width, height) if rules == "auto" else rules
+    profile = recognised or "spec"
     try:
-        labyrinth = Labyrinth.from_maze_text(width, height, maze, config)
+        labyrinth = Labyrinth.from_maze_text(width, height, maze, _unlimited(profile))
     except ValueError as error:
         raise RemoteProtocolError(f"the maze of {width} x {height}: {error}") from None
-    report(f"game {game}: {width} x {height}, we are {'first' if me == 0 else 'second'}")
+    report(
+        f"game {game}: {width} x {height}, we are {'first' if me == 0 else 'second'}, "
+        f"rules {profile}{'' if recognised else ' (until the server shows otherwise)'}"
+    )
+    history: list[tuple[Move, ReturnCode]] = []
     while True:
         mover = labyrinth.to_move
         message = ""
-        if mover == me:
-            move = choose(labyrinth)
-            code_text, message = connection.command(f"PLAY_MOVE {format_move(move)}", 2)
-        else:
-            move_text, code_text = connection.command("GET_MOVE", 2)
+        try:
+            if mover == me:
+                move = choose(labyrinth)
+                code_text, message = connection.command(f"PLAY_MOVE {format_move(move)}", 2)
+            else:
+                move_text, code_text = connection.command("GET_MOVE", 2)
+        except ServerError as error:
+            # No return code means a draw: a server ends such a game by refusing the next move.
+            if "draw" not in str(error).lower():
+                raise
+            return OnlineResult(
+                game, me == 0, False, labyrinth.turn, str(error), profile, draw=True
+            )
+        if mover != me:
+            code = _return_code(code_text)
+            if code == ReturnCode.MOVE_LOSE and not move_text.strip():
+                # No move and a loss for them: the opponent timed out or disconnected.
+                return OnlineResult(
+                    game, me == 0, True, labyrinth.turn, "the opponent lost without a move",
+                    profile, forfeit=True,
+                )  # fmt: skip
             try:
                 move = parse_move(move_text)
             except ValueError as error:
                 raise RemoteProtocolError(str(error)) from None
         code = _return_code(code_text)
+        before = labyrinth.clone()
         ours = labyrinth.play(move)
         report(f"{'we' if mover == me else 'they'}: {format_move(move)} -> {code.name}")
+        if ours != code and mover == me and ours == ReturnCode.MOVE_OK and code == 1:
+            # Our move cannot win by the rules, yet the server says it did: the opponent
+            # timed out or disconnected while it was theirs to answer.
+            return OnlineResult(game, me == 0, True, labyrinth.turn, message, profile, forfeit=True)
+        if ours != code and recognised is None:
+            other = "cgs2017" if profile == "spec" else "spec"
+            replay = _replayed(width, height, maze, other, [*history, (move, code)])
+            if replay is not None:
+                report(f"the server plays by the {other} rules: switching to them")
+                profile, recognised, labyrinth, ours = other, other, replay, code
         if ours != code:
+            said = f": {message!r}" if message else ""
             raise RulesDisagreement(
-                f"move {format_move(move)} on turn {labyrinth.turn}: the server says "
-                f"{code.name}, our rules say {ours.name} ({labyrinth.end_reason or 'no reason'})"
+                f"move {format_move(move)} of {'ours' if mover == me else 'theirs'} on turn "
+                f"{labyrinth.turn}: the server says {code.name}{said}; our {profile} rules say "
+                f"{ours.name} ({labyrinth.end_reason or before.losing_reason(move) or 'legal'})"
             )
+        history.append((move, code))
         if code != ReturnCode.MOVE_OK:
             won = (mover == me) == (code == ReturnCode.MOVE_WIN)
-            return OnlineResult(game, me == 0, won, labyrinth.turn, message)
+            return OnlineResult(game, me == 0, won, labyrinth.turn, message, profile)

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 __all__ = [
     "MOVES",
+    "PROFILES",
     "ROTATIONS",
     "Labyrinth",
     "LabyrinthConfig",
@@ -60,10 +61,11 @@ class ReturnCode(IntEnum):
 
 
 class Move(NamedTuple):
-    """One ``t_move``: a type and the row or column index of a rotation (-1 when unused)."""
+    """One ``t_move``: a type and the row or column index of a rotation (0 when unused: the
+    public server refuses a negative value as a malformed move)."""
 
     type: int
-    value: int = -1
+    value: int = 0
 
 
 #: The four rotation types and the four step types, in encoding order.
@@ -90,6 +92,8 @@ class LabyrinthConfig:
 
     width_range: tuple[int, int] = (13, 17)
     height_range: tuple[int, int] = (9, 15)
+    #: Step between drawn widths (the public server draws 4k+1: 13, 17, 21).
+    width_step: int = 2
     #: Energy of the first player (who starts at x = 0) and of the second one.
     start_energy: tuple[int, int] = (0, 1)
     rotation_cost: int = 5
@@ -107,10 +111,27 @@ class LabyrinthConfig:
                 raise ValueError(
                     f"{name} must be two odd sizes with 5 <= low <= high, got {(low, high)}"
                 )
+        if self.width_step not in (2, 4):
+            raise ValueError(f"width_step must be 2 or 4, got {self.width_step}")
         if self.rotation_cost < 0 or self.max_turns < 1 or min(self.start_energy) < 0:
             raise ValueError("rotation_cost, start_energy must be >= 0 and max_turns >= 1")
         if not 0.0 <= self.wall_ratio < 1.0:
             raise ValueError(f"wall_ratio must be in [0, 1), got {self.wall_ratio}")
+
+
+#: Rules profiles by name: "spec" (the project's rules) and "cgs2017" (as the public
+#: CodingGameServer plays them: second player's energy 2, widths 13/17/21, heights 7-19, no turn
+#: limit).
+PROFILES = {
+    "spec": LabyrinthConfig(),
+    "cgs2017": LabyrinthConfig(
+        width_range=(13, 21),
+        height_range=(7, 19),
+        width_step=4,
+        start_energy=(0, 2),
+        max_turns=1 << 62,
+    ),
+}
 
 
 class Labyrinth:

@@ -1,11 +1,13 @@
 """Penguins in the simulator's game interface (``penguins.game:PenguinsGame``).
 
+    arena sim penguins --strategies territory,alphabeta --matches 400
     arena sim penguins --strategies alphabeta,greedy --matches 1000
     arena sim penguins --strategies greedy,random,random --config players=3 --config rows=8
 
 Options (``--config KEY=VALUE``): ``rows`` and ``cols`` (10 x 10), ``players`` (2; 2-9),
 ``penguins`` each (default 4, fewer on crowded boards: see ``rules.penguins_each``) and
-``budget``, the node budget of the ``alphabeta`` bots (3000).
+``budget``, the node budget of the ``alphabeta`` bots (3000; ``territory`` bots search their own
+2500, ``strategies.TERRITORY_BUDGET``).
 
 Actions are ints: a placement is the tile ``row * cols + col``; a move is
 ``from_tile * tiles + to_tile``. Returns are the fish each seat collected, so they lie in

@@ -7,10 +7,11 @@
     penguins-player master --player CMD --player CMD [--seed 3]         (a game master)
 
 Arguments come in any order. Besides the seed's three: ``strategy=NAME`` (random, greedy,
-alphabeta, minimax2; default alphabeta); ``id=TEXT`` (the player line's id, default
+alphabeta, minimax2, territory; default territory); ``id=TEXT`` (the player line's id, default
 ``penguins-STRATEGY``, so two copies in one game need different ids or strategies); ``seed=N``
 (for ``random``; by default the seed is derived from the file and the id, so a call is
-reproducible); ``budget=N`` (alphabeta's node budget).
+reproducible); ``budget=N`` (the node budget of alphabeta, default 400, and territory, default
+2500). A search also stops at :data:`SAFETY_SECONDS` of wall time, whatever its budget.
 
 Exit codes (spec penguins.md, "Player program"): 0 made a move and wrote OUT; 1 cannot move
 (placement: N penguins already on the board or no free one-fish floe; movement: all blocked or
@@ -28,8 +29,15 @@ import sys
 
 from floes import MOVEMENT, PLACEMENT
 from penguins import boardfile
+from penguins.naming import DEFAULT_STRATEGY, name_of
 from penguins.rules import from_board, to_board
-from penguins.strategies import STRATEGIES, AlphaBetaStrategy, Strategy
+from penguins.strategies import (
+    STRATEGIES,
+    TERRITORY_BUDGET,
+    AlphaBetaStrategy,
+    Strategy,
+    TerritoryStrategy,
+)
 
 __all__ = ["main"]
 
@@ -38,7 +46,8 @@ if TYPE_CHECKING:
     import random
 
 PROG = "penguins-player"
-DEFAULT_STRATEGY = "alphabeta"
+#: A search's wall-clock safety cap, well under a game master's usual 2 s a call.
+SAFETY_SECONDS = 0.8
 #: Alphabeta's node budget in the player program: keeps a call within the 30 ms a game master
 #: allows on this machine (see bench/bench_penguins.py), deterministic unlike a time limit.
 DEFAULT_BUDGET = 400
@@ -73,7 +82,7 @@ class Request:
         self.strategy = DEFAULT_STRATEGY
         self.ident: str | None = None
         self.seed: int | None = None
-        self.budget = DEFAULT_BUDGET
+        self.budget: int | None = None
         self.name = False
         self.files: list[str] = []
 
@@ -138,7 +147,14 @@ def parse_arguments(argv: list[str]) -> Request:
 
 def make_player_strategy(request: Request) -> Strategy:
     if request.strategy == "alphabeta":
-        return AlphaBetaStrategy(budget=request.budget)
+        return AlphaBetaStrategy(budget=request.budget or DEFAULT_BUDGET)
+    if request.strategy == "territory":
+        import time
+
+        deadline = time.monotonic() + SAFETY_SECONDS
+        return TerritoryStrategy(
+            budget=request.budget or TERRITORY_BUDGET, stop=lambda: time.monotonic() > deadline
+        )
     return STRATEGIES[request.strategy]()
 
 
@@ -221,23 +237,6 @@ def write_file(path: str, data: bytes) -> None:
             raise
 
 
-def name_of(argv: list[str]) -> str:
-    """The id ``name`` prints: other arguments are ignored (as the spec says), except a valid
-    ``id=`` or ``strategy=`` that changes the id."""
-    request = Request()
-    for argument in argv:
-        try:
-            parse_arguments([argument, "name"])
-        except UsageError:
-            continue
-        key, _, value = argument.partition("=")
-        if key == "id":
-            request.ident = value
-        elif key == "strategy":
-            request.strategy = value
-    return request.player_id
-
-
 def run(argv: list[str]) -> int:
     if "name" in argv:
         print(name_of(argv))
@@ -272,16 +271,13 @@ def run(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``penguins-player`` (argv None: sys.argv[1:]) and ``arena penguins``."""
+    """The player program and terminal play (argv None: sys.argv[1:]); ``penguins-player`` and
+    ``arena penguins`` enter through :mod:`arena.penguins`, which also runs the master."""
     args = sys.argv[1:] if argv is None else list(argv)
     if args and args[0] == "play":
         from penguins.interactive import main as play_main
 
         return play_main(args[1:])
-    if args and args[0] == "master":
-        from penguins.master import main as master_main
-
-        return master_main(args[1:])
     if args and args[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0

@@ -23,11 +23,14 @@ from __future__ import annotations
 
 from floes import Floes, minimax_move
 from floes.paranoid import Paranoid
+from floes.territory import territory_estimate, territory_placement
 
 __all__ = [
     "STRATEGIES",
+    "TERRITORY_BUDGET",
     "AlphaBetaStrategy",
     "Strategy",
+    "TerritoryStrategy",
     "make_strategy",
     "reach",
     "reach_estimate",
@@ -173,12 +176,45 @@ class AlphaBetaStrategy(Strategy):
         return self.search.move(state, seat)
 
 
+#: Territory's node budget: about 0.2 s a move on this machine (bench/bench_penguins.py).
+TERRITORY_BUDGET = 2500
+
+
+class TerritoryStrategy(Strategy):
+    """The strongest: the same paranoid alpha-beta as ``alphabeta``, but its leaves are valued
+    by territory (:func:`floes.territory.territory_estimate`: which seat reaches which fish
+    first, so a penguin about to be walled in shows), and it places where that value is best.
+    ``budget`` nodes a move; ``stop`` (a player program's wall-clock cap) may end it sooner."""
+
+    name = "territory"
+
+    def __init__(
+        self, budget: int = TERRITORY_BUDGET, stop: Callable[[], bool] | None = None
+    ) -> None:
+        self.search = Paranoid(territory_estimate, budget, 40, stop)
+
+    @property
+    def nodes(self) -> int:
+        return self.search.nodes
+
+    @property
+    def completed_depth(self) -> int:
+        return self.search.completed_depth
+
+    def place(self, state: Floes, seat: int, rng: random.Random | None) -> int | None:
+        return territory_placement(state, seat)
+
+    def move(self, state: Floes, seat: int, rng: random.Random | None) -> Move | None:
+        return self.search.move(state, seat)
+
+
 #: Strategy names to factories of a fresh strategy.
 STRATEGIES: dict[str, Callable[[], Strategy]] = {
     "random": RandomStrategy,
     "greedy": GreedyStrategy,
     "alphabeta": AlphaBetaStrategy,
     "minimax2": MinimaxStrategy,
+    "territory": TerritoryStrategy,
 }
 
 

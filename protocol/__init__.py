@@ -1,4 +1,6 @@
-"""The dungeon wire protocol: message types (:mod:`protocol.messages`) and the sans-I/O codec."""
+"""The dungeon wire protocol: message types (:mod:`protocol.messages`), the sans-I/O codec
+(:mod:`protocol.codec`), the error causes and codes (:mod:`protocol.errors`) and the socket's
+session rules (:mod:`protocol.session`). Pure: imports msgspec and the standard library only."""
 
 from protocol.codec import (
     FATAL_CAUSES,

@@ -18,7 +18,7 @@ message it sends against these same rules and raises ``LocalProtocolError`` on a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Literal, TypeAlias
 
 import msgspec
@@ -32,6 +32,7 @@ __all__ = [
     "Dungeon",
     "Enemy",
     "Error",
+    "Frozen",
     "GameOver",
     "Message",
     "Move",
@@ -66,23 +67,24 @@ class _Message(Struct, frozen=True, tag_field="type", gc=False):
     """
 
 
-# The last two sequences _freeze found or made frozen: the engine hands the same nodes and edges
-# to all twelve `dungeon` messages, so only the first pays (a 1000-node dungeon's pairs: ~110 us
-# a message to copy, ~70 us to check).
-_recently_frozen: list[object] = [None, None]
+class Frozen(tuple):  # type: ignore[type-arg]  # a tuple of tuples of anything
+    """A sequence of pairs or triples frozen once, as a tuple of tuples: a message given one
+    keeps it as it is, without checking it again. The engine hands the same nodes and edges to
+    all twelve `dungeon` messages: only their making pays (a 1000-node dungeon's pairs: ~110 us
+    a message to copy, ~70 us to check)."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: Iterable[Iterable[object]]) -> Frozen:
+        return super().__new__(cls, map(tuple, value))
 
 
 def _freeze(value: Sequence[Sequence[object]]) -> tuple[tuple[object, ...], ...]:
     """A sequence of pairs or triples as a tuple of tuples: ``value`` itself when it is one
     (the engine builds its messages from tuples), else a copy."""
-    if value is _recently_frozen[0] or value is _recently_frozen[1]:
-        return value  # type: ignore[return-value]  # it was checked when it was frozen
-    if type(value) is tuple and set(map(type, value)) <= {tuple}:
-        frozen: tuple[tuple[object, ...], ...] = value
-    else:
-        frozen = tuple(map(tuple, value))
-    _recently_frozen[1], _recently_frozen[0] = _recently_frozen[0], frozen
-    return frozen
+    if type(value) is Frozen or (type(value) is tuple and set(map(type, value)) <= {tuple}):
+        return value  # a tuple of tuples already
+    return tuple(map(tuple, value))
 
 
 # --- client -> server ---------------------------------------------------------------------------

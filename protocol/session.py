@@ -103,6 +103,9 @@ class Session:
         self.held_limit = held_limit
         #: Errors made for this socket (counted when made).
         self.errors = 0
+        #: The error limit is reached: nothing more from this socket counts (read once per
+        #: request by the server: a plain attribute, set by :meth:`error_made`).
+        self.refused = error_limit <= 0
         #: Requests received after the start and before `dungeon` (answered after it).
         self.held = 0
         #: Lines, blank ones too, received after the start and before `dungeon`.
@@ -115,11 +118,6 @@ class Session:
     def began(self) -> bool:
         """True once `dungeon` came (or the match is over)."""
         return self.phase not in _BEFORE_DUNGEON
-
-    @property
-    def refused(self) -> bool:
-        """True once the error limit is reached: nothing more from this socket counts."""
-        return self.errors >= self.error_limit
 
     def handle(self, event: Event) -> Phase:
         """Apply ``event``; the new phase. SessionError if the rules do not allow it."""
@@ -145,6 +143,7 @@ class Session:
         if self.refused:
             return False
         self.errors += 1
+        self.refused = self.errors >= self.error_limit
         return True
 
     def early_line(self, lines: int = 1) -> bool:

@@ -1,4 +1,5 @@
-"""Dungeon match logs: their format (:mod:`replay.matchlog`, docs/log-format.md) and the tools
+"""Dungeon match logs: their format (:mod:`replay.records`, :mod:`replay.writer`,
+:mod:`replay.reader`, all re-exported by :mod:`replay.matchlog`; docs/log-format.md) and the tools
 behind ``arena replay`` (verify, show, render). May import :mod:`dungeon` and :mod:`protocol`;
 never :mod:`server`, :mod:`client`, :mod:`sim` or :mod:`arena`.
 

@@ -3,6 +3,8 @@
 The dungeon server: ``app`` (``serve()`` and the listener), ``lobby`` (matches filling their
 twelve slots), ``connection`` (one socket), ``actor`` (one match: the only owner of its engine
 and log), ``checker`` (trap optimum checks in worker processes), ``collector`` (GC policy).
+The shared layer: ``net`` (listener, framed reading within budgets, bounded outbox, the
+``Limits`` policy; game-neutral: imports trio and the standard library only, by contract).
 May import: :mod:`dungeon`, :mod:`protocol`, :mod:`replay` (the match log writer), trio.
 Never imports :mod:`client`, :mod:`sim` or :mod:`arena` (import contracts in pyproject.toml).
 """

@@ -24,9 +24,10 @@ import trio
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
-from protocol.codec import encode
+from dungeon.events import TrapProblem
+from protocol.codec import encode_lines
 from protocol.errors import ErrorCode
-from protocol.messages import Dungeon, Enemy, Error
+from protocol.messages import Enemy, Error
 from replay.matchlog import MatchLogWriter, software_version
 from server.connection import Closed, Connection, Outgoing, Submitted, last_error
 from server.lobby import Filling
@@ -48,55 +49,6 @@ CHECK_GRACE = 2.0
 #: Inbox items the actor handles in one step when they are already waiting. Their answers go
 #: out together after the last (each takes 0.1-0.3 ms), so the first waits at most ~2 ms more.
 DRAIN = 8
-
-
-def encode_dungeons(output: Output) -> dict[AgentId, bytes]:
-    """The twelve `dungeon` lines of a begin output, encoded (and checked) once, not twelve times.
-
-    They differ only in ``team`` and ``agent``, the first fields on the line, so the checked
-    encoding of the first is reused for the rest with its head rewritten.
-    """
-    dungeons = [o for o in output.messages if isinstance(o.message, Dungeon)]
-    if not dungeons:
-        return {}
-    first = dungeons[0].message
-    assert isinstance(first, Dungeon)
-    line = encode(first)
-    head = b'{"type":"dungeon","team":%d,"agent":%d,' % (first.team, first.agent)
-    if not line.startswith(head):
-        raise AssertionError(f"unexpected dungeon encoding: {line[:60]!r}")
-    tail = line[len(head) :]
-    lines: dict[AgentId, bytes] = {}
-    for outbound in dungeons:
-        message = outbound.message
-        assert isinstance(message, Dungeon)
-        same = (message.nodes, message.edges, message.start, message.shrine) == (
-            first.nodes, first.edges, first.start, first.shrine
-        )  # fmt: skip
-        lines[outbound.to] = (
-            b'{"type":"dungeon","team":%d,"agent":%d,' % (message.team, message.agent) + tail
-            if same
-            else encode(message)
-        )
-    return lines
-
-
-def _encode_messages(output: Output) -> dict[int, bytes]:
-    """Each message of ``output`` as its checked line, by position: encoded once for its socket
-    and the log alike. One input often sends the same sighting to a whole team (the enemy heir
-    moved): each distinct `enemy` line is encoded (and checked) once, not once per recipient."""
-    lines: dict[int, bytes] = {}
-    sightings: dict[Enemy, bytes] = {}  # frozen structs: hashed by value
-    for index, outbound in enumerate(output.messages):
-        message = outbound.message
-        if type(message) is Enemy:
-            line = sightings.get(message)
-            if line is None:
-                line = sightings[message] = encode(message)
-        else:
-            line = encode(message)
-        lines[index] = line
-    return lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,8 +108,22 @@ class MatchActor:
         #: order: sent once their log lines are on disk.
         self._pending: dict[Connection, list[Outgoing | Close]] = {}
         self.log = log.bind(match=filling.number)
+        #: The most inbox items handled in one step (a backlog is served without a scheduling
+        #: round per item).
+        self.largest_batch = 0
 
     # -- called by other tasks (only cancelling; everything else comes through the inbox) ------
+
+    @property
+    def engine(self) -> Match | None:
+        """The running match's engine; None before it is prepared and once the match is done
+        (a finished actor keeps only its result)."""
+        return self._engine
+
+    @property
+    def log_lines_written(self) -> int | None:
+        """Lines written to the match log so far (None without a log, or once it is closed)."""
+        return None if self._writer is None else self._writer.lines_written
 
     def stop(self, reason: str) -> None:
         """End the match now as a draw (server shutdown); the actor logs and closes it."""
@@ -193,7 +159,11 @@ class MatchActor:
         with self._open_log() as stream:
             # Lines are flushed once per input, before any of its messages is queued for a
             # socket (see _apply), not once per line: one write instead of about five per request.
-            writer = MatchLogWriter(stream, flush_each_line=False) if stream is not None else None
+            writer = (
+                MatchLogWriter(stream, clock=time.monotonic, flush_each_line=False)
+                if stream is not None
+                else None
+            )
             self._writer = writer
             # One match prepares at a time: its steps run between the checkpoints of _prepare,
             # and a crowd of matches starting at once (a tournament round, a wave of finished
@@ -225,6 +195,7 @@ class MatchActor:
                                 break
                             self._handle(item)
                             drained += 1
+                        self.largest_batch = max(self.largest_batch, drained)
                         self._send_pending()
                         if engine.is_over:
                             break
@@ -257,7 +228,7 @@ class MatchActor:
         # encode it again).
         return open(self.log_path, "xb")
 
-    async def _prepare(self) -> tuple[Match, Output, dict[AgentId, bytes]]:
+    async def _prepare(self) -> tuple[Match, Output, list[bytes]]:
         """The engine, its begin output (logged, flushed) and the twelve encoded maps.
 
         Done in the event loop, in steps of at most a few milliseconds (generate, begin, encode,
@@ -279,21 +250,16 @@ class MatchActor:
             )
         output = engine.begin()
         await trio.lowlevel.checkpoint()
-        lines = encode_dungeons(output)
+        lines = encode_lines([outbound.message for outbound in output.messages])
         if writer is not None:
             # Encoding the maps and logging them (hashing 1.1 MB) were one step of 4-5 ms CPU.
             await trio.lowlevel.checkpoint()
             # The log's `send` lines embed the very bytes sent: each map is encoded once.
-            encoded = {
-                index: lines[outbound.to]
-                for index, outbound in enumerate(output.messages)
-                if type(outbound.message) is Dungeon
-            }
-            writer.output(output, encoded=encoded)
+            writer.output(output, encoded=lines)
             writer.flush()
         return engine, output, lines
 
-    def _begin(self, output: Output, lines: dict[AgentId, bytes]) -> None:
+    def _begin(self, output: Output, lines: list[bytes]) -> None:
         gone: list[Connection] = []
         for conn in self._open.values():
             if conn.closed:
@@ -302,12 +268,10 @@ class MatchActor:
                 conn.begin(self._inbox.clone())
         self._results = self._inbox.clone()  # cloned for each optimum check
         self._inbox.close()
-        for outbound in output.messages:
+        for outbound, line in zip(output.messages, lines, strict=True):
             receiver = self._open.get(outbound.to)
-            message = outbound.message
-            item = lines[outbound.to] if isinstance(message, Dungeon) else message
             # A socket that closed while the match was being prepared has a closed outbox.
-            if receiver is not None and not self._send(receiver, item):
+            if receiver is not None and not self._send(receiver, line):
                 gone.append(receiver)
         for conn in list(self._open.values()):
             for _ in range(conn.session.held):
@@ -350,7 +314,7 @@ class MatchActor:
         if self._writer is not None:
             self._writer.input(event)
         output = self._engine.apply(event)
-        lines = _encode_messages(output)
+        lines = encode_lines([outbound.message for outbound in output.messages])
         if self._writer is not None:
             # The log's `send` lines embed the very bytes sent (a `sat`'s clauses were encoded
             # twice, for the socket and for the log).
@@ -376,7 +340,7 @@ class MatchActor:
             for conn in gone:
                 self._socket_gone(conn)
 
-    def _hold(self, output: Output, lines: dict[int, bytes]) -> None:
+    def _hold(self, output: Output, lines: list[bytes]) -> None:
         batches = self._pending
         for index, outbound in enumerate(output.messages):
             conn = self._open.get(outbound.to)
@@ -421,21 +385,21 @@ class MatchActor:
         if self._checker is None or self._checks is None or self._results is None:
             return
         for fact in output.events:
-            if fact.get("event") != "trap_problem":
+            if type(fact) is not TrapProblem:
                 continue
-            crossing = int(fact["crossing"])
+            crossing = fact.crossing
             if len(self._pending_checks) >= MAX_PENDING_CHECKS:
                 self._log_optimum(crossing, None)
                 continue
             self._pending_checks.add(crossing)
             self._checks.start_soon(
-                self._check, crossing, fact["traps"], int(fact["switches"]), self._results.clone()
+                self._check, crossing, fact.traps, fact.switches, self._results.clone()
             )
 
     async def _check(
         self,
         crossing: int,
-        traps: list[list[int]],
+        traps: Sequence[Sequence[int]],
         switches: int,
         results: trio.MemorySendChannel[_InboxItem],
     ) -> None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import resource
 import secrets
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -35,6 +36,10 @@ __all__ = ["Server", "limits_for", "serve"]
 
 log = structlog.get_logger()
 
+#: Open files the connection cap leaves for the rest: listeners, match logs, refused sockets.
+FILES_KEPT = 256
+#: Connections refused with a message at once, at most (beyond: closed without one).
+REFUSING = 64
 #: Seconds sockets get to flush their last messages at shutdown.
 SHUTDOWN_GRACE = 5.0
 
@@ -55,8 +60,18 @@ class Server:
         check_grace: float = CHECK_GRACE,
         collector: Collector | None = None,
         tokens: Mapping[str, Mapping[int, str]] | None = None,
+        seeds: Mapping[str, int] | None = None,
+        observer: Callable[[str, MatchActor | Connection], None] | None = None,
     ) -> None:
         self.config = config
+        #: Named matches' seeds (name -> seed), read when the match starts: a tournament fixes
+        #: each match's seed whatever order its matches fill in.
+        self.seeds: Mapping[str, int] = seeds if seeds is not None else {}
+        #: Told ``("started", actor)`` (its log holds the dungeon), ``("over", actor)`` (its log
+        #: closed; also for a match that could not start) and ``("closed", connection)``
+        #: (``fault`` says if its client broke the protocol): a tournament and the live view
+        #: follow matches with it. It must not block or raise.
+        self.observer = observer
         #: The process's garbage collection policy, when this server owns the process.
         self.collector = collector
         self._check_grace = check_grace
@@ -69,8 +84,10 @@ class Server:
         #: an idle limit of the draw time (the spec lets an agent stay silent that long).
         self.limits = limits if limits is not None else limits_for(config)
         self.gate = Gate(self.limits)
+        self._refusing = 0
         self._latency = latency
-        #: ``tokens``: match name -> team -> the token its starts must carry (arena serve --teams)
+        #: ``tokens``: match name -> team -> the token its starts must carry (arena serve --teams,
+        #: or a tournament, which fills it as it names matches)
         self.lobby: Lobby[Connection] = Lobby(self._start_match, tokens)
         self.actors: set[MatchActor] = set()
         #: Every actor ever started, in order (tests and ``arena match`` read their results).
@@ -151,24 +168,44 @@ class Server:
                 conn.log.exception("connection_failed")
             finally:
                 self._connections.discard(conn)
+                if self.observer is not None:
+                    self.observer("closed", conn)
                 self._check_idle()
         finally:
             self.gate.leave()
 
     async def _refuse(self, stream: trio.abc.Stream, why: str) -> None:
-        """A connection beyond the cap or the input budget: one error, then closed."""
-        log.info("connection_refused", reason=why)
-        transport = Transport(stream)
-        line = encode(Error(code=ErrorCode.SERVER_FULL, message=f"{why}: closing"))
-        with trio.move_on_after(1):
-            with contextlib.suppress(trio.BrokenResourceError):
-                await transport.send_all(line)
-            await transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
-        await transport.aclose()
+        """A connection beyond the cap or the input budget: one error, then closed. At most
+        REFUSING at a time are told why (each may take a second); beyond, a flood of
+        connections is closed at once, so refusing costs bounded memory too."""
+        if self._refusing >= REFUSING:
+            await trio.aclose_forcefully(stream)
+            return
+        self._refusing += 1
+        try:
+            log.info("connection_refused", reason=why)
+            transport = Transport(stream)
+            line = encode(Error(code=ErrorCode.SERVER_FULL, message=f"{why}: closing"))
+            with trio.move_on_after(1):
+                with contextlib.suppress(trio.BrokenResourceError):
+                    await transport.send_all(line)
+                await transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
+            await transport.aclose()
+        finally:
+            self._refusing -= 1
 
     def _start_match(self, filling: Filling[Connection]) -> None:
         assert self._matches is not None, "Server.run() must be running"
-        seed = next(self._seeds) if self._seeds is not None else secrets.randbits(63)
+        seed = self.seeds.get(filling.name) if filling.name is not None else None
+        if seed is None:
+            seed = next(self._seeds) if self._seeds is not None else secrets.randbits(63)
+
+        def prepared() -> None:  # the engine exists, its log is open with the dungeon in it
+            if self.collector is not None:
+                self.collector.match_prepared()
+            if self.observer is not None:
+                self.observer("started", actor)
+
         actor = MatchActor(
             filling,
             seed=seed,
@@ -179,7 +216,7 @@ class Server:
             prepare_limiter=self._prepare_limiter,
             check_grace=self._check_grace,
             on_over=self._match_over,
-            on_prepared=None if self.collector is None else self.collector.match_prepared,
+            on_prepared=prepared,
         )
         self.actors.add(actor)
         self.finished.append(actor)
@@ -191,6 +228,8 @@ class Server:
         finally:
             self.lobby.finished(actor.filling)
             self.actors.discard(actor)
+            if self.observer is not None:
+                self.observer("over", actor)
             if not self.actors:
                 self._no_matches.set()
             self._check_idle()
@@ -211,11 +250,18 @@ class Server:
 
 def limits_for(config: RulesConfig) -> Limits:
     """The dungeon server's default limits for ``config``: the network layer's defaults, with
-    the rules' line limit and an idle limit of the draw time."""
+    the rules' line limit, an idle limit of the draw time, and a connection cap the process's
+    open-file limit can hold (with room for match logs and workers): past that limit accepting
+    would fail instead of refusing with an error."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    cap = DEFAULT_LIMITS.max_connections
+    if soft != resource.RLIM_INFINITY:
+        cap = max(1, min(cap, soft - FILES_KEPT))
     return DEFAULT_LIMITS.replace(
         max_line_bytes=config.max_line,
         partial_line_bytes=config.max_line + 2,
         idle_seconds=config.draw_seconds,
+        max_connections=cap,
     )
 
 

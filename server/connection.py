@@ -102,6 +102,9 @@ class Connection:
         #: The socket's phase, its errors and what it sent before ``dungeon`` (protocol rules).
         self.session = Session(error_limit=config.error_limit, held_limit=limits.held_requests)
         self.closed = False
+        #: Why the server closed this socket for its client's fault (a line that is not JSON or
+        #: too long, the error limit, not reading, ...); None otherwise. A tournament reads it.
+        self.fault: str | None = None
         self._scope = trio.CancelScope()
         self._idle = trio.CancelScope()
         #: Optional probe: seconds from reading a request to its answer being ready to write.
@@ -142,6 +145,8 @@ class Connection:
         """Close the socket at once (from any task); its tasks end at their next checkpoint."""
         if not self.closed:
             self.log.info("connection_killed", reason=reason, slot=self.slot)
+            if reason == "outbox_full":
+                self.fault = self.fault or "it stopped reading its socket"
         self.closed = True
         self._scope.cancel()
 
@@ -191,6 +196,7 @@ class Connection:
             return []
         error = Error(code=code, message=text)
         if self.session.refused:
+            self.fault = self.fault or f"{text} (the error limit)"
             return [last_error(error), CLOSE]
         return [error]
 
@@ -200,6 +206,7 @@ class Connection:
             return False
         if self.session.refused:
             self.log.info("error_limit_reached", slot=self.slot)
+            self.fault = self.fault or "the error limit"
         return True
 
     # -- writing -------------------------------------------------------------------------------
@@ -246,6 +253,8 @@ class Connection:
         # errors are in the match log): a teacher can see which client misbehaved and how.
         self.log.info("error_sent", code=code, message=text, closing=closing)
         items = self.error(code, text)
+        if closing:
+            self.fault = self.fault or text
         if closing and items and items[-1] is not CLOSE:
             items.append(CLOSE)
         self.deliver(items)

@@ -60,7 +60,7 @@ class Lobby(Generic[Seat]):
     ) -> None:
         self._on_full = on_full
         #: match name -> team -> the token a start for that team of that match must carry
-        self._tokens = tokens or {}
+        self._tokens = tokens if tokens is not None else {}  # (a tournament fills it as it goes)
         self._numbers = itertools.count(1)
         self._unnamed: list[Filling[Seat]] = []  # filling, oldest first
         self._named: dict[str, Filling[Seat]] = {}  # filling or running

@@ -23,6 +23,7 @@ that receives the same requests in the same order plays the very same match.
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -32,11 +33,13 @@ import numpy as np
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, AgentId, Disconnect, Match, Output, Request, TimeUp
+from dungeon.events import Crossing, EngineEvent, Kill, NpcKilled, TrapProblem
 from protocol.messages import Move, Solution
 from sim.game import TERMINAL, Bot, ChanceMode, Dynamics, GameInfo, MatchResult
 
 if TYPE_CHECKING:
     from client.strategies.base import TeamStrategy
+    from sim.timed import Timing
 
 Input = Request | Disconnect | TimeUp
 
@@ -65,9 +68,11 @@ def step_order_generator(seed: int) -> np.random.Generator:
 
 
 def strategy_seed(seed: int, team: int) -> int:
-    """The seed team ``team``'s strategy gets in a headless match of ``seed`` (children 1, 2)."""
-    child = np.random.SeedSequence(seed).spawn(3)[1 + team]
-    return int(child.generate_state(1, np.uint64)[0])
+    """The seed team ``team``'s strategy gets in a headless match of ``seed`` (children 1, 2):
+    ``client.strategies.base.strategy_seed``, the derivation network matches use too."""
+    from client.strategies.base import strategy_seed as derive
+
+    return derive(seed, team)
 
 
 def step_order(generator: np.random.Generator) -> list[AgentId]:
@@ -178,33 +183,32 @@ class TeamFigures:
         self.npc_kills = [0, 0]
         self.active = [0, 0]
         self.optimum = [0, 0]
-        self._problems: dict[int, list[list[int]]] = {}
+        self._problems: dict[int, Sequence[Sequence[int]]] = {}
 
-    def add(self, events: Sequence[Mapping[str, Any]]) -> list[tuple[int, int]]:
+    def add(self, events: Sequence[EngineEvent]) -> list[tuple[int, int]]:
         """Fold one output's events; return (crossing, optimum) for each crossing computed."""
         computed: list[tuple[int, int]] = []
         for event in events:
-            kind = event["event"]
-            if kind == "trap_problem":
+            if isinstance(event, TrapProblem):
                 if self.with_optimum:
-                    self._problems[event["crossing"]] = event["traps"]
-            elif kind == "crossing":
-                team = event["agent"][0]
+                    self._problems[event.crossing] = event.traps
+            elif isinstance(event, Crossing):
+                team = event.agent[0]
                 self.crossings[team] += 1
-                self.active[team] += event["active"]
-                self.trap_deaths[team] += 0 if event["survived"] else 1
-                problem = self._problems.pop(event["crossing"], None)
+                self.active[team] += event.active
+                self.trap_deaths[team] += 0 if event.survived else 1
+                problem = self._problems.pop(event.crossing, None)
                 if problem is not None:
-                    value = self._optimum(problem, event["active"])
+                    value = self._optimum(problem, event.active)
                     self.optimum[team] += value
-                    computed.append((event["crossing"], value))
-            elif kind == "kill":
-                self.kills[event["agent"][0]] += 1
-            elif kind == "npc_killed":
-                self.npc_kills[event["agent"][0]] += 1
+                    computed.append((event.crossing, value))
+            elif isinstance(event, Kill):
+                self.kills[event.agent[0]] += 1
+            elif isinstance(event, NpcKilled):
+                self.npc_kills[event.agent[0]] += 1
         return computed
 
-    def _optimum(self, problem: list[list[int]], active: int) -> int:
+    def _optimum(self, problem: Sequence[Sequence[int]], active: int) -> int:
         """The problem's optimum, knowing it never exceeds the ``active`` traps achieved: none
         to compute at k = 0, one SAT call at k = 1 (none when the strategy's own SAT call in
         this process just decided it: ``dungeon.sat`` keeps the verdict); only k >= 2 may need
@@ -243,17 +247,22 @@ def play_match(
     *,
     with_optimum: bool = True,
     log: Any = None,
+    timing: Timing | None = None,
 ) -> MatchResult:
     """One headless match: team ``t`` played by strategy ``seats[t]``.
 
     ``log`` is an optional ``replay.matchlog.MatchLogWriter`` (header already written): every
-    input, output and optimum goes to it, as a server writes them.
+    input, output and optimum goes to it, as a server writes them. ``timing`` None: the step
+    schedule (spec section 6); else the timed schedule with these distributions
+    (:mod:`sim.timed`), whose length is the simulated milliseconds (figure ``sim_ms``).
     """
     from client.strategies.base import make_strategy
+    from sim.plugins import dungeon_strategy
 
     match = Match(seed, config)
     teams = [
-        make_strategy(name, team, strategy_seed(seed, team)) for team, name in enumerate(seats)
+        make_strategy(name, team, strategy_seed(seed, team), load=dungeon_strategy)
+        for team, name in enumerate(seats)
     ]
     order = step_order_generator(seed)
     figures = TeamFigures(config.switches, with_optimum)
@@ -267,20 +276,37 @@ def play_match(
 
     opening = match.begin()
     record(opening)
-    deliver(opening, teams)
-    steps = play_steps(
-        match,
-        teams,
-        order,
-        config.draw_steps,
-        before=None if log is None else log.input,
-        after=record,
-    )
+    if timing is not None:
+        from sim.timed import play_timed, timing_generator
+
+        def apply(event: Input) -> Output:
+            if log is not None:
+                log.input(event)
+            output = match.apply(event)
+            record(output)
+            return output
+
+        seconds = play_timed(
+            match, teams, opening, timing, timing_generator(seed), config.draw_seconds, apply=apply
+        )
+        length = round(seconds * 1000)
+        stats = figures.per_team(length, match.winner)
+        for row in stats:
+            row["sim_ms"] = row.pop("steps")
+    else:
+        deliver(opening, teams)
+        length = play_steps(
+            match,
+            teams,
+            order,
+            config.draw_steps,
+            before=None if log is None else log.input,
+            after=record,
+        )
+        stats = figures.per_team(length, match.winner)
     winner = match.winner
     returns = [DRAW, DRAW] if winner is None else [WIN if t == winner else LOSS for t in (0, 1)]
-    return MatchResult(
-        returns=returns, length=steps, stats=figures.per_team(steps, winner), winner=winner
-    )
+    return MatchResult(returns=returns, length=length, stats=stats, winner=winner)
 
 
 class DungeonState:
@@ -400,13 +426,39 @@ class TeamStrategyName:
         raise TypeError(f"dungeon strategy {self.name!r} plays through DungeonGame.play")
 
 
-class DungeonGame:
-    """The dungeon for the simulator. Options: any ``RulesConfig`` field (``nodes=300``), and
-    ``optimum`` (default True): compute each crossing's trap optimum for the figures."""
+def _timing(schedule: str, **given: float | None) -> Timing | None:
+    """The timed schedule's distributions, or None for the step schedule."""
+    from sim.timed import Timing
 
-    def __init__(self, optimum: bool = True, **rules: Any) -> None:
+    chosen = {key: float(value) for key, value in given.items() if value is not None}
+    if schedule == "steps":
+        if chosen:
+            raise ValueError(f"{', '.join(chosen)}: options of the timed schedule only")
+        return None
+    if schedule != "timed":
+        raise ValueError(f"schedule {schedule!r}: choose timed or steps")
+    return Timing(**chosen)
+
+
+class DungeonGame:
+    """The dungeon for the simulator. Options: any ``RulesConfig`` field (``nodes=300``),
+    ``optimum`` (default True): compute each crossing's trap optimum for the figures, and
+    ``schedule``: ``steps`` (default here; spec section 6) or ``timed`` (:mod:`sim.timed`, the
+    default of ``arena sim``), with the timed schedule's ``think_ms``, ``delay_ms`` and
+    ``jitter`` (None: :class:`sim.timed.Timing`'s defaults)."""
+
+    def __init__(
+        self,
+        optimum: bool = True,
+        schedule: str = "steps",
+        think_ms: float | None = None,
+        delay_ms: float | None = None,
+        jitter: float | None = None,
+        **rules: Any,
+    ) -> None:
         self.config = RulesConfig.from_dict(rules)
         self.with_optimum = optimum
+        self.timing = _timing(schedule, think_ms=think_ms, delay_ms=delay_ms, jitter=jitter)
         self.info = GameInfo(
             name="dungeon",
             num_players=2,
@@ -424,6 +476,7 @@ class DungeonGame:
     def strategies(self) -> Mapping[str, Callable[[], Bot]]:
         from client.strategies.base import STRATEGIES
 
+        # Strategies of one's own (module:Class, file.py:Class) are loaded by name when played.
         return {name: partial(TeamStrategyName, name) for name in sorted(STRATEGIES)}
 
     def new_initial_state(self, seed: int) -> DungeonState:
@@ -431,7 +484,9 @@ class DungeonGame:
 
     def play(self, seed: int, seats: Sequence[str]) -> MatchResult:
         self._check_seats(seats)
-        return play_match(seed, seats, self.config, with_optimum=self.with_optimum)
+        return play_match(
+            seed, seats, self.config, with_optimum=self.with_optimum, timing=self.timing
+        )
 
     def play_logged(self, seed: int, seats: Sequence[str], path: Path) -> MatchResult:
         """:meth:`play`, writing the match log (``source: "sim"``) to ``path``."""
@@ -439,7 +494,7 @@ class DungeonGame:
 
         self._check_seats(seats)
         with path.open("w", encoding="utf-8") as stream:
-            log = MatchLogWriter(stream)
+            log = MatchLogWriter(stream, clock=time.monotonic)
             log.header(
                 seed=seed,
                 config=self.config.to_dict(),
@@ -447,7 +502,14 @@ class DungeonGame:
                 match=None,
                 source="sim",
             )
-            result = play_match(seed, seats, self.config, with_optimum=self.with_optimum, log=log)
+            result = play_match(
+                seed,
+                seats,
+                self.config,
+                with_optimum=self.with_optimum,
+                log=log,
+                timing=self.timing,
+            )
             log.close(reason="game_over")
         return result
 
@@ -456,6 +518,6 @@ class DungeonGame:
 
         if len(seats) != 2:
             raise ValueError(f"the dungeon has 2 teams, got {len(seats)} strategies")
-        unknown = [name for name in seats if name not in STRATEGIES]
+        unknown = [name for name in seats if name not in STRATEGIES and ":" not in name]
         if unknown:
             raise ValueError(f"unknown dungeon strategies: {', '.join(unknown)}")

@@ -14,11 +14,13 @@ The trap problems and dice continue the match generator exactly where the origin
 
 from __future__ import annotations
 
+import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from dungeon.events import Crossing, TrapProblem
 from replay.matchlog import (
     INPUT,
     OPTIMUM,
@@ -96,6 +98,7 @@ def fork(
     ``output`` if given. Raises ForkError naming the cause."""
     from client.strategies.base import make_strategy
     from sim.dungeon import deliver, play_steps, step_order_generator, strategy_seed
+    from sim.plugins import dungeon_strategy
 
     if not log.events:
         raise ForkError(f"the log breaks at {log.bad}: nothing to fork from")
@@ -107,7 +110,7 @@ def fork(
     fork_seed = log.seed + seed_offset
     try:
         teams = [
-            make_strategy(name, team, strategy_seed(fork_seed, team))
+            make_strategy(name, team, strategy_seed(fork_seed, team), load=dungeon_strategy)
             for team, name in enumerate(strategies)
         ]
     except ValueError as error:
@@ -119,7 +122,7 @@ def fork(
 
     stream = None if output is None else open(output, "w", encoding="utf-8", newline="\n")  # noqa: SIM115
     try:
-        writer = None if stream is None else MatchLogWriter(stream)
+        writer = None if stream is None else MatchLogWriter(stream, clock=time.monotonic)
         if writer is not None:
             writer.header(
                 seed=log.seed,
@@ -236,10 +239,10 @@ def _log_optima(
     from dungeon.traps import optimum
 
     for fact in out.events:
-        if fact.get("event") == "trap_problem":
-            problems[int(fact["crossing"])] = fact
-        elif fact.get("event") == "crossing":
-            problem = problems.pop(int(fact["crossing"]), None)
+        if isinstance(fact, TrapProblem):
+            problems[fact.crossing] = fact
+        elif isinstance(fact, Crossing):
+            problem = problems.pop(fact.crossing, None)
             if problem is not None:
-                value = optimum(problem["traps"], int(problem["switches"])) if fact["active"] else 0
-                writer.optimum(int(fact["crossing"]), value)
+                value = optimum(problem.traps, problem.switches) if fact.active else 0
+                writer.optimum(fact.crossing, value)

@@ -199,6 +199,14 @@ def winner_of(returns: Sequence[float]) -> int | None:
     return top[0] if len(top) == 1 else None
 
 
+def _own_strategy(name: str, game: str) -> Callable[[], Bot]:
+    """A strategy of one's own (``module:Class`` or ``file.py:Class``), by sim.plugins."""
+    from sim.plugins import load_strategy
+
+    factory: Callable[[], Bot] = load_strategy(name, game)
+    return factory
+
+
 def play_turn_based(
     game: Game,
     seed: int,
@@ -215,10 +223,13 @@ def play_turn_based(
     if len(seats) != game.info.num_players:
         raise ValueError(f"{game.info.name} needs {game.info.num_players} seats, got {len(seats)}")
     factories = game.strategies()
-    unknown = [name for name in seats if name not in factories]
+    unknown = [name for name in seats if name not in factories and ":" not in name]
     if unknown:
         raise ValueError(f"unknown {game.info.name} strategies: {', '.join(unknown)}")
-    bots = [factories[name]() for name in seats]
+    bots = [
+        factories[name]() if name in factories else _own_strategy(name, game.info.name)()
+        for name in seats
+    ]
     rng = random.Random(seed)
     state = game.new_initial_state(seed)
     length = 0

@@ -13,6 +13,10 @@ Schedule (documented in /work/helpers/readme-sim.md):
 * Job order: seed-major (seed, then lineup, then seating); job ``index`` encodes the triple and
   does not depend on ``--matches``, so a journal stays valid when a run is extended.
 
+Jobs are generated lazily, as the backend asks for them (a few per worker ahead), and each match
+seed is computed when its job is made: what the runner holds before the first result does not
+grow with ``--matches`` (the records of finished matches do, for the statistics).
+
 Results are folded strictly in job order whatever order the workers finish in; the SPRT is
 checked after each complete seed group, and a decision cuts the run at that group. Hence the
 output is the same for any number of workers and any backend.
@@ -40,18 +44,28 @@ from sim.game import Game, GameInfo, logged
 from sim.games import load_game
 from sim.journal import Journal
 
-__all__ = ["RunSpec", "Schedule", "load_game_cached", "match_seeds", "play_job", "run"]
+__all__ = [
+    "RunSpec",
+    "Schedule",
+    "load_game_cached",
+    "match_seed",
+    "match_seeds",
+    "play_job",
+    "run",
+]
 
 SEED_BITS = 48
 
 
+def match_seed(seed: int, index: int) -> int:
+    """Match seed ``index`` of a run started with ``--seed seed``."""
+    digest = hashlib.blake2b(f"{seed}:{index}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> (64 - SEED_BITS)
+
+
 def match_seeds(seed: int, count: int) -> list[int]:
     """The first ``count`` match seeds of a run started with ``--seed seed``."""
-    return [
-        int.from_bytes(hashlib.blake2b(f"{seed}:{i}".encode(), digest_size=8).digest(), "big")
-        >> (64 - SEED_BITS)
-        for i in range(count)
-    ]
+    return [match_seed(seed, i) for i in range(count)]
 
 
 @dataclass(frozen=True)
@@ -112,10 +126,18 @@ class Schedule:
         self.seatings = [_rotations(lineup) for lineup in self.lineups]
         self.rotations = max(len(s) for s in self.seatings)
         self.seed_count = math.ceil(matches / self.rotations)
-        self.seeds = match_seeds(seed, self.seed_count)
+        self.run_seed = seed
+        #: How many matches the run plays.
+        self.total = self.seed_count * sum(len(s) for s in self.seatings)
+
+    def seed(self, seed_index: int) -> int:
+        """The match seed of seed group ``seed_index`` (computed, never stored: a run of 100M
+        matches keeps no list of them)."""
+        return match_seed(self.run_seed, seed_index)
 
     def jobs(self) -> Iterator[tuple[int, int, tuple[str, ...]]]:
-        """(index, seed index, seats) of every match, in job order."""
+        """(index, seed index, seats) of every match, in job order: a generator, whose memory
+        does not depend on the number of matches."""
         for seed_index in range(self.seed_count):
             for lineup, seatings in enumerate(self.seatings):
                 for rotation, seats in enumerate(seatings):
@@ -123,6 +145,17 @@ class Schedule:
 
     def index(self, seed_index: int, lineup: int, rotation: int) -> int:
         return (seed_index * len(self.lineups) + lineup) * self.rotations + rotation
+
+    def seed_index(self, index: int) -> int:
+        """The seed group of job ``index``."""
+        return index // (len(self.lineups) * self.rotations)
+
+    def is_job(self, index: int) -> bool:
+        """Whether ``index`` is the index of a match of this run."""
+        if not index >= 0 or self.seed_index(index) >= self.seed_count:
+            return False
+        lineup, rotation = divmod(index % (len(self.lineups) * self.rotations), self.rotations)
+        return rotation < len(self.seatings[lineup])
 
     def group_end(self, index: int) -> bool:
         """True when ``index`` is the last job of its seed group (for the SPRT)."""
@@ -241,37 +274,32 @@ def run(
     game = load_game_cached(spec.game, spec.options)
     schedule = Schedule(game.info, spec.strategies, spec.matches, spec.seed)
     sprt = _make_sprt(spec, schedule)
-    jobs = list(schedule.jobs())
     done: dict[int, dict[str, Any]] = dict(journal.done) if journal is not None else {}
-    resumed = sum(1 for index, _, _ in jobs if index in done)
-    tasks: list[Task] = [
+    resumed = sum(1 for index in done if schedule.is_job(index))
+    total = schedule.total
+    options = dict(spec.options)
+    # Generated as the backend asks for them (a few per worker ahead), never listed.
+    tasks: Iterator[Task] = (
         (
             index,
             play_job,
-            (
-                spec.game,
-                dict(spec.options),
-                index,
-                schedule.seeds[seed_index],
-                seats,
-                spec.timeout,
-                spec.logs,
-            ),
+            (spec.game, options, index, schedule.seed(seed_index), seats, spec.timeout, spec.logs),
         )
-        for index, seed_index, seats in jobs
+        for index, seed_index, seats in schedule.jobs()
         if index not in done
-    ]
+    )
     kept: list[dict[str, Any]] = []
-    position = 0
+    order = schedule.jobs()  # the next job to fold, in job order
+    waiting: int | None = next(order)[0]
     played = 0
 
     def fold() -> bool:
         """Fold finished jobs in job order; True once the SPRT has decided."""
-        nonlocal position
-        while position < len(jobs) and jobs[position][0] in done:
-            index = jobs[position][0]
+        nonlocal waiting
+        while waiting is not None and waiting in done:
+            index = waiting
             kept.append(done[index])
-            position += 1
+            waiting = next(order, (None,))[0]
             if sprt is not None and schedule.group_end(index):
                 group = [r for r in kept[-len(schedule.seatings[0]) :] if "error" not in r]
                 if group:
@@ -282,7 +310,7 @@ def run(
         return False
 
     if on_match is not None:
-        on_match(resumed, len(jobs))
+        on_match(resumed, total)
     decided = fold()
     if not decided:
         results = backend.run(tasks)
@@ -293,7 +321,7 @@ def run(
                     journal.append(record)
                 done[index] = record
                 if on_match is not None:
-                    on_match(resumed + played, len(jobs))
+                    on_match(resumed + played, total)
                 if fold():
                     break
         finally:
@@ -333,8 +361,7 @@ def summarize(
     spec: RunSpec, schedule: Schedule, records: Sequence[Mapping[str, Any]], sprt: stats.Sprt | None
 ) -> dict[str, Any]:
     """The JSON report of a run from its records in job order. No timings: see ``run``."""
-    group_of = {index: seed_index for index, seed_index, _ in schedule.jobs()}
-    games = [_as_game(r, group_of[r["index"]]) for r in records if "error" not in r]
+    games = [_as_game(r, schedule.seed_index(r["index"])) for r in records if "error" not in r]
     pairings = [
         stats.pairing_summary(a, b, [g for g in games if a in g.seats and b in g.seats])
         for a, b in combinations(spec.names, 2)

@@ -6,6 +6,7 @@ Small dungeons (300 nodes, wider corridors) keep each match well under a second.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +60,7 @@ def engine_log(path: Path, seed: int = 7, steps: int = 40) -> Path:
 
     config = RulesConfig(**SMALL)
     with path.open("w", encoding="utf-8") as stream:
-        writer = MatchLogWriter(stream)
+        writer = MatchLogWriter(stream, clock=time.monotonic)
         writer.header(
             seed=seed, config=config.to_dict(), version=software_version(), match="bare",
             source="sim",

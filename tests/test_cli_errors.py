@@ -214,13 +214,17 @@ def test_serve_port_out_of_range_is_refused(value: str, tmp_path: Path) -> None:
         ["labyrinth", "show"],
         ["labyrinth", "play"],
         ["team", "--team", "0"],
+        ["fish", "clients", "1"],
+        ["check-client"],
     ],
     ids=lambda argv: " ".join(argv[:2]),
 )
 def test_every_command_refuses_a_negative_seed_alike(argv: list[str], tmp_path: Path) -> None:
     """Negative seeds were accepted by serve, sim and labyrinth but refused by match and dungeon:
     now one rule (0 to 2**63-1) and one message everywhere."""
-    line = refused(arena(*argv, "--seed", "-1", cwd=tmp_path), 2, "--seed", "'-1'")
+    program = ["--", "true"] if argv == ["check-client"] else []
+    result = arena(*argv, "--seed", "-1", *program, cwd=tmp_path)
+    line = refused(result, 2, "--seed", "'-1'")
     assert "a seed is a whole number from 0 to 9223372036854775807" in line
 
 
@@ -314,7 +318,7 @@ def test_messages_name_the_users_key_not_internals(
 def test_penguins_player_timing_out_on_name_reads_as_a_timeout(tmp_path: Path) -> None:
     """A Penguins player that never answers `name` was reported as "exit None"."""
     silent = f"{sys.executable} -c 'import time; time.sleep(60)'"
-    player = f"{sys.executable} -m penguins.player"
+    player = f"{sys.executable} -m arena penguins"
     result = arena(
         "penguins",
         "master",
@@ -333,7 +337,7 @@ def test_penguins_player_timing_out_on_name_reads_as_a_timeout(tmp_path: Path) -
         cwd=tmp_path,
     )
     assert "Traceback" not in result.stderr
-    assert "'name' gave no single id: timed out after 0.5 s" in result.stdout
+    assert "'name' failed: timed out after 0.5 s" in result.stdout
     assert "exit None" not in result.stdout
 
 
@@ -383,7 +387,8 @@ def test_sim_prints_status_lines_when_stderr_is_no_terminal(tmp_path: Path) -> N
 
 def test_make_says_so_before_installing() -> None:
     """`make run` said nothing during its minute of installing."""
-    result = run(["make", "-n", "-W", "pyproject.toml", ".venv/.installed"], ROOT)
+    argv = ["make", "--no-print-directory", "-n", "-W", "pyproject.toml", ".venv/.installed"]
+    result = run(argv, ROOT, env={"MAKEFLAGS": "", "MAKELEVEL": ""})  # also under `make test`
     assert result.returncode == 0
     first = result.stdout.splitlines()[0]
     assert "installing the project" in first

@@ -27,6 +27,7 @@ from protocol.codec import (
     LocalProtocolError,
     RemoteProtocolError,
     encode,
+    encode_lines,
 )
 from protocol.errors import ErrorCode
 from protocol.messages import (
@@ -682,3 +683,16 @@ def test_a_refused_line_leaves_no_reference_cycle(data: bytes):
     finally:
         if was_enabled:
             gc.enable()
+
+
+def test_encode_lines_gives_each_message_the_bytes_encode_gives_it() -> None:
+    """encode_lines shares work between a begin's twelve maps and repeated sightings, and
+    changes no byte: each line is what encode gives that message."""
+    from dungeon.config import RulesConfig
+    from dungeon.engine import Match
+
+    begin = Match(3, RulesConfig(nodes=150, radius=0.16)).begin()
+    messages = [outbound.message for outbound in begin.messages]
+    repeated = [*messages, Enemy(9, -1, False), Enemy(9, -1, False), GameOver(1)]
+    assert encode_lines(repeated) == [encode(message) for message in repeated]
+    assert sum(type(m) is Dungeon for m in messages) == 12

@@ -15,6 +15,7 @@ from pysat.solvers import Solver
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, AgentId, Disconnect, Match, Output, Request, TimeUp
+from dungeon.events import Crossing, Kill, MatchOver, NpcKilled, TrapProblem
 from dungeon.generation import generate
 from dungeon.traps import active_traps, draw_for_policy
 from protocol.messages import Dungeon, Enemy, Error, GameOver, Move, Moved, Sat, Solution
@@ -152,8 +153,8 @@ def test_a_valid_move_commits_and_is_answered_with_a_trap_problem() -> None:
         assert all(1 <= abs(literal) <= 20 for literal in trap)
     assert match.committed(HENCH0) == to
     assert match.location(HENCH0) == match.dungeon.start[0]
-    assert out.events[0]["event"] == "trap_problem"
-    assert out.events[0]["traps"] == sat.traps
+    assert isinstance(out.events[0], TrapProblem)
+    assert out.events[0].traps == sat.traps
 
 
 @pytest.mark.parametrize(
@@ -276,7 +277,8 @@ def test_the_generator_draws_the_dungeon_then_problems_then_dice_in_input_order(
     assert isinstance(sat, Sat)
     assert sat.traps == expected_problem.traps
     solved = request(match, HENCH0, Solution(assignment=disarm(sat)))
-    assert solved.events[0]["roll"] == mirror.random()
+    assert isinstance(solved.events[0], Crossing)
+    assert solved.events[0].roll == mirror.random()
 
 
 def test_the_survival_die_is_drawn_even_when_no_trap_is_active() -> None:
@@ -290,8 +292,9 @@ def test_the_survival_die_is_drawn_even_when_no_trap_is_active() -> None:
     mirror.bit_generator.state = match.generator_state
     expected_roll = mirror.random()
     out = request(match, HENCH0, Solution(assignment=disarm(sat)))
-    assert out.events[0]["active"] == 0
-    assert out.events[0]["roll"] == expected_roll
+    assert isinstance(out.events[0], Crossing)
+    assert out.events[0].active == 0
+    assert out.events[0].roll == expected_roll
     assert match.generator_state == mirror.bit_generator.state
 
 
@@ -350,7 +353,8 @@ def test_a_trap_death_sends_the_agent_back_to_its_start() -> None:
     start = match.dungeon.start[0]
     assert messages_to(out, HENCH0)[0] == Moved(False, start, [], "trap")
     assert match.location(HENCH0) == start
-    assert out.events[0]["survived"] is False
+    assert isinstance(out.events[0], Crossing)
+    assert out.events[0].survived is False
 
 
 def test_satisfiable_policy_hands_out_only_satisfiable_problems() -> None:
@@ -402,8 +406,8 @@ def test_arrival_kills_every_enemy_agent_on_the_node_and_sends_it_home() -> None
     for victim in (HENCH1, OTHER1):
         assert messages_to(out, victim)[0] == Moved(False, start1, [], "attacked")
         assert match.location(victim) == start1
-    kills = [e for e in out.events if e["event"] == "kill"]
-    assert [e["victim"] for e in kills] == [[1, 1], [1, 2]]
+    kills = [e for e in out.events if isinstance(e, Kill)]
+    assert [e.victim for e in kills] == [[1, 1], [1, 2]]
 
 
 def test_the_arriving_agent_is_never_harmed() -> None:
@@ -464,7 +468,7 @@ def test_arrival_kills_the_npc_and_removes_it_for_good() -> None:
     out = cross(match, HENCH0, target)
     assert messages_to(out, HENCH0)[0] == Moved(True, target, [-1], "crossed")
     assert target not in match.npcs
-    assert {"event": "npc_killed", "agent": [0, 1], "location": target} in out.events
+    assert NpcKilled(agent=[0, 1], location=target) in out.events
     assert Enemy(target, -1, False) in messages_to(out, HENCH0), "the dead NPC leaves the view"
     back = quiet_node(match, target) if len(route) == 1 else route[-2]
     walk(match, HENCH0, back)
@@ -499,7 +503,7 @@ def test_the_heir_at_its_own_shrine_wins(team: int) -> None:
     assert match.winner == team
     assert [o.message for o in out.messages[-12:]] == [GameOver(winner=team)] * 12
     assert [o.to for o in out.messages[-12:]] == list(AGENTS)
-    assert out.events[-1] == {"event": "game_over", "winner": team, "reason": "shrine"}
+    assert out.events[-1] == MatchOver(winner=team, reason="shrine")
     late = request(match, enemy, Move(to=match.dungeon.adjacency[match.location(enemy)][0]))
     assert [type(m) for m in messages_to(late, enemy)] == [Error]
 
@@ -531,7 +535,7 @@ def test_a_team_whose_every_socket_closed_forfeits(team: int) -> None:
     assert match.is_over
     assert match.winner == 1 - team
     assert [o.message for o in out.messages] == [GameOver(winner=1 - team)] * 12
-    assert out.events == [{"event": "game_over", "winner": 1 - team, "reason": "forfeit"}]
+    assert out.events == [MatchOver(winner=1 - team, reason="forfeit")]
     assert match.apply(Disconnect(AgentId(1 - team, 0))).messages == [], "only one ending"
 
 

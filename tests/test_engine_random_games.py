@@ -13,6 +13,7 @@ import pytest
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, AgentId, Disconnect, Input, Match, Output, Request, TimeUp
+from dungeon.events import Kill
 from protocol.messages import Enemy, Error, GameOver, Move, Moved, Sat, Solution
 
 # Random assignments leave about 10 traps active: survival 0.97 lets about 3 crossings in 4 through.
@@ -113,7 +114,7 @@ def test_seen_unseen_pairing_holds_over_long_random_games(seed: int) -> None:
         if event is None:
             watchers = {agent: Watcher() for agent in AGENTS}
         receive(watchers, output)
-        kills += sum(fact["event"] == "kill" for fact in output.events)
+        kills += sum(isinstance(fact, Kill) for fact in output.events)
         if match.is_over:
             assert all(w.over for w in watchers.values())
             continue

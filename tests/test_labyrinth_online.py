@@ -200,7 +200,7 @@ def test_a_return_code_our_rules_contradict_stops_the_game_loudly() -> None:
         return ReturnCode.MOVE_WIN if move.type == MoveType.DO_NOTHING else code
 
     server = SpecServer(do_nothing_move, client_starts=True, code_of=stay_wins)
-    with pytest.raises(RulesDisagreement, match="server says MOVE_WIN, our rules say MOVE_OK"):
+    with pytest.raises(RulesDisagreement, match="server says MOVE_WIN; our spec rules say MOVE_OK"):
         play_online(Connection(MemoryStream(server)), "me", "", astar_move)
 
 

@@ -285,8 +285,8 @@ def test_legal_moves_are_exactly_the_moves_that_do_not_lose(energy: int) -> None
     legal = set(labyrinth.legal_moves())
     every = {Move(kind, value) for kind in range(10) for value in range(-1, 6)}
     not_losing = {move for move in every if labyrinth.losing_reason(move) is None}
-    # Step and stay values are ignored by the rules; the list carries them as -1.
-    assert legal == {move for move in not_losing if move.type < 4 or move.value == -1}
+    # Step and stay values are ignored by the rules; the list carries them as 0 (spec).
+    assert legal == {move for move in not_losing if move.type < 4 or move.value == 0}
     assert any(move.type < 4 for move in legal) == (energy >= 5)
     assert Move(STAY) in legal
 

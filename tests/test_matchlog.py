@@ -1,7 +1,7 @@
 """The match log file: what the writer puts on each line, and what the reader detects.
 
-The writer reads engine inputs and outputs by their shape (``protocol`` sits below ``dungeon``),
-so these tests use small stand-ins of the engine's types; tests/test_replay.py runs real matches.
+The log sits above the rules: these tests hand the writer the engine's own inputs, outputs and
+typed events, made by hand; tests/test_replay.py runs real matches.
 """
 
 from __future__ import annotations
@@ -9,13 +9,15 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 import pytest
 
+from dungeon.engine import AgentId, Disconnect, Outbound, Output, Request, TimeUp
+from dungeon.events import Crossing, Kill
+from protocol.messages import Error, Move, Moved
 from replay.matchlog import (
     SCHEMA_VERSION,
     LogFormatError,
@@ -30,48 +32,9 @@ from replay.matchlog import (
 )
 
 
-class AgentId(NamedTuple):
-    team: int
-    agent: int
-
-
-class Move(msgspec.Struct, frozen=True, tag_field="type", tag="move"):
-    to: int
-
-
-class Moved(msgspec.Struct, frozen=True, tag_field="type", tag="moved"):
-    success: bool
-    location: int
-    killed: list[int]
-    reason: str
-
-
-@dataclass(frozen=True)
-class Request:
-    agent: AgentId
-    message: Any
-
-
-@dataclass(frozen=True)
-class Disconnect:
-    agent: AgentId
-
-
-@dataclass(frozen=True)
-class TimeUp:
-    pass
-
-
-@dataclass(frozen=True)
-class Outbound:
-    to: AgentId
-    message: Any
-
-
-@dataclass(frozen=True)
-class Output:
-    messages: list[Outbound] = field(default_factory=list)
-    events: list[dict[str, Any]] = field(default_factory=list)
+def make_output(messages: list[Outbound] | None = None, events: list[Any] | None = None) -> Output:
+    """An engine ``Output`` (the writer takes the engine's own types)."""
+    return Output(messages or [], events or [])
 
 
 class FakeClock:
@@ -91,9 +54,13 @@ def write_sample(stream: io.StringIO | io.BytesIO, *, close: bool = True) -> Mat
     writer.header(seed=42, config={"nodes": 1000}, version="9.9", match="m17", source="server")
     writer.input(Request(AgentId(0, 3), Move(to=17)))
     writer.output(
-        Output(
+        make_output(
             messages=[Outbound(AgentId(0, 3), Moved(True, 17, [-1], "crossed"))],
-            events=[{"event": "crossing", "agent": AgentId(0, 3), "to": 17, "active": {2, 1}}],
+            events=[
+                Crossing(
+                    crossing=0, agent=(0, 3), from_=5, to=17, active=2, roll=0.5, survived=True
+                )
+            ],
         )
     )
     writer.optimum(1, 0)
@@ -138,7 +105,7 @@ def test_inputs_and_outputs_are_written_as_plain_wire_data() -> None:
         "message": {"type": "move", "to": 17}, "hash": "",
     }  # fmt: skip
     assert lines[2]["agent"] == [0, 3]
-    assert lines[2]["active"] == [1, 2]
+    assert (lines[2]["from"], lines[2]["active"]) == (5, 2)
     assert lines[3]["to"] == [0, 3]
     assert lines[3]["message"] == {
         "type": "moved", "success": True, "location": 17, "killed": [-1], "reason": "crossed",
@@ -163,10 +130,10 @@ def test_a_binary_stream_gets_the_lines_a_text_stream_gets_in_utf8() -> None:
     text, binary = io.StringIO(), io.BytesIO()
     for stream in (text, binary):
         writer = write_sample(stream, close=False)
-        writer.output(Output(events=[{"event": "note", "text": "café ✓", "at": {3, 1}}]))
+        writer.output(make_output([Outbound(AgentId(1, 2), Error("bad_field", "café ✓"))]))
         writer.close(reason="over")
     assert binary.getvalue() == text.getvalue().encode("utf-8")
-    assert '"text":"café ✓"' in text.getvalue()
+    assert '"message":"café ✓"' in text.getvalue()
 
 
 class CountingStream(io.StringIO):
@@ -289,21 +256,21 @@ def test_another_schema_version_is_refused_with_both_versions_named() -> None:
         (
             lambda w: (
                 w.header(seed=1, config={}, version="v", match=None, source="sim"),
-                w.output(Output(events=[{"event": "send"}])),
+                w.output(make_output(events=[{"event": "send"}])),
             ),
-            "its own 'event' name",
+            "not an engine event",
         ),
         (
             lambda w: (
                 w.header(seed=1, config={}, version="v", match=None, source="sim"),
-                w.output(Output(events=[{"event": "kill", "seq": 3}])),
+                w.output(make_output(events=[{"event": "kill", "seq": 3}])),
             ),
-            "reserved keys",
+            "not an engine event",
         ),
         (
             lambda w: (
                 w.header(seed=1, config={}, version="v", match=None, source="sim"),
-                w.output(Output(events=[{"event": "kill", "who": object()}])),
+                w.output(make_output(events=[Kill(agent=object(), victim=(1, 2), location=3)])),
             ),
             "cannot write a object",
         ),
@@ -322,7 +289,7 @@ def test_another_schema_version_is_refused_with_both_versions_named() -> None:
             lambda w: (
                 w.header(seed=1, config={}, version="v", match=None, source="sim"),
                 w.close(reason="done"),
-                w.output(Output(events=[{"event": "kill"}])),
+                w.output(make_output(events=[Kill(agent=(0, 1), victim=(1, 2), location=3)])),
             ),
             "closed",
         ),
@@ -330,8 +297,8 @@ def test_another_schema_version_is_refused_with_both_versions_named() -> None:
     ids=[
         "no header",
         "bad source",
-        "reserved kind",
-        "reserved key",
+        "a dict with a reserved kind",
+        "a dict with a reserved key",
         "opaque value",
         "closed",
         "?",
@@ -341,7 +308,7 @@ def test_another_schema_version_is_refused_with_both_versions_named() -> None:
 )
 def test_writer_misuse_is_our_error(misuse: Any, error: str) -> None:
     """Writing out of order or an event the log cannot represent raises LogWriteError."""
-    writer = MatchLogWriter(io.StringIO())
+    writer = MatchLogWriter(io.StringIO(), clock=FakeClock())
     with pytest.raises((LogWriteError, TypeError), match=error):
         misuse(writer)
 
@@ -403,7 +370,7 @@ def logged_plain_and_preencoded(output: Any) -> list[str]:
     from protocol.codec import encode
 
     logs = []
-    for encoded in (None, {i: encode(o.message) for i, o in enumerate(output.messages)}):
+    for encoded in (None, [encode(o.message) for o in output.messages]):
         stream = io.StringIO()
         writer = MatchLogWriter(stream, clock=FakeClock())
         writer.header(seed=9, config={}, version="9.9", match=None, source="server")
@@ -437,11 +404,11 @@ def test_a_trap_problem_given_its_encoded_sat_is_written_as_encoding_it_would() 
     here = dungeon.start[0]
     to = next(v if u == here else u for u, v in dungeon.edges if here in (u, v))
     output = match.apply(engine.Request(heir, messages.Move(to=to)))
-    assert [fact["event"] for fact in output.events] == ["trap_problem"]
+    assert [type(fact).__name__ for fact in output.events] == ["TrapProblem"]
     logs = logged_plain_and_preencoded(output)
     assert logs[0] == logs[1]
     problem = json.loads(logs[0].splitlines()[1])
-    assert problem["traps"] == [list(trap) for trap in output.events[0]["traps"]]
+    assert problem["traps"] == [list(trap) for trap in output.events[0].traps]
     assert list(problem)[-2:] == ["traps", "hash"]
 
 

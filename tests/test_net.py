@@ -40,6 +40,7 @@ def test_the_default_limits_are_the_documented_ones() -> None:
         "outbox_messages": 512,
         "drain_seconds": 10.0,
         "receive_bytes": 1 << 16,
+        "input_bytes_per_second": 1 << 20,
         "frames_per_step": 64,
         "linger_seconds": 2.0,
         "linger_bytes": 16 << 20,
@@ -136,6 +137,26 @@ async def test_readers_share_the_server_input_budget_and_give_it_back() -> None:
     await readers[0].fill()
     readers[0].release()
     assert budget.used == 0
+
+
+async def test_reader_reads_a_connection_no_faster_than_its_input_rate(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """Past its burst, a connection that floods is read at ``input_bytes_per_second`` on
+    average: 3 MiB of blank lines at 1 MiB/s with a 1 MiB burst take about 2 s."""
+    client, server = trio.testing.memory_stream_pair()
+    framer = LineFramer(10)
+    limits = DEFAULT_LIMITS.replace(input_bytes_per_second=1 << 20, partial_line_bytes=1 << 20)
+    reader = FrameReader(Transport(server), framer, limits)
+    started = trio.current_time()
+    read = 0
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(client.send_all, b"\n" * (3 << 20))
+        while read < 3 << 20:
+            await reader.fill()
+            while framer.next_line() is not NEED_DATA:
+                read += 1
+    assert 1.9 <= trio.current_time() - started <= 2.1
 
 
 async def test_reader_lets_other_tasks_run_between_frames() -> None:
@@ -253,3 +274,16 @@ async def test_serve_tcp_reports_its_port_and_serves_loopback() -> None:
             await client.send_all(b"ping")
             assert await client.receive_some() == b"ping"
         nursery.cancel_scope.cancel()
+
+
+def test_limits_take_overrides_from_the_command_line() -> None:
+    """``NAME=VALUE`` pairs become a copy with those limits; an unknown name or a value that is
+    not a number is a ValueError naming the pair."""
+    limits = DEFAULT_LIMITS.with_overrides(
+        ["max_connections=10", "linger_seconds=0.5", "idle_seconds=none"]
+    )
+    assert (limits.max_connections, limits.linger_seconds, limits.idle_seconds) == (10, 0.5, None)
+    with pytest.raises(ValueError, match=r"'nope=1'.*max_connections"):
+        DEFAULT_LIMITS.with_overrides(["nope=1"])
+    with pytest.raises(ValueError, match="'held_requests=x'"):
+        DEFAULT_LIMITS.with_overrides(["held_requests=x"])

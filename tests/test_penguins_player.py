@@ -79,11 +79,11 @@ def test_bad_command_lines_exit_2_with_a_reason(
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["name"], "penguins-alphabeta"),
+        (["name"], "penguins-territory"),
         (["strategy=greedy", "name"], "penguins-greedy"),
         (["name", "id=Team_7", "phase=placement"], "Team_7"),
-        (["phase=bogus", "name", "strategy=nope", "x", "y", "z"], "penguins-alphabeta"),
-        (["name", "id=two words"], "penguins-alphabeta"),
+        (["phase=bogus", "name", "strategy=nope", "x", "y", "z"], "penguins-territory"),
+        (["name", "id=two words"], "penguins-territory"),
     ],
 )
 def test_name_prints_the_id_and_ignores_the_rest(

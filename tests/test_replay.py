@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -411,7 +412,7 @@ def test_a_forfeit_is_verified_and_told(tmp_path: Path, capsys: pytest.CaptureFi
     match = Match(4, config)
     heir = AgentId(0, 0)
     with path.open("w") as stream:
-        writer = MatchLogWriter(stream)
+        writer = MatchLogWriter(stream, clock=time.monotonic)
         writer.header(seed=4, config=config.to_dict(), version=software_version(), match="ff",
                       source="server")  # fmt: skip
         writer.output(match.begin())

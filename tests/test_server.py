@@ -255,6 +255,20 @@ def test_serve_on_a_busy_port_says_so_without_a_traceback(
     assert f"cannot listen on 127.0.0.1:{port}" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("limit", ["nope=3", "max_connections=many", "max_connections=-1"])
+def test_serve_refuses_a_bad_limit_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], limit: str
+) -> None:
+    """`arena serve --limit` with an unknown name or a bad value exits 2, naming the flag."""
+    from arena.serve import main
+
+    status = main(["--limit", limit, "--check-workers", "0", "--log-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert status == 2
+    assert err.startswith("arena serve: --limit ")
+    assert len(err.strip().splitlines()) == 1
+
+
 async def test_a_socket_gets_every_byte_in_order_even_past_its_buffer() -> None:
     """A connection writes to its socket directly: 10 MB (far past the kernel's buffer) arrive
     whole and in order while the peer reads slowly, and the peer closing reads as the end."""

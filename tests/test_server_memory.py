@@ -34,7 +34,6 @@ from dungeon.traps import optimum
 from protocol.codec import encode
 from protocol.messages import Dungeon, Enemy, Error, GameOver, Move, Moved, Sat, Solution, Start
 from replay.matchlog import read_log
-from server.actor import MatchActor
 from server.connection import Connection
 
 # --- the start handshake --------------------------------------------------------------------
@@ -455,27 +454,16 @@ async def test_a_backlog_is_answered_after_all_its_lines_are_on_disk(
         [actor] = server.actors
         [path] = sorted(tmp_path.glob("*.jsonl"))
         on_disk_at_delivery: list[bool] = []
-        handled_per_step: list[int] = [0]
-        deliver, handle = Connection.deliver, MatchActor._handle
-        send_pending = MatchActor._send_pending
+        deliver = Connection.deliver
 
         def checked_deliver(conn: Connection, items: list[Any]) -> bool:
-            assert actor._writer is not None
+            assert actor.log_lines_written is not None
             on_disk = path.read_bytes().count(b"\n")  # as another process would see it
-            on_disk_at_delivery.append(on_disk == actor._writer.lines_written)
+            on_disk_at_delivery.append(on_disk == actor.log_lines_written)
             return deliver(conn, items)
 
-        def counted_handle(self: MatchActor, item: Any) -> None:
-            handled_per_step[-1] += 1
-            handle(self, item)
-
-        def counted_send_pending(self: MatchActor) -> None:
-            send_pending(self)
-            handled_per_step.append(0)
-
         monkeypatch.setattr(Connection, "deliver", checked_deliver)
-        monkeypatch.setattr(MatchActor, "_handle", counted_handle)
-        monkeypatch.setattr(MatchActor, "_send_pending", counted_send_pending)
+        batch_before = actor.largest_batch
         async with trio.open_nursery() as senders:  # the twelve at once: a backlog
             for slot, agent in agents.items():
                 here = dungeons[slot].start[slot.team]
@@ -485,7 +473,8 @@ async def test_a_backlog_is_answered_after_all_its_lines_are_on_disk(
             assert "is not adjacent" in error.message
     assert on_disk_at_delivery
     assert all(on_disk_at_delivery)
-    assert max(handled_per_step) > 1  # the backlog was served in one step
+    assert actor.largest_batch > 1  # the backlog was served in one step
+    assert batch_before <= 1  # before it, one request at a time at most
     requester, answered = None, 0
     for line in path.read_text().splitlines():
         event = json.loads(line)
@@ -506,8 +495,10 @@ async def test_a_finished_match_is_freed_without_the_cycle_collector() -> None:
         async with running_server() as (server, nursery):
             agents, _ = await memory_match(server, nursery)
             [actor] = server.actors
-            engine = weakref.ref(actor._engine)
-            sockets = [weakref.ref(conn) for conn in actor._open.values()]
+            assert actor.engine is not None
+            engine = weakref.ref(actor.engine)
+            sockets = [weakref.ref(conn) for conn in actor.filling.seats.values()]
+            assert len(sockets) == 12
             for slot, agent in agents.items():
                 if slot.team == 1:
                     await agent.aclose()

@@ -4,6 +4,7 @@ failures and early stopping, on a tiny race game (tests/sim_tiny_game.py) so it 
 from __future__ import annotations
 
 import json
+import tracemalloc
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -216,3 +217,38 @@ def test_per_team_figures_are_means_over_the_games() -> None:
     teams = {t["strategy"]: t for t in report["teams"]}
     assert teams["greedy"]["games"] == 6
     assert 1.0 <= teams["greedy"]["stats"]["moves"] <= 5.0
+
+
+def _peak_bytes_of_first_jobs(matches: int, count: int = 2000) -> int:
+    """Peak memory traced while making a run's schedule and its first ``count`` jobs with
+    their match seeds: what the runner holds before the first result."""
+    tracemalloc.start()
+    try:
+        schedule = Schedule(GameInfo("g", 2, -1, 1), ["a", "b"], matches, seed=3)
+        jobs = schedule.jobs()
+        for _, (index, seed_index, seats) in zip(range(count), jobs, strict=False):
+            assert schedule.seed(seed_index) >= 0
+            assert seats
+            assert index >= 0
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_job_list_is_generated_lazily_and_its_memory_does_not_grow_with_matches() -> None:
+    """100 million matches cost the job generator what 4,000 do (no list of jobs or seeds)."""
+    small = _peak_bytes_of_first_jobs(4_000)
+    huge = _peak_bytes_of_first_jobs(100_000_000)
+    assert huge < small + 16_384
+    assert huge < 200_000
+
+
+def test_seeds_and_seed_groups_computed_on_demand_match_the_seed_list() -> None:
+    schedule = Schedule(GameInfo("g", 2, -1, 1), ["a", "b"], 40, seed=5)
+    assert [schedule.seed(i) for i in range(schedule.seed_count)] == match_seeds(5, 20)
+    jobs = list(schedule.jobs())
+    assert schedule.total == len(jobs) == 40
+    assert all(schedule.seed_index(index) == group for index, group, _ in jobs)
+    assert all(schedule.is_job(index) for index, _, _ in jobs)
+    assert not schedule.is_job(-1)
+    assert not schedule.is_job(40)

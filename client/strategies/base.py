@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
+import numpy as np
+
 from protocol.messages import Sat, ServerMessage
 
-__all__ = ["STRATEGIES", "TeamStrategy", "make_strategy"]
+__all__ = ["STRATEGIES", "TeamStrategy", "make_strategy", "strategy_seed"]
 
 
 class TeamStrategy(Protocol):
@@ -55,13 +57,33 @@ STRATEGIES: dict[str, Callable[[int, int], TeamStrategy]] = {
 }
 
 
-def make_strategy(name: str, team: int, seed: int) -> TeamStrategy:
-    """A fresh strategy ``name`` playing ``team``; raises ValueError naming the known ones."""
-    try:
-        factory = STRATEGIES[name]
-    except KeyError:
-        known = ", ".join(sorted(STRATEGIES))
-        raise ValueError(f"unknown strategy {name!r}; known: {known}") from None
+def strategy_seed(seed: int, team: int) -> int:
+    """The seed team ``team``'s strategy gets in a match of seed ``seed``: child 1 + team of
+    ``SeedSequence(seed)``. The one derivation for every match, headless or over the network
+    (``arena match --seed``), so a seeded strategy plays the same way in both."""
+    child = np.random.SeedSequence(seed).spawn(3)[1 + team]
+    return int(child.generate_state(1, np.uint64)[0])
+
+
+def make_strategy(
+    name: str,
+    team: int,
+    seed: int,
+    load: Callable[[str], Callable[[int, int], TeamStrategy]] | None = None,
+) -> TeamStrategy:
+    """A fresh strategy ``name`` playing ``team``: a built-in name or, when ``load`` is given,
+    a strategy of one's own (``module:Class`` / ``path/to/file.py:Class``) that ``load`` turns
+    into its class (the simulator's loader, ``sim.plugins.dungeon_strategy``: the client
+    never imports the simulator). Raises ValueError naming the known ones, or what is wrong
+    with a strategy of one's own."""
     if team not in (0, 1):
         raise ValueError(f"team must be 0 or 1, not {team!r}")
-    return factory(team, seed)
+    factory = STRATEGIES.get(name)
+    if factory is None and load is not None and ":" in name:
+        factory = load(name)
+    if factory is not None:
+        return factory(team, seed)
+    known = ", ".join(sorted(STRATEGIES))
+    raise ValueError(
+        f"unknown strategy {name!r}; known: {known}, or module:Class / path/to/file.py:Class"
+    )

@@ -1,7 +1,10 @@
 """Trap solving for a team: switch assignments that leave as few traps active as we can find.
 
-A trap problem is a 3-SAT formula (traps = clauses, switches = variables, DIMACS literals). The
-solver tries, in order, each step exact and each cheaper than the next:
+A trap problem is a 3-SAT formula (traps = clauses, switches = variables, DIMACS literals).
+When the compiled core is built (``dungeon._fastcore``, see :mod:`dungeon.fastcore`) and the
+problem has at most FAST_SWITCHES switches, its exact branch-and-bound MaxSAT search answers in
+one call (an optimal assignment, no budget needed at trap sizes). Otherwise, the pure path
+tries, in order, each step exact and each cheaper than the next:
 
 1. one MiniSat 2.2 call on the traps as they are (about 70% of the 20/85 problems are
    satisfiable: done in ~50 us, most of it MiniSat taking in the 85 clauses);
@@ -25,7 +28,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dungeon.sat import BudgetExhausted, maxsat, minicard, minisat
+from dungeon.sat import BudgetExhausted, exact_maxsat, maxsat, minicard, minisat
 
 __all__ = ["SolverBudget", "TrapSolver", "active_count", "walksat"]
 
@@ -94,6 +97,14 @@ class TrapSolver:
 
     def solve(self, traps: Traps, switches: int) -> list[bool]:
         """An assignment (one bool per switch) leaving the fewest active traps found."""
+        exact = exact_maxsat(traps, switches)
+        if exact is not None:
+            assignment = exact[1]
+            return assignment if len(assignment) == switches else assignment[:switches]
+        return self.solve_pure(traps, switches)
+
+    def solve_pure(self, traps: Traps, switches: int) -> list[bool]:
+        """:meth:`solve` on the pure path (pysat's solvers, then WalkSAT): the fallback."""
         conflicts = self._budget.sat_conflicts
         found, model = minisat(traps, conflicts)
         if found:

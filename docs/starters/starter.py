@@ -129,7 +129,8 @@ class Agent(threading.Thread):
             self.play()
         except (OSError, ValueError) as error:
             print(f"agent {self.number}: {error}", file=sys.stderr)
-        finally:
+        finally:  # the reader holds the socket open too: close both, so the server sees EOF now
+            self.reader.close()
             self.sock.close()
 
     def play(self) -> None:

@@ -31,7 +31,7 @@ The public API (stable; other games' servers depend on it):
   (``send_all``) or without waiting (``write_now`` when ``writes_now``), closed after a linger
   (``linger``, ``aclose``); the socket descriptor fast path is inside it.
 - :class:`FrameReader`: feeds a :class:`Decoder` (anything with ``receive_data`` and
-  ``buffered_bytes``) within the budgets, and yields between frames.
+  ``buffered_bytes``) within the budgets and the input rate, and yields between frames.
 - :class:`Outbox`: a bounded outbox with its writer task (``deliver`` never waits; ``run`` is
   the writer; :data:`CLOSE` closes after what came before).
 - :class:`LineFramer`: a sans-I/O line decoder for line-based protocols.

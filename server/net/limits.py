@@ -10,6 +10,7 @@ connection, or says why not (the connection cap, the input budget).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
@@ -45,6 +46,11 @@ class Limits:
     drain_seconds: float = 10.0
     #: Bytes read from a socket at once.
     receive_bytes: int = 1 << 16
+    #: Bytes a second one connection is read at, on average (a token bucket holding up to
+    #: ``partial_line_bytes``, so a line of the largest size goes through at once); beyond, it
+    #: is read more slowly (TCP pushes back on the sender). What it costs to read and frame
+    #: input, blank lines included, is bounded per connection (None: no limit).
+    input_bytes_per_second: int | None = 1 << 20
     #: Frames handled from one connection before its task yields to the others.
     frames_per_step: int = 64
     #: After its last line, how long and how much of a peer's leftover input is discarded so
@@ -55,7 +61,7 @@ class Limits:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if value is None and field.name == "idle_seconds":
+            if value is None and field.name in ("idle_seconds", "input_bytes_per_second"):
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ValueError(f"Limits.{field.name} must be a number >= 0, got {value!r}")
@@ -65,6 +71,28 @@ class Limits:
     def replace(self, **changes: object) -> Limits:
         """A copy with ``changes`` (validated like the original)."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def with_overrides(self, pairs: Iterable[str]) -> Limits:
+        """A copy with ``NAME=VALUE`` overrides (a command line's ``--limit``); ValueError
+        naming the pair when the name is not a limit or the value not a number for it
+        (``idle_seconds=none``: no idle limit)."""
+        fields = {field.name: field for field in dataclasses.fields(self)}
+        changes: dict[str, object] = {}
+        for pair in pairs:
+            name, equals, text = pair.partition("=")
+            if not equals or name not in fields:
+                known = ", ".join(fields)
+                raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of {known}")
+            try:
+                if name in ("idle_seconds", "input_bytes_per_second") and text.lower() == "none":
+                    changes[name] = None
+                elif isinstance(getattr(self, name), int):
+                    changes[name] = int(text)
+                else:
+                    changes[name] = float(text)
+            except ValueError:
+                raise ValueError(f"{pair!r}: {text!r} is not a number") from None
+        return self.replace(**changes)
 
 
 DEFAULT_LIMITS: Final = Limits()

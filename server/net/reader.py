@@ -3,7 +3,9 @@
 A game's decoder frames the bytes its own way (lines for the dungeon and the Labyrinth,
 concatenated JSON values for Fish); :class:`FrameReader` only feeds it chunks and checks what it
 holds of an unfinished frame (``decoder.buffered_bytes``) against ``Limits.partial_line_bytes``
-and the server-wide :class:`InputBudget`. The caller takes frames out of its decoder and calls
+and the server-wide :class:`InputBudget`, and reads each connection at most at
+``Limits.input_bytes_per_second`` on average (a flood of input that does nothing, blank lines,
+costs the server a bounded share of its CPU). The caller takes frames out of its decoder and calls
 :meth:`FrameReader.frame_done` for each, which yields to other tasks every
 ``Limits.frames_per_step`` frames: one chunk full of tiny frames cannot hold the event loop.
 """
@@ -48,6 +50,9 @@ class FrameReader:
         self.eof = False
         self._held = 0  # bytes of ours counted in the budget
         self._frames = 0
+        #: The token bucket of ``limits.input_bytes_per_second``: bytes that may be read now.
+        self._allowance = float(limits.partial_line_bytes)
+        self._refilled = trio.current_time()
 
     async def fill(self) -> None:
         """Read one chunk into the decoder (``b""`` once the peer has gone: sets :attr:`eof`).
@@ -55,11 +60,25 @@ class FrameReader:
         Raises :class:`OverBudget` when the decoder then holds more of an unfinished frame
         than the connection's budget, or than the server's input budget has room for.
         """
+        rate = self.limits.input_bytes_per_second
+        if rate is not None:
+            await self._within_rate(rate)
         data = await self.transport.receive_some()
+        self._allowance -= len(data)
         if not data:
             self.eof = True
         self.decoder.receive_data(data)
         self._account()
+
+    async def _within_rate(self, rate: int) -> None:
+        """Wait until the connection's token bucket holds some bytes again."""
+        now = trio.current_time()
+        burst = self.limits.partial_line_bytes
+        self._allowance = min(burst, self._allowance + (now - self._refilled) * rate)
+        self._refilled = now
+        if self._allowance <= 0:
+            await trio.sleep(-self._allowance / rate)
+            self._allowance, self._refilled = 0.0, trio.current_time()
 
     def _account(self) -> None:
         held = self.decoder.buffered_bytes

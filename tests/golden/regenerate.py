@@ -51,6 +51,8 @@ def sim_results(
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "results.json"
         extra = ["--config", *config] if config else []
+        if game == "dungeon":
+            extra += ["--schedule", "steps"]  # recorded before the timed schedule existed
         arena(
             "sim",
             game,
@@ -100,6 +102,8 @@ def match_logs(strategies: str, seed: int, config: tuple[str, ...]) -> str:
             "--quiet",
             "--logs",
             str(logs),
+            "--schedule",
+            "steps",
             "--config",
             *config,
         )

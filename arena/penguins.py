@@ -1,0 +1,133 @@
+"""``arena penguins`` and the ``penguins-player`` script: the player program, terminal play and
+the game master's command line.
+
+    penguins-player phase=movement board.txt board.txt         (the player: penguins.player)
+    arena penguins play --opponent alphabeta                    (penguins.interactive)
+    arena penguins master --player CMD --player CMD [--seed 3]  (the master: penguins.master)
+
+Only ``sys`` is imported here: a game master starts the player program once per move, so each
+branch imports its own modules when it is taken.
+"""
+
+import sys
+
+__all__ = ["main", "master_main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of ``penguins-player`` (argv None: sys.argv[1:]) and ``arena penguins``."""
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args and args[0] == "master":
+        return master_main(args[1:])
+    if "name" in args and args[0] != "play":
+        # Asked before every game: the interpreter's start-up and this module, nothing more.
+        from penguins.naming import name_of
+
+        print(name_of(args))
+        return 0
+    from penguins.player import main as player_main
+
+    return player_main(args)
+
+
+def master_main(argv: list[str]) -> int:
+    """``arena penguins master``: parse the options, set up the board, host the game, print the
+    ranking."""
+    import argparse
+    import random
+    import shlex
+    import tempfile
+    from pathlib import Path
+
+    from arena.options import positive_seconds
+    from penguins.boardfile import BoardFile, BoardFileError, parse
+    from penguins.master import host, sandbox_runner
+    from penguins.rules import MAX_PLAYERS, generate_fish, penguins_each
+    from server.sandbox import check_available
+
+    parser = argparse.ArgumentParser(
+        prog="arena penguins master",
+        description="Run player programs against each other on one board file, each sandboxed.",
+    )
+    parser.add_argument(
+        "--player",
+        action="append",
+        required=True,
+        metavar="COMMAND",
+        help="a player program with its arguments, e.g. 'penguins-player strategy=greedy id=g' "
+        "(repeat, in turn order; 1-9 programs)",
+    )
+    parser.add_argument("--penguins", type=int, help="penguins each (default: by board size)")
+    parser.add_argument("--rows", type=int, default=10, help="rows of a generated board (10)")
+    parser.add_argument("--cols", type=int, default=10, help="columns of a generated board (10)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of a generated board (0)")
+    parser.add_argument("--board", type=Path, help="start from this board file instead")
+    parser.add_argument(
+        "--timeout", type=positive_seconds, default=2.0, help="seconds per call (2)"
+    )
+    parser.add_argument("--workdir", type=Path, help="directory for the game (default: new temp)")
+    parser.add_argument(
+        "--sandbox",
+        choices=("auto", "bwrap", "none"),
+        default="auto",
+        help="run programs under bubblewrap (bwrap), bare with resource limits only (none), or "
+        "bwrap when it works here (auto, the default; warns when it does not)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="print every step")
+    args = parser.parse_args(argv)
+    if not 1 <= len(args.player) <= MAX_PLAYERS:
+        parser.error(f"give 1-{MAX_PLAYERS} --player programs")
+    if args.penguins is not None and args.penguins < 1:
+        parser.error(f"--penguins must be at least 1, got {args.penguins}")
+    try:
+        commands = [shlex.split(text) for text in args.player]
+    except ValueError as error:
+        parser.error(f"--player: {error}")
+    if not all(commands):
+        parser.error("empty --player command")
+    count = len(commands)
+    if args.board is not None:
+        try:
+            board = parse(args.board.read_bytes().decode("utf-8", "surrogateescape"), strict=True)
+        except (OSError, BoardFileError) as error:
+            print(f"arena penguins master: {args.board}: {error}", file=sys.stderr)
+            return 2
+        each = args.penguins or penguins_each(count, board.rows, board.cols)
+    else:
+        if args.rows < 1 or args.cols < 1:
+            parser.error("--rows and --cols must be positive")
+        each = args.penguins or penguins_each(count, args.rows, args.cols)
+        if each * count > args.rows * args.cols:
+            parser.error(f"{each} penguins for each of {count} players do not fit")
+        fish = generate_fish(random.Random(args.seed), args.rows, args.cols, each * count)
+        board = parse(BoardFile(args.rows, args.cols, fish, [0] * len(fish), []).render())
+    mode = args.sandbox
+    if mode != "none":
+        reason = check_available()
+        if reason is not None and mode == "bwrap":
+            print(f"arena penguins master: --sandbox bwrap: {reason}", file=sys.stderr)
+            return 2
+        if reason is not None:
+            print(
+                f"arena penguins master: warning: no sandbox ({reason}); the programs run "
+                "unconfined, with resource limits only",
+                file=sys.stderr,
+            )
+        mode = "bwrap" if reason is None else "none"
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="penguins-game-"))
+
+    def echo(entry: dict[str, object]) -> None:
+        if args.verbose and entry["event"] == "call":
+            detail = entry.get("move") or entry.get("reason") or entry.get("verdict")
+            print(f"{entry['player']}: {detail}")
+
+    try:
+        _, _, table = host(commands, board, each, workdir, sandbox_runner(mode), args.timeout, echo)
+    except OSError as error:
+        print(f"arena penguins master: {workdir}: {error}", file=sys.stderr)
+        return 2
+    for place, program, got in table:
+        note = f"  disqualified: {program.disqualified}" if program.disqualified else ""
+        print(f"{place or '-'}. {program.name}  {got} fish{note}")
+    print(f"log: {workdir / 'log.jsonl'}  final board: {workdir / 'board.txt'}")
+    return 0

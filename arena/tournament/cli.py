@@ -1,0 +1,172 @@
+"""``arena tournament TEAMS.toml``: pair the teams of a class, run their programs sandboxed
+against each other on a private server, and write the leaderboard (docs/tournament.md).
+
+Exits 0 when every match was played, 2 on a bad teams file or option (one line naming it), 1
+when the run could not go on (the sandbox cannot run here, the journal belongs to another run);
+130 when interrupted: ``--resume`` then goes on without losing a finished match.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from functools import partial
+from pathlib import Path
+
+import trio
+
+from arena.errors import EXIT_USAGE, command
+from arena.logs import configure_logging
+from arena.options import ArgumentParser, log_level, positive_count, web_address
+from arena.serve import _os_error
+from arena.tournament.board import Board
+from arena.tournament.report import results, write_outputs
+from arena.tournament.runner import RunOptions, TournamentRun
+from arena.tournament.teams import TeamsError, Tournament, load_teams
+from sim.journal import JournalError
+
+__all__ = ["main"]
+
+
+def _check_playable(tournament: Tournament) -> None:
+    """The first pair's dungeon can be generated (else every match would fail alike)."""
+    from arena.tournament.pairings import pair_seed
+    from dungeon.engine import Match
+
+    first, second = tournament.names[:2]
+    try:
+        Match(pair_seed(tournament.seed, first, second, 0), tournament.config)
+    except ValueError as error:
+        raise TeamsError(f"{tournament.name}: tournament.config: {error}") from None
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = ArgumentParser(prog="arena tournament", description=__doc__.splitlines()[0])
+    parser.add_argument("teams", type=Path, help="the teams file (TOML)")
+    parser.add_argument("--out", type=Path, default=None, help="output folder (default: NAME/)")
+    parser.add_argument(
+        "--concurrency", type=positive_count, default=2, help="matches played at once"
+    )
+    parser.add_argument("--resume", action="store_true", help="go on with a stopped run")
+    parser.add_argument(
+        "--web", type=web_address, default=None, metavar="HOST:PORT",
+        help="serve the live page there (127.0.0.1:0: any free port)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--sandbox",
+        choices=("bwrap", "none"),
+        default="bwrap",
+        help="how programs are isolated (none: not at all, for machines without bubblewrap)",
+    )
+    parser.add_argument(
+        "--log-level", type=log_level, default="warning", help="server log level (stderr)"
+    )
+    return parser.parse_args(argv)
+
+
+@command("arena tournament")
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    try:
+        tournament = load_teams(args.teams)
+        _check_playable(tournament)
+    except TeamsError as error:
+        print(f"arena tournament: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    web = args.web
+    out = args.out if args.out is not None else Path(tournament.name)
+    if args.sandbox == "none":
+        print(
+            "arena tournament: WARNING: --sandbox none: the teams' programs run unconfined, "
+            "as you, and can read or change anything you can",
+            file=sys.stderr,
+        )
+    elif any(team.external for team in tournament.teams):
+        from server.sandbox import check_available
+
+        why = check_available()
+        if why is not None:
+            print(
+                f"arena tournament: cannot sandbox the programs: {why}; install bubblewrap "
+                "(make bubblewrap) or pass --sandbox none to run them unconfined",
+                file=sys.stderr,
+            )
+            return 1
+    configure_logging(level=args.log_level)
+    return run(tournament, out, args, web)
+
+
+def run(
+    tournament: Tournament, out: Path, args: argparse.Namespace, web: tuple[str, int] | None
+) -> int:
+    from sim.progress import match_progress
+
+    terminal = sys.stderr.isatty()
+
+    def status(line: str) -> None:
+        if not terminal:
+            print(line, file=sys.stderr, flush=True)
+
+    with match_progress(tournament.name) as progress:
+        options = RunOptions(
+            out=out, concurrency=args.concurrency, resume=args.resume, sandbox=args.sandbox,
+            status=status, progress=progress,
+        )  # fmt: skip
+        board = Board(tournament.name)
+        runner = TournamentRun(tournament, options, board)
+        try:
+            runner.open_journal()
+        except JournalError as error:
+            print(f"arena tournament: {error}", file=sys.stderr)
+            return 1
+        try:
+            interrupted = trio.run(partial(_main, runner, web))
+        except (OSError, BaseExceptionGroup) as failure:
+            # trio wraps a failed bind (--web) in the nurseries' exception groups.
+            cause = _os_error(failure)
+            if cause is None:
+                raise
+            print(f"arena tournament: {cause}", file=sys.stderr)
+            return 1
+    data = results(tournament, runner.plan, list(runner.records.values()))
+    write_outputs(out, data)
+    if interrupted:
+        print(
+            f"arena tournament: interrupted after {len(runner.records)} matches; "
+            f"wrote {out}/index.html; continue with --resume",
+            file=sys.stderr,
+        )
+        return 130
+    leader = data["teams"][0]
+    print(f"{tournament.name}: {len(data['matches'])} matches; leader {leader['team']} with "
+          f"{leader['points']:g} points; see {out / 'index.html'}")  # fmt: skip
+    return 0
+
+
+async def _main(runner: TournamentRun, web: tuple[str, int] | None) -> bool:
+    """Run the tournament (and its page); True when a signal stopped it."""
+    interrupted = finished = False
+    async with trio.open_nursery() as nursery:
+
+        async def on_signal() -> None:
+            nonlocal interrupted
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for _ in signals:
+                    interrupted = True
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(on_signal)
+        if web is not None:
+            from arena.tournament.web import serve_board
+
+            await nursery.start(partial(serve_board, runner.board, web[0], web[1], runner.out))
+        await runner.run()
+        finished = True
+        if web is None:
+            nursery.cancel_scope.cancel()
+        else:
+            print(f"arena tournament: finished; the page stays up at http://{web[0]}:{web[1]}/ "
+                  "(Ctrl-C to stop)", file=sys.stderr)  # fmt: skip
+    return interrupted and not finished

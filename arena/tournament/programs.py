@@ -1,0 +1,216 @@
+"""A team's side of one tournament match: its program, sandboxed, or a built-in strategy.
+
+An external team's folder is copied afresh for every match (into a private scratch folder
+outside the output folder) and its ``command`` started there under :mod:`server.sandbox`, with
+the placeholders replaced and the same values in ``ARENA_*`` variables. Its stdout and stderr go
+to one file of the output folder, opened here and handed over as a descriptor (the sandbox's
+file-size limit caps a flood). :meth:`Entrant.stop` kills the whole sandbox (bwrap's PID
+namespace ends every process the program started, a ``setsid`` one included); the copy is then
+deleted. A built-in team is a task of this process playing with ``client.team.connect_team``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import shutil
+import signal
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.tournament.teams import Team
+from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy
+from client.team import TeamError, connect_team
+from server.sandbox import Limits, prepare_folder, program_paths, sandbox_argv
+
+__all__ = ["Entrant", "MatchTicket", "builtin_strategy", "command_line"]
+
+
+@dataclass(frozen=True)
+class MatchTicket:
+    """What a program is told: where the server is and which slots of which match are its."""
+
+    host: str
+    port: int
+    seat: int
+    match: str
+    token: str
+
+    def values(self) -> dict[str, str]:
+        return {
+            "host": self.host,
+            "port": str(self.port),
+            "team": str(self.seat),
+            "match": self.match,
+            "token": self.token,
+        }
+
+
+def command_line(team: Team, ticket: MatchTicket) -> list[str]:
+    """The team's argv with ``{host}`` ... ``{token}`` replaced, behind ``env ARENA_*=...``."""
+    values = ticket.values()
+    argv = [part.format_map(values) for part in team.command]
+    env = [f"ARENA_{key.upper()}={value}" for key, value in values.items()]
+    env += [f"{key}={value}" for key, value in team.env]
+    return ["env", *env, *argv]
+
+
+def builtin_strategy(name: str, seat: int, seed: int) -> TeamStrategy:
+    """A built-in strategy by name, or ``module:Class`` (built with ``(team, seed)``)."""
+    if name in STRATEGIES or ":" not in name:
+        return make_strategy(name, seat, seed)
+    module, _, attribute = name.partition(":")
+    factory: Any = getattr(importlib.import_module(module), attribute)
+    strategy: TeamStrategy = factory(seat, seed)
+    return strategy
+
+
+class Entrant:
+    """One team in one match: start it, learn how it ended, stop it."""
+
+    def __init__(
+        self,
+        team: Team,
+        ticket: MatchTicket,
+        *,
+        scratch: Path,
+        output: Path,
+        limits: Limits,
+        sandbox: str,
+        seed: int,
+    ) -> None:
+        self.team = team
+        self.ticket = ticket
+        self.scratch = scratch
+        self.output = output
+        self.limits = limits
+        self.sandbox = sandbox
+        self.seed = seed
+        #: How it ended before being stopped: None while running (or stopped by us).
+        self.exit: str | None = None
+        #: True when it ended with a failure (non-zero exit, signal, exception).
+        self.failed = False
+        self.ended = trio.Event()
+        self._process: subprocess.Popen[bytes] | None = None
+        self._scope = trio.CancelScope()
+        self._stopped = False
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Start the team (reported through ``task_status``) and wait until it ends."""
+        try:
+            if self.team.external:
+                await self._run_program(task_status)
+            else:
+                await self._run_builtin(task_status)
+        finally:
+            self.ended.set()
+
+    def stop(self) -> None:
+        """End the team now (the match is over): the sandbox and all it holds are killed."""
+        self._stopped = True
+        self._scope.cancel()
+        if self._process is not None and self._process.returncode is None:
+            # (not yet reaped, so its pid, the group's id, cannot have been reused)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self._process.pid, signal.SIGKILL)
+
+    async def _run_builtin(self, task_status: trio.TaskStatus[None]) -> None:
+        assert self.team.builtin is not None
+        task_status.started()
+        with self._scope:
+            try:
+                strategy = builtin_strategy(self.team.builtin, self.ticket.seat, self.seed)
+                await connect_team(
+                    self.ticket.host, self.ticket.port, team=self.ticket.seat,
+                    strategy=strategy, match=self.ticket.match, token=self.ticket.token,
+                )  # fmt: skip
+            except (TeamError, ValueError, ImportError, AttributeError) as error:
+                self.exit, self.failed = f"{type(error).__name__}: {error}", True
+            else:
+                self.exit = "exit code 0"
+
+    async def _run_program(self, task_status: trio.TaskStatus[None]) -> None:
+        assert self.team.dir is not None
+        folder = self.scratch
+        await trio.to_thread.run_sync(_fresh_copy, self.team.dir, folder)
+        argv = command_line(self.team, self.ticket)
+        command = sandbox_argv(
+            argv, folder=folder, limits=self.limits, network=True, mode=self.sandbox,
+            read_only=_program_paths(self.team.command),
+        )  # fmt: skip
+        self.output.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with self.output.open("wb") as sink:
+                # Started from this (the event loop's) thread, not by trio.lowlevel.open_process:
+                # that forks in a worker thread, and bwrap's --die-with-parent follows the
+                # thread that forked it, so the sandbox was killed when the idle thread ended
+                # (10 s later). A fork takes a few milliseconds.
+                self._process = subprocess.Popen(
+                    command, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
+                    start_new_session=True,
+                )  # fmt: skip
+            task_status.started()
+            status = await _wait(self._process)
+        except OSError as error:
+            self.exit, self.failed = f"cannot start: {error.strerror}", True
+            task_status.started()
+            return
+        finally:
+            if self._process is not None and self._process.returncode is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self._process.pid, signal.SIGKILL)  # cancelled: end it
+                self._process.wait()
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(shutil.rmtree, folder, True)
+        if self._stopped:
+            return
+        self.exit, self.failed = _describe(status, self.sandbox)
+
+
+async def _wait(process: subprocess.Popen[bytes]) -> int:
+    """Wait for ``process`` to exit without blocking the event loop (a pidfd); its status. What
+    it left in its process group is killed before it is reaped (its pid is still its own)."""
+    pidfd = os.pidfd_open(process.pid)
+    try:
+        await trio.lowlevel.wait_readable(pidfd)
+    finally:
+        os.close(pidfd)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, signal.SIGKILL)
+    return process.wait()
+
+
+def _program_paths(command: tuple[str, ...]) -> list[Path]:
+    """What the command's program needs outside the system (a virtualenv's python, ...); a
+    path relative to the team's folder is in the copy already."""
+    first = command[0]
+    if os.sep in first and not os.path.isabs(first):
+        return []
+    return program_paths(list(command))
+
+
+def _fresh_copy(source: Path, folder: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(source, folder, symlinks=True)
+    prepare_folder(folder)
+
+
+def _describe(status: int, mode: str) -> tuple[str, bool]:
+    if status < 0:
+        return f"killed by {_signal_name(-status)}", True
+    if mode != "none" and 128 < status <= 128 + 64:  # bwrap reports a signal as 128 + N
+        return f"killed by {_signal_name(status - 128)}", True
+    return f"exit code {status}", status != 0
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

@@ -1,0 +1,237 @@
+"""What a tournament leaves in its output folder: results.json, index.html, ratings.png, and a
+replay page per match (replay.html). The page is self-contained: inline style, no script, no
+network, the ratings chart inlined; it links to the replay pages and logs beside it."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from arena.tournament.board import LogTail
+from arena.tournament.pairings import Plan
+from arena.tournament.standings import standings
+from arena.tournament.teams import Tournament
+
+__all__ = ["match_summary", "results", "write_outputs", "write_replay"]
+
+REASONS = {
+    "never_connected": "its six sockets were not all in the match in time",
+    "crashed": "the program failed (exit code, signal or a sandbox limit) before the end",
+    "protocol_error": "the server closed one of its sockets for breaking the protocol",
+    "disconnected": "its sockets closed before the end (the program quit early)",
+    "hung": "the time ran out and it had not crossed one corridor",
+}
+
+
+def match_summary(log_path: Path) -> dict[str, list[int]]:
+    """Crossings and deaths per team, read from a match log."""
+    tail = LogTail(Path(log_path))
+    tail.update()
+    return {"crossings": tail.crossings, "deaths": tail.deaths}
+
+
+def write_replay(log_path: Path, page: Path) -> None:
+    """The replay viewer page of one match log."""
+    from replay.html import render_html
+    from replay.matchlog import read_log
+    from replay.timeline import build_timeline
+
+    log = read_log(log_path)
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(render_html(log, build_timeline(log)), encoding="utf-8")
+
+
+def results(tournament: Tournament, plan: Plan, records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The content of results.json."""
+    records = sorted(records, key=lambda r: r["index"])
+    table = standings(tournament.names, records, plan.byes)
+    out: dict[str, Any] = {
+        "tournament": tournament.name,
+        "format": tournament.format,
+        "seed": tournament.seed,
+        "games_per_pair": tournament.games_per_pair,
+        "match_seconds": tournament.match_seconds,
+        "complete": len(records) == len(plan.games),
+        "teams": table["teams"],
+        "pairs": table["pairs"],
+        "matches": records,
+    }
+    if tournament.format == "knockout":
+        out["bracket"] = [
+            [
+                {"a": t.a, "b": t.b, "points": t.points, "winner": t.winner, "matches": t.games}
+                for t in ties
+            ]
+            for ties in plan.bracket
+        ]
+        out["champion"] = plan.bracket[-1][0].winner if len(plan.bracket[-1]) == 1 else None
+    return out
+
+
+def write_outputs(out: Path, data: dict[str, Any]) -> None:
+    """results.json, ratings.png and index.html into ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "results.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    _ratings_png(data["teams"], out / "ratings.png")
+    png = base64.b64encode((out / "ratings.png").read_bytes()).decode("ascii")
+    (out / "index.html").write_text(index_html(data, png), encoding="utf-8")
+
+
+def _ratings_png(teams: list[dict[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = sorted(teams, key=lambda row: row["mu"])
+    figure, axes = plt.subplots(figsize=(7, 0.45 * len(rows) + 1.2), dpi=100)
+    names = [row["team"] for row in rows]
+    mus = [row["mu"] for row in rows]
+    errors = [2 * row["sigma"] for row in rows]
+    axes.errorbar(mus, range(len(rows)), xerr=errors, fmt="o", capsize=4, color="#2563eb")
+    axes.set_yticks(range(len(rows)), names)
+    axes.set_xlabel("openskill rating mu, bars +-2 sigma")
+    axes.grid(axis="x", alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+_STYLE = """
+body{font:15px/1.45 system-ui,sans-serif;margin:2em auto;max-width:1100px;color:#0f172a;
+  padding:0 1em}
+table{border-collapse:collapse;margin:.5em 0 1.5em}
+td,th{border:1px solid #cbd5e1;padding:.25em .6em}
+th{background:#f1f5f9}td.n{text-align:right;font-variant-numeric:tabular-nums}
+.win{background:#dcfce7}.loss{background:#fee2e2}.draw{background:#fef9c3}
+.bracket{display:flex;gap:2em}
+.bracket div{display:flex;flex-direction:column;justify-content:space-around}
+.tie{border:1px solid #94a3b8;border-radius:6px;padding:.3em .6em;margin:.3em 0}
+.tie b{color:#15803d}small{color:#475569}
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value))
+
+
+def index_html(data: dict[str, Any], png: str = "") -> str:
+    """The tournament's page: standings, head to head, failures, bracket, every match."""
+    parts = [
+        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(data['tournament'])}"
+        f"</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{_e(data['tournament'])}</h1><p>{_e(data['format'])}, {data['games_per_pair']} "
+        f"games per pair, seed {data['seed']}, {len(data['matches'])} matches"
+        f"{'' if data['complete'] else ' (unfinished: run again with --resume)'}.</p>",
+        "<h2>Standings</h2><table id=standings><tr><th>#</th><th>team</th><th>played</th>"
+        "<th>W</th><th>D</th><th>L</th><th>points</th><th>rating mu</th><th>sigma</th>"
+        "<th>mu - 3 sigma</th><th>failures</th></tr>",
+    ]
+    parts.extend(_standings_row(row) for row in data["teams"])
+    parts.append("</table>")
+    if png:
+        parts.append(f"<p><img src='data:image/png;base64,{png}' alt='ratings, +-2 sigma'></p>")
+    if "bracket" in data:
+        parts.append(_bracket(data))
+    parts.append(_head_to_head(data))
+    parts.append("<h2>Failures</h2>")
+    failing = [row for row in data["teams"] if row["failures"]]
+    if not failing:
+        parts.append("<p>None: every program played every match to its end.</p>")
+    for row in failing:
+        parts.append(f"<h3>{_e(row['team'])}</h3><ul>")
+        parts.extend(
+            f"<li><a href='#{_e(failure['match'])}'>{_e(failure['match'])}</a>: "
+            f"<b>{_e(failure['reason'])}</b> ({_e(failure['detail'])}) "
+            f"<small>{_e(REASONS.get(failure['reason'], ''))}</small></li>"
+            for failure in row["failures"]
+        )
+        parts.append("</ul>")
+    parts.append(
+        "<h2>Matches</h2><table id=matches><tr><th>match</th><th>round</th><th>team 0</th>"
+        "<th>team 1</th><th>result</th><th>crossings</th><th>deaths</th><th>seconds</th>"
+        "<th>seed</th><th>replay</th><th>log</th></tr>"
+    )
+    parts.extend(_match_row(record) for record in data["matches"])
+    parts.append("</table></body></html>\n")
+    return "".join(parts)
+
+
+def _standings_row(row: dict[str, Any]) -> str:
+    return (
+        f"<tr><td class=n>{row['rank']}</td><td>{_e(row['team'])}</td>"
+        f"<td class=n>{row['played']}</td><td class=n>{row['wins']}</td>"
+        f"<td class=n>{row['draws']}</td><td class=n>{row['losses']}</td>"
+        f"<td class=n>{row['points']:g}</td><td class=n>{row['mu']:.2f}</td>"
+        f"<td class=n>{row['sigma']:.2f}</td><td class=n>{row['ordinal']:.2f}</td>"
+        f"<td class=n>{len(row['failures'])}</td></tr>"
+    )
+
+
+def _match_row(record: dict[str, Any]) -> str:
+    replay = f"<a href='{_e(record['replay'])}'>replay</a>" if record.get("replay") else "(none)"
+    log = f"<a href='{_e(record['log'])}'>log</a>" if record.get("log") else "(none)"
+    return (
+        f"<tr id='{_e(record['name'])}'><td>{_e(record['name'])}</td>"
+        f"<td class=n>{record['round']}</td><td>{_e(record['seats'][0])}</td>"
+        f"<td>{_e(record['seats'][1])}</td><td>{_e(record['result'])}</td>"
+        f"<td class=n>{record['crossings'][0]} / {record['crossings'][1]}</td>"
+        f"<td class=n>{record['deaths'][0]} / {record['deaths'][1]}</td>"
+        f"<td class=n>{record['seconds']:.1f}</td><td class=n>{record['seed']}</td>"
+        f"<td>{replay}</td><td>{log}</td></tr>"
+    )
+
+
+def _head_to_head(data: dict[str, Any]) -> str:
+    names = [row["team"] for row in data["teams"]]
+    cells: dict[tuple[str, str], str] = {}
+    for pair in data["pairs"]:
+        low, high = pair["ci95"]
+        for me, other, rate, lo, hi, w, d, lo_count in (
+            (pair["a"], pair["b"], pair["win_rate"], low, high, pair["wins"], pair["draws"],
+             pair["losses"]),
+            (pair["b"], pair["a"], 1 - pair["win_rate"], 1 - high, 1 - low, pair["losses"],
+             pair["draws"], pair["wins"]),
+        ):  # fmt: skip
+            kind = "win" if lo > 0.5 else "loss" if hi < 0.5 else "draw"
+            cells[me, other] = (
+                f"<td class={kind} title='W/D/L {w}/{d}/{lo_count}'>{rate:.2f} "
+                f"<small>[{lo:.2f}, {hi:.2f}]</small></td>"
+            )
+    rows = [
+        "<h2>Head to head</h2><p><small>Score of the row's team against the column's (win 1, "
+        "draw 0.5) with its 95% Wilson interval; green: better beyond doubt, red: worse."
+        "</small></p><table id=head-to-head><tr><th></th>"
+        + "".join(f"<th>{_e(n)}</th>" for n in names)
+        + "</tr>"
+    ]
+    for me in names:
+        row = "".join(cells.get((me, other), "<td></td>") for other in names)
+        rows.append(f"<tr><th>{_e(me)}</th>{row}</tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def _bracket(data: dict[str, Any]) -> str:
+    parts = ["<h2>Bracket</h2><div class=bracket id=bracket>"]
+    for number, ties in enumerate(data["bracket"], start=1):
+        parts.append(f"<div><h3>round {number}</h3>")
+        for tie in ties:
+            if tie["b"] is None:
+                parts.append(f"<div class=tie><b>{_e(tie['a'])}</b> <small>(bye)</small></div>")
+                continue
+            sides = [
+                f"<b>{_e(name)}</b>" if name == tie["winner"] else _e(name)
+                for name in (tie["a"], tie["b"])
+            ]
+            score = f"{tie['points'][0]:g} - {tie['points'][1]:g}"
+            parts.append(f"<div class=tie>{sides[0]} {score} {sides[1]}</div>")
+        parts.append("</div>")
+    if data.get("champion"):
+        parts.append(f"<div><h3>champion</h3><div class=tie><b>{_e(data['champion'])}</b></div>")
+        parts.append("</div>")
+    parts.append("</div>")
+    return "".join(parts)

@@ -1,0 +1,388 @@
+"""Run a tournament: its own dungeon server on loopback, N matches at once, every result kept.
+
+For each game of the :class:`~arena.tournament.pairings.Plan` the runner names a match, gives
+each team a fresh token and the game's seed to the server, starts both teams
+(:mod:`arena.tournament.programs`), waits for the match to start (``connect_seconds``) and end
+(``match_seconds``), stops both programs, and judges it (:func:`judge`). Every finished match is
+journaled (sim.journal) before the next batch is planned, so ``--resume`` loses none. A team
+that fails loses; the reasons (docs/tournament.md):
+
+* ``never_connected``: its six sockets were not all in the match ``connect_seconds`` after it
+  was started;
+* ``protocol_error``: the server closed one of its sockets for a protocol fault (a line that
+  is not JSON or too long, the error limit, a socket it stopped reading);
+* ``crashed``: all its sockets closed before the end and the program had failed (non-zero
+  exit, a signal: the sandbox's limits end a program that exceeds them this way);
+* ``disconnected``: all its sockets closed before the end, the program exiting cleanly;
+* ``hung``: the match reached ``match_seconds`` and the team had not crossed a single corridor.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import structlog
+import trio
+
+from arena.tournament.board import Board, BoardMatch
+from arena.tournament.pairings import Game, Plan, Points
+from arena.tournament.programs import Entrant, MatchTicket
+from arena.tournament.standings import standings
+from arena.tournament.teams import Tournament
+from replay.matchlog import LogFormatError
+from server.app import Server, serve
+from server.connection import Connection
+from server.sandbox import Limits
+from sim.journal import Journal, journal_path
+
+__all__ = ["RunOptions", "TournamentRun", "judge"]
+
+log = structlog.get_logger()
+
+HOST = "127.0.0.1"
+#: Seconds past ``match_seconds`` before a match that has not ended is stopped anyway.
+END_GRACE = 10.0
+#: How often a match that is filling is looked at, once one of its programs has ended.
+POLL_SECONDS = 0.05
+
+
+@dataclass
+class RunOptions:
+    out: Path
+    concurrency: int = 2
+    resume: bool = False
+    sandbox: str = "bwrap"
+    #: Called with one line per finished match (status lines when not on a terminal).
+    status: Callable[[str], None] | None = None
+    #: Called with (done, total) as matches finish (the progress bar).
+    progress: Callable[[int, int], None] | None = None
+
+
+@dataclass
+class _Watch:
+    """What the server told about one match."""
+
+    started: trio.Event = field(default_factory=trio.Event)
+    over: trio.Event = field(default_factory=trio.Event)
+    actor: Any = None
+    faults: dict[int, str] = field(default_factory=dict)
+
+
+def judge(
+    *,
+    connected: tuple[bool, bool],
+    winner: int | None,
+    reason: str | None,
+    faults: dict[int, str],
+    exits: tuple[tuple[str | None, bool], tuple[str | None, bool]],
+    crossings: tuple[int, int],
+    match_seconds: float,
+) -> tuple[Points, list[dict[str, Any]], str]:
+    """Each seat's points, the failures (seat, reason, detail) and the result's reason."""
+    failures: list[dict[str, Any]] = []
+    for seat in (0, 1):
+        exit_text, failed = exits[seat]
+        if not connected[seat]:
+            if failed:
+                detail = f"{exit_text} before its six sockets joined"
+                failures.append({"seat": seat, "reason": "crashed", "detail": detail})
+            else:
+                detail = exit_text or "its six sockets did not all join in time"
+                failures.append({"seat": seat, "reason": "never_connected", "detail": detail})
+        elif seat in faults:
+            failures.append({"seat": seat, "reason": "protocol_error", "detail": faults[seat]})
+        elif reason == "forfeit" and winner == 1 - seat:
+            kind = "crashed" if failed else "disconnected"
+            detail = exit_text or "its sockets closed before the end"
+            failures.append({"seat": seat, "reason": kind, "detail": detail})
+        elif reason == "time" and crossings[seat] == 0:
+            detail = f"no corridor crossed in {match_seconds:g} s"
+            failures.append({"seat": seat, "reason": "hung", "detail": detail})
+    failed_seats = {f["seat"] for f in failures}
+    if len(failed_seats) == 2:
+        return (0.0, 0.0), failures, failures[0]["reason"]
+    if failed_seats:
+        loser = failed_seats.pop()
+        points: Points = (0.0, 1.0) if loser == 0 else (1.0, 0.0)
+        return points, failures, failures[0]["reason"]
+    if winner is None:
+        return (0.5, 0.5), failures, reason or "draw"
+    return ((1.0, 0.0) if winner == 0 else (0.0, 1.0)), failures, reason or "win"
+
+
+class TournamentRun:
+    """One run of a tournament into ``options.out``."""
+
+    def __init__(self, tournament: Tournament, options: RunOptions, board: Board | None = None):
+        self.t = tournament
+        self.options = options
+        self.out = options.out
+        self.board = board if board is not None else Board(tournament.name)
+        self.teams = {team.name: team for team in tournament.teams}
+        self.plan = Plan(
+            tournament.names, format=tournament.format, games_per_pair=tournament.games_per_pair,
+            seed=tournament.seed, rounds=tournament.rounds, seeding=tournament.seeding,
+        )  # fmt: skip
+        self.tokens: dict[str, dict[int, str]] = {}
+        self.seeds: dict[str, int] = {}
+        self.watches: dict[str, _Watch] = {}
+        self.records: dict[int, dict[str, Any]] = {}
+        self.results: dict[int, Points] = {}
+        self.server = Server(
+            config=tournament.config, log_dir=self.out / "logs", tokens=self.tokens,
+            seeds=self.seeds, observer=self._observe, check_workers=1,
+        )  # fmt: skip
+        self.port = 0
+        self.journal: Journal | None = None
+        self._scratch: Path | None = None
+        self._done = 0
+        self._total = 0
+
+    # -- the server's observer -------------------------------------------------------------
+
+    def _observe(self, event: str, subject: Any) -> None:
+        if isinstance(subject, Connection):
+            name = subject.filling.name if subject.filling is not None else None
+            watch = self.watches.get(name or "")
+            if watch is not None and subject.fault is not None and subject.slot is not None:
+                watch.faults.setdefault(subject.slot.team, subject.fault)
+            return
+        watch = self.watches.get(subject.name or "")
+        if watch is None:
+            return
+        watch.actor = subject
+        if event == "started":
+            watch.started.set()
+            self.board.start(subject.name, subject.log_path)
+        elif event == "over":  # (also for a match that could not start: no "started" then)
+            watch.started.set()
+            watch.over.set()
+
+    # -- the run -----------------------------------------------------------------------------
+
+    def header(self) -> dict[str, Any]:
+        return {
+            "tournament": self.t.name,
+            "settings": {k: v for k, v in sorted(self.t.raw.items()) if k != "name"},
+            "teams": self.t.names,
+        }
+
+    def open_journal(self) -> Journal:
+        """Create (or, resuming, reopen) the journal; raises JournalError for another run's."""
+        path = journal_path(self.out / "results.json")
+        opener = Journal.resume if self.options.resume else Journal.create
+        self.journal = opener(path, self.header())
+        return self.journal
+
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        """Play every game not yet journaled; reports the server's port once it listens."""
+        journal = self.journal if self.journal is not None else self.open_journal()
+        self._scratch = Path(tempfile.mkdtemp(prefix="arena-tournament-"))
+        try:
+            async with trio.open_nursery() as nursery:
+                stop = trio.Event()
+                self.port = await nursery.start(
+                    partial(serve, self.server, host=HOST, port=0, shutdown=stop)
+                )
+                task_status.started(self.port)
+                try:
+                    await self._play_all(journal)
+                finally:
+                    stop.set()
+        finally:
+            journal.close()
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
+    async def _play_all(self, journal: Journal) -> None:
+        for record in journal.done.values():
+            self.records[record["index"]] = record
+            self.results[record["index"]] = (record["points"][0], record["points"][1])
+        limiter = trio.CapacityLimiter(self.options.concurrency)
+        while (batch := self.plan.next_games(self.results)) is not None:
+            self._total = len(self.plan.games)
+            self._done = sum(1 for g in self.plan.games if g.index in self.results)
+            for game in batch:
+                seats = game.seats
+                name = game.name(self.t.name)
+                if game.index in self.records:
+                    self._show_finished(self.records[game.index])
+                else:
+                    self.board.matches[name] = BoardMatch(name, seats)
+            self.board.touch()
+            if self.options.progress is not None:
+                self.options.progress(self._done, self._total)
+            async with trio.open_nursery() as nursery:
+                for game in batch:  # started in order, at most ``concurrency`` at once
+                    if game.index not in self.results:
+                        await limiter.acquire_on_behalf_of(game)
+                        nursery.start_soon(self._play_one, game, limiter, journal)
+        self._update_standings()
+
+    def _show_finished(self, record: dict[str, Any]) -> None:
+        match = BoardMatch(record["name"], (record["seats"][0], record["seats"][1]))
+        match.status, match.result, match.replay = "finished", record["result"], record["replay"]
+        match.seconds = record.get("seconds")
+        self.board.matches[record["name"]] = match
+
+    async def _play_one(self, game: Game, limiter: trio.CapacityLimiter, journal: Journal) -> None:
+        try:
+            record = await self._play(game)
+        finally:
+            limiter.release_on_behalf_of(game)
+        # Files first, then the journal line: a journaled match has its log and replay page.
+        journal.append(record)
+        self.records[game.index] = record
+        self.results[game.index] = (record["points"][0], record["points"][1])
+        self._done += 1
+        self.board.finish(record["name"], record["result"], record["replay"])
+        self._update_standings()
+        if self.options.progress is not None:
+            self.options.progress(self._done, self._total)
+        if self.options.status is not None:
+            self.options.status(
+                f"match {self._done}/{self._total} {record['name']}: "
+                f"{record['seats'][0]} vs {record['seats'][1]}: {record['result']}"
+                f" ({record['seconds']:.1f} s)"
+            )
+
+    def _update_standings(self) -> None:
+        table = standings(self.t.names, list(self.records.values()), self.plan.byes)
+        self.board.standings = table["teams"]
+        self.board.touch()
+
+    async def _play(self, game: Game) -> dict[str, Any]:
+        name = game.name(self.t.name)
+        tokens = (secrets.token_hex(16), secrets.token_hex(16))
+        self.tokens[name], self.seeds[name] = {0: tokens[0], 1: tokens[1]}, game.seed
+        watch = self.watches[name] = _Watch()
+        began = time.monotonic()
+        assert self._scratch is not None
+        entrants = []
+        for seat, team_name in enumerate(game.seats):
+            team = self.teams[team_name]
+            ticket = MatchTicket(HOST, self.port, seat, name, tokens[seat])
+            entrants.append(
+                Entrant(
+                    team, ticket, scratch=self._scratch / f"{name}-{seat}",
+                    output=self.out / "programs" / f"{name}-{team_name}.txt",
+                    limits=self._limits(), sandbox=self.options.sandbox,
+                    seed=game.seed * 2 + 1 + seat,
+                )
+            )  # fmt: skip
+        connected = (False, False)
+        async with trio.open_nursery() as nursery:
+            for entrant in entrants:
+                await nursery.start(entrant.run)
+            with trio.move_on_after(self.t.connect_seconds):
+                await self._wait_start(name, watch, entrants)
+            if watch.started.is_set():
+                connected = (True, True)
+                with trio.move_on_after(self.t.match_seconds + END_GRACE):
+                    await watch.over.wait()
+            else:
+                connected = self._seated(name)
+            for entrant in entrants:
+                entrant.stop()
+        if not watch.over.is_set() and watch.actor is not None:
+            watch.actor.stop("stalled")
+            with trio.move_on_after(5):
+                await watch.over.wait()
+        # Closed: nobody knows these, so a late or stray start cannot open the name again.
+        self.tokens[name] = {0: secrets.token_hex(16), 1: secrets.token_hex(16)}
+        return await self._record(game, name, watch, entrants, connected, time.monotonic() - began)
+
+    async def _wait_start(self, name: str, watch: _Watch, entrants: list[Entrant]) -> None:
+        """Until the match starts, or a team has ended and the other is seated (or ended):
+        then it cannot start, and waiting longer would only delay the verdict."""
+        while not watch.started.is_set():
+            with trio.move_on_after(POLL_SECONDS):
+                await watch.started.wait()
+            seated = self._seated(name)
+            ended = [e.ended.is_set() for e in entrants]
+            if any(ended) and all(ended[t] or seated[t] for t in (0, 1)):
+                return
+
+    def _seated(self, name: str) -> tuple[bool, bool]:
+        """Which teams hold all six slots of a match that is still filling."""
+        for filling in self.server.lobby.filling:
+            if filling.name == name:
+                counts = [sum(1 for slot in filling.seats if slot.team == t) for t in (0, 1)]
+                return (counts[0] == 6, counts[1] == 6)
+        return (False, False)
+
+    def _limits(self) -> Limits:
+        seconds = self.t.connect_seconds + self.t.match_seconds + END_GRACE
+        return Limits(
+            cpu_seconds=self.t.cpu_seconds or int(seconds) + 1,
+            memory_bytes=self.t.memory_mb << 20,
+            wall_seconds=seconds,
+        )
+
+    async def _record(
+        self, game: Game, name: str, watch: _Watch, entrants: list[Entrant],
+        connected: tuple[bool, bool], seconds: float,
+    ) -> dict[str, Any]:  # fmt: skip
+        from arena.tournament.report import match_summary, write_replay
+
+        actor = watch.actor
+        log_path = actor.log_path if actor is not None else None
+        summary = {"crossings": [0, 0], "deaths": [0, 0]}
+        replay = None
+        if log_path is not None and actor.end_reason is not None:
+            summary = await trio.to_thread.run_sync(match_summary, log_path)
+            replay_path = self.out / "replays" / f"{name}.html"
+            try:
+                await trio.to_thread.run_sync(write_replay, log_path, replay_path)
+            except LogFormatError as error:
+                log.warning("replay_failed", match=name, error=str(error))
+            else:
+                replay = str(replay_path.relative_to(self.out))
+        points, failures, reason = judge(
+            connected=connected,
+            winner=None if actor is None else actor.winner,
+            # A match the server could not play (no playable dungeon): a draw, nobody's fault.
+            reason="server_error"
+            if actor is not None and actor.end_reason is None
+            else None
+            if actor is None
+            else actor.end_reason,
+            faults=watch.faults,
+            exits=(
+                (entrants[0].exit, entrants[0].failed),
+                (entrants[1].exit, entrants[1].failed),
+            ),
+            crossings=(summary["crossings"][0], summary["crossings"][1]),
+            match_seconds=self.t.match_seconds,
+        )
+        a, b = game.seats
+        if points[0] == points[1]:
+            result = f"draw ({reason})" if points[0] else f"both lose ({reason})"
+        else:
+            result = f"{a if points[0] > points[1] else b} wins ({reason})"
+        self.watches.pop(name, None)
+        return {
+            "index": game.index,
+            "name": name,
+            "round": game.round,
+            "stage": game.stage,
+            "seed": game.seed,
+            "seats": [a, b],
+            "points": list(points),
+            "winner": None if points[0] == points[1] else (0 if points[0] > points[1] else 1),
+            "reason": reason,
+            "result": result,
+            "failures": [{"team": game.seats[f["seat"]], **f} for f in failures],
+            "crossings": summary["crossings"],
+            "deaths": summary["deaths"],
+            "seconds": round(seconds, 3),
+            "log": None if log_path is None else str(Path(log_path).relative_to(self.out)),
+            "replay": replay,
+        }

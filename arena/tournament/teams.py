@@ -1,0 +1,229 @@
+"""The teams file of ``arena tournament`` (TOML): read and checked, pure apart from reading it.
+
+Every problem is one :class:`TeamsError` line naming the file and the field (``team[2].dir``),
+which the command prints before exiting 2. Relative ``dir`` paths are relative to the file's
+folder. See docs/tournament.md for the format.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from client.strategies.base import STRATEGIES
+from dungeon.config import DEFAULT_RULES, RulesConfig
+
+__all__ = [
+    "FORMATS",
+    "PLACEHOLDERS",
+    "Team",
+    "TeamsError",
+    "Tournament",
+    "load_teams",
+    "parse_teams",
+]
+
+FORMATS = ("round-robin", "swiss", "knockout")
+SEEDINGS = ("order", "round-robin")
+NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}\Z")
+PLACEHOLDERS = ("host", "port", "team", "match", "token")
+_PLACEHOLDER = re.compile(r"\{([a-z]*)\}")
+_TOURNAMENT_KEYS = {
+    "name", "format", "games_per_pair", "seed", "match_seconds", "config", "rounds", "seeding",
+    "connect_seconds", "memory_mb", "cpu_seconds",
+}  # fmt: skip
+_TEAM_KEYS = {"name", "dir", "command", "builtin", "env"}
+
+
+class TeamsError(ValueError):
+    """A teams file that cannot be used; the text names the file and the field."""
+
+
+@dataclass(frozen=True)
+class Team:
+    name: str
+    #: An external program: its folder (absolute) and argv template; or None for a built-in.
+    dir: Path | None = None
+    command: tuple[str, ...] = ()
+    #: A built-in strategy name (or ``module:Class``) the tournament runs itself.
+    builtin: str | None = None
+    env: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def external(self) -> bool:
+        return self.builtin is None
+
+
+@dataclass(frozen=True)
+class Tournament:
+    name: str
+    format: str
+    games_per_pair: int
+    seed: int
+    match_seconds: float
+    config: RulesConfig
+    teams: tuple[Team, ...]
+    #: Swiss: how many rounds (default: ceil(log2(teams)) + 1, at most teams - 1).
+    rounds: int | None = None
+    #: Knockout: bracket seeds in file order, or by a round robin played first.
+    seeding: str = "order"
+    #: Seconds a program has, from its start, to connect its six sockets.
+    connect_seconds: float = 10.0
+    memory_mb: int = 1024
+    cpu_seconds: int | None = None
+    #: The raw ``[tournament]`` table: a resumed run must have been started from the same one.
+    raw: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def names(self) -> list[str]:
+        return [team.name for team in self.teams]
+
+
+def load_teams(path: Path) -> Tournament:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise TeamsError(f"{path}: cannot read it: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise TeamsError(f"{path}: not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise TeamsError(f"{path}: not TOML: {error}") from None
+    return parse_teams(data, base=path.parent, source=str(path))
+
+
+def _fail(source: str, where: str, text: str) -> TeamsError:
+    return TeamsError(f"{source}: {where}: {text}")
+
+
+def _number(
+    table: dict[str, Any], key: str, source: str, *, default: Any, kind: type, low: float
+) -> Any:
+    value = table.get(key, default)
+    ok = isinstance(value, kind) or (kind is float and isinstance(value, int))
+    if isinstance(value, bool) or not ok or value < low:
+        raise _fail(source, f"tournament.{key}", f"wants a number >= {low:g}, got {value!r}")
+    return value
+
+
+def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file") -> Tournament:
+    """The tournament a parsed TOML document describes; raises TeamsError naming the field."""
+    table = data.get("tournament")
+    if not isinstance(table, dict):
+        raise _fail(source, "[tournament]", "the table is missing")
+    for key in table:
+        if key not in _TOURNAMENT_KEYS:
+            raise _fail(source, f"tournament.{key}", "unknown field")
+    for key in data:
+        if key not in {"tournament", "team"}:
+            raise _fail(source, key, "unknown table (want [tournament] and [[team]])")
+    name = table.get("name")
+    if not isinstance(name, str) or not NAME.match(name):
+        raise _fail(source, "tournament.name", f"wants 1-32 of [A-Za-z0-9_-], got {name!r}")
+    form = table.get("format", "round-robin")
+    if form not in FORMATS:
+        raise _fail(source, "tournament.format", f"wants one of {', '.join(FORMATS)}, got {form!r}")
+    games = _number(table, "games_per_pair", source, default=2, kind=int, low=2)
+    if games % 2:
+        raise _fail(source, "tournament.games_per_pair", f"must be even (seats swap), got {games}")
+    seed = _number(table, "seed", source, default=1, kind=int, low=0)
+    seconds = float(_number(table, "match_seconds", source, default=120, kind=float, low=0.1))
+    connect = float(_number(table, "connect_seconds", source, default=10, kind=float, low=0.1))
+    memory = _number(table, "memory_mb", source, default=1024, kind=int, low=16)
+    cpu = table.get("cpu_seconds")
+    if cpu is not None:
+        cpu = _number(table, "cpu_seconds", source, default=None, kind=int, low=1)
+    rounds = table.get("rounds")
+    if rounds is not None:
+        rounds = _number(table, "rounds", source, default=None, kind=int, low=1)
+    seeding = table.get("seeding", "order")
+    if seeding not in SEEDINGS:
+        raise _fail(
+            source, "tournament.seeding", f"wants one of {', '.join(SEEDINGS)}, got {seeding!r}"
+        )
+    overrides = table.get("config", {})
+    if not isinstance(overrides, dict):
+        raise _fail(source, "tournament.config", "wants a table such as { nodes = 1000 }")
+    try:
+        config = DEFAULT_RULES.replace(**overrides, draw_seconds=seconds)
+    except (TypeError, ValueError) as error:
+        raise _fail(source, "tournament.config", str(error)) from None
+    raw_teams = data.get("team")
+    if not isinstance(raw_teams, list) or len(raw_teams) < 2:
+        raise _fail(source, "[[team]]", "at least two teams are needed")
+    teams: list[Team] = []
+    for index, raw in enumerate(raw_teams):
+        team = _team(raw, index, base, source)
+        if team.name in {t.name for t in teams}:
+            raise _fail(source, f"team[{index}].name", f"{team.name!r} is used twice")
+        teams.append(team)
+    return Tournament(
+        name=name,
+        format=form,
+        games_per_pair=games,
+        seed=seed,
+        match_seconds=seconds,
+        config=config,
+        teams=tuple(teams),
+        rounds=rounds,
+        seeding=seeding,
+        connect_seconds=connect,
+        memory_mb=memory,
+        cpu_seconds=cpu,
+        raw=dict(table),
+    )
+
+
+def _team(raw: Any, index: int, base: Path, source: str) -> Team:
+    where = f"team[{index}]"
+    if not isinstance(raw, dict):
+        raise _fail(source, where, "wants a table")
+    for key in raw:
+        if key not in _TEAM_KEYS:
+            raise _fail(source, f"{where}.{key}", "unknown field")
+    name = raw.get("name")
+    if not isinstance(name, str) or not NAME.match(name):
+        raise _fail(source, f"{where}.name", f"wants 1-32 of [A-Za-z0-9_-], got {name!r}")
+    where = f"team[{index}] ({name})"
+    builtin = raw.get("builtin")
+    command = raw.get("command")
+    if (builtin is None) == (command is None):
+        raise _fail(source, where, "wants exactly one of 'command' and 'builtin'")
+    if builtin is not None:
+        if not isinstance(builtin, str) or not (builtin in STRATEGIES or ":" in builtin):
+            known = ", ".join(sorted(STRATEGIES))
+            raise _fail(
+                source, f"{where}.builtin", f"wants one of {known} or module:Class, got {builtin!r}"
+            )
+        return Team(name=name, builtin=builtin)
+    if (
+        not isinstance(command, list)
+        or not command
+        or not all(isinstance(part, str) and part for part in command)
+    ):
+        raise _fail(source, f"{where}.command", "wants a non-empty list of non-empty strings")
+    for part in command:
+        for placeholder in _PLACEHOLDER.findall(part):
+            if placeholder not in PLACEHOLDERS:
+                known = " ".join(f"{{{p}}}" for p in PLACEHOLDERS)
+                raise _fail(
+                    source,
+                    f"{where}.command",
+                    f"unknown placeholder {{{placeholder}}}; known: {known}",
+                )
+    folder = raw.get("dir")
+    if not isinstance(folder, str) or not folder:
+        raise _fail(source, f"{where}.dir", "wants the team's folder (a path)")
+    path = (base / folder).resolve()
+    if not path.is_dir():
+        raise _fail(source, f"{where}.dir", f"{path} is not a folder")
+    env = raw.get("env", {})
+    if not isinstance(env, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+    ):
+        raise _fail(source, f"{where}.env", "wants a table of strings")
+    return Team(name=name, dir=path, command=tuple(command), env=tuple(sorted(env.items())))

@@ -1,0 +1,250 @@
+"""Class tournaments: a round robin of external programs, the sandbox's start-up cost, and what
+the live page costs the server.
+
+1. A round robin of BENCH_TOURNAMENT_TEAMS (8) teams, each a real external process (``arena
+   team`` with the built-in strategies in turn, behind the sandbox: bwrap where it runs, else
+   none, said in the title), BENCH_TOURNAMENT_GAMES (2; the issue's figure is 4, a five-minute
+   run on 2 cores) games per pair, concurrency
+   BENCH_TOURNAMENT_CONCURRENCY (2), on BENCH_TOURNAMENT_NODES (300)-node dungeons: wall time,
+   matches per minute, the median match (program start to verdict).
+2. Start-up of one program, bare (a plain child process) against sandboxed (bubblewrap with the
+   tournament's limits), side by side: ``true`` and ``python3 -c pass``, the median of
+   BENCH_TOURNAMENT_STARTS (10) runs each.
+3. The live page: BENCH_TOURNAMENT_LIVE (10) full-size matches at once (built-in teams in this
+   process), without the page, then with it and one headless Chromium watching a match live:
+   this process's CPU seconds (server, teams and page) in each, and the CPU of the processes
+   the page adds (its log-reading worker, Chromium), median of BENCH_TOURNAMENT_REPEATS (2).
+
+BENCH_TOURNAMENT_PARTS (round-robin,startup,live) picks the parts to run.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from functools import partial
+from pathlib import Path
+
+from bench.common import print_table
+
+TEAMS = int(os.environ.get("BENCH_TOURNAMENT_TEAMS", "8"))
+GAMES = int(os.environ.get("BENCH_TOURNAMENT_GAMES", "2"))
+CONCURRENCY = int(os.environ.get("BENCH_TOURNAMENT_CONCURRENCY", "2"))
+NODES = int(os.environ.get("BENCH_TOURNAMENT_NODES", "300"))
+STARTS = int(os.environ.get("BENCH_TOURNAMENT_STARTS", "10"))
+LIVE = int(os.environ.get("BENCH_TOURNAMENT_LIVE", "10"))
+REPEATS = int(os.environ.get("BENCH_TOURNAMENT_REPEATS", "2"))
+STRATEGIES = ("reference", "rusher", "random")
+#: Which parts to run (round-robin, startup, live): all by default.
+PARTS = os.environ.get("BENCH_TOURNAMENT_PARTS", "round-robin,startup,live").split(",")
+
+
+def _sandbox_mode() -> str:
+    from server.sandbox import check_available
+
+    return "bwrap" if check_available() is None else "none"
+
+
+def round_robin(mode: str) -> list[object]:
+    import trio
+
+    from arena.tournament.runner import RunOptions, TournamentRun
+    from arena.tournament.teams import parse_teams
+
+    with tempfile.TemporaryDirectory() as directory:
+        base = Path(directory)
+        teams = []
+        for number in range(TEAMS):
+            (base / f"t{number}").mkdir()
+            command = [
+                sys.executable, "-m", "arena", "team", "--host", "{host}", "--port", "{port}",
+                "--team", "{team}", "--match", "{match}", "--token", "{token}",
+                "--strategy", STRATEGIES[number % len(STRATEGIES)],
+            ]  # fmt: skip
+            teams.append({"name": f"t{number}", "dir": f"t{number}", "command": command})
+        settings = {"name": "bench", "games_per_pair": GAMES, "seed": 1, "match_seconds": 60,
+                    "config": {"nodes": NODES, "radius": 0.1 if NODES < 600 else 0.06}}  # fmt: skip
+        tournament = parse_teams({"tournament": settings, "team": teams}, base=base)
+        run = TournamentRun(
+            tournament, RunOptions(out=base / "out", concurrency=CONCURRENCY, sandbox=mode)
+        )
+        began = time.perf_counter()
+        trio.run(run.run)
+        wall = time.perf_counter() - began
+        records = list(run.records.values())
+    reasons = Counter(f["reason"] for r in records for f in r["failures"])
+    failures = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items())) or "0"
+    median = statistics.median(r["seconds"] for r in records)
+    longest = max(r["seconds"] for r in records)
+    return [len(records), f"{wall:.1f}", f"{len(records) / wall * 60:.1f}", f"{median:.2f}",
+            f"{longest:.1f}", failures]  # fmt: skip
+
+
+def _median_start(argv: list[str], mode: str | None) -> float:
+    from server.sandbox import Limits, prepare_folder, program_paths, sandbox_argv
+
+    samples = []
+    with tempfile.TemporaryDirectory() as directory:
+        folder = Path(directory)
+        prepare_folder(folder)
+        command = argv
+        if mode is not None:
+            command = sandbox_argv(
+                argv, folder=folder, limits=Limits(), network=True, mode=mode,
+                read_only=program_paths(argv),
+            )  # fmt: skip
+        # The sandbox's environment for both: a bare run must not pay for this venv's PATH.
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(folder), "LANG": "C.UTF-8"}
+        for _ in range(STARTS + 1):
+            began = time.perf_counter()
+            subprocess.run(command, check=True, cwd=folder, stdout=subprocess.DEVNULL, env=env)
+            samples.append(time.perf_counter() - began)
+    return statistics.median(samples[1:]) * 1000
+
+
+def startup(mode: str) -> list[list[object]]:
+    rows: list[list[object]] = []
+    team = [sys.executable, "-c", "import client.team, client.strategies.base"]
+    for argv in (["true"], ["python3", "-c", "pass"], team):
+        bare = _median_start(argv, None)
+        boxed = _median_start(argv, mode)
+        label = "a team program's imports" if argv is team else " ".join(argv)
+        rows.append([label, f"{bare:.1f}", f"{boxed:.1f}", f"{boxed - bare:.1f}",
+                     f"{boxed / bare:.1f}x"])  # fmt: skip
+    return rows
+
+
+async def _live_round(watch: bool) -> tuple[float, float, float]:
+    """(wall seconds, this process's CPU seconds, its helper processes' CPU seconds) of LIVE
+    matches played at once."""
+    import trio
+
+    from arena.tournament.board import Board, server_observer
+    from arena.tournament.web import serve_board
+    from client.strategies.base import make_strategy
+    from client.team import connect_team
+    from server.app import Server, serve
+
+    board = Board("bench")
+    log_dir = Path(tempfile.mkdtemp(prefix="bench-live-"))
+    server = Server(log_dir=log_dir, observer=server_observer(board), check_workers=1)
+    browser: subprocess.Popen[bytes] | None = None
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    before = usage.ru_utime + usage.ru_stime
+    children_before = helpers_at_end = _children_cpu()
+    began = time.perf_counter()
+    try:
+        async with trio.open_nursery() as nursery:
+            stop = trio.Event()
+            port = await nursery.start(partial(serve, port=0, server=server, shutdown=stop))
+            web = await nursery.start(serve_board, board, "127.0.0.1", 0) if watch else 0
+            async with trio.open_nursery() as teams:
+                for number in range(LIVE):
+                    for seat, name in ((0, "reference"), (1, "rusher")):
+                        strategy = make_strategy(name, seat, number * 2 + seat)
+                        play = partial(
+                            connect_team, "127.0.0.1", port, team=seat, strategy=strategy,
+                            match=f"m{number}",
+                        )  # fmt: skip
+                        teams.start_soon(play)
+                if watch:
+                    while "m0" not in board.matches:
+                        await trio.sleep(0.05)
+                    browser = _chromium(f"http://127.0.0.1:{web}/live/m0", log_dir / "profile")
+            helpers_at_end = _children_cpu()
+            stop.set()
+            nursery.cancel_scope.cancel()
+    finally:
+        wall = time.perf_counter() - began
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        cpu = usage.ru_utime + usage.ru_stime - before
+        helpers = helpers_at_end - children_before
+        if browser is not None:
+            browser.terminate()
+            browser.wait()
+        shutil.rmtree(log_dir, ignore_errors=True)
+    return wall, cpu, helpers
+
+
+def _children_cpu() -> float:
+    """CPU seconds of every live descendant of this process (the page's worker, Chromium)."""
+    import psutil
+
+    total = 0.0
+    for child in psutil.Process().children(recursive=True):
+        try:
+            times = child.cpu_times()
+        except psutil.Error:
+            continue
+        total += times.user + times.system
+    return total
+
+
+def _chromium(url: str, profile: Path) -> subprocess.Popen[bytes]:
+    binary = shutil.which("chromium") or "chromium"
+    return subprocess.Popen(
+        [binary, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+         "--disable-extensions", "--disable-background-networking", "--remote-debugging-port=0",
+         f"--user-data-dir={profile}", url],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+
+
+def live_page() -> list[list[object]]:
+    import trio
+
+    rows: list[list[object]] = []
+    figures: dict[bool, list[tuple[float, float, float]]] = {False: [], True: []}
+    for _ in range(REPEATS):
+        for watch in (False, True):
+            figures[watch].append(trio.run(_live_round, watch))
+    for watch in (False, True):
+        wall = statistics.median(f[0] for f in figures[watch])
+        cpu = statistics.median(f[1] for f in figures[watch])
+        helpers = statistics.median(f[2] for f in figures[watch])
+        rows.append(["page + 1 browser" if watch else "no page", f"{wall:.1f}", f"{cpu:.2f}",
+                     f"{helpers:.2f}" if watch else "-"])  # fmt: skip
+    base = statistics.median(f[1] for f in figures[False])
+    extra = statistics.median(f[1] for f in figures[True]) - base
+    rows.append(["added in the server", "", f"{extra:+.2f} ({extra / base * 100:+.0f}%)", ""])
+    return rows
+
+
+def main() -> None:
+    from arena.logs import configure_logging
+
+    configure_logging(level="warning")
+    mode = _sandbox_mode()
+    if "round-robin" in PARTS:
+        print_table(
+            f"Round robin: {TEAMS} external teams, {GAMES} games per pair, concurrency "
+            f"{CONCURRENCY}, {NODES} nodes, sandbox {mode}",
+            ["matches", "wall s", "matches/min", "median match s", "longest s", "failures"],
+            [round_robin(mode)],
+            width=110,
+        )
+    if "startup" in PARTS:
+        print_table(
+            f"Program start-up, median of {STARTS} (ms): bare vs sandboxed ({mode})",
+            ["program", "bare", "sandboxed", "added", "ratio"],
+            startup(mode),
+            width=100,
+        )
+    if "live" in PARTS:
+        print_table(
+            f"Live page: {LIVE} matches at once (1000 nodes), median of {REPEATS}",
+            ["run", "wall s", "server process CPU s", "worker + chromium CPU s"],
+            live_page(),
+            width=100,
+        )
+
+
+if __name__ == "__main__":
+    main()

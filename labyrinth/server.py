@@ -1,0 +1,581 @@
+"""The Labyrinth server of the course's 2017 protocol: a thin trio shell on the shared network
+layer (:mod:`server.net`) around the pure parts: :mod:`labyrinth.wire` (framing, commands),
+:mod:`labyrinth.session` (a connection's phases), :mod:`labyrinth.table` (one game) and
+:mod:`labyrinth.tournament`.
+
+``await nursery.start(server.run)`` then ``await nursery.start(serve_tcp, server.handle)``
+(``serve_labyrinth`` does both and reports the port). One task per connection reads commands
+and handles each at once (no await in between: the server's state has one owner at a time,
+trio's); one task per game keeps its clock and plays its bot. Every change is published to
+``listeners`` (the teacher's page) as (kind, data).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import json
+import math
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import trio
+
+from labyrinth.generation import generate
+from labyrinth.players import astar_move, do_nothing_move, random_move
+from labyrinth.rotator import Rotator
+from labyrinth.rules import PROFILES, Labyrinth, Move
+from labyrinth.session import Fail, Forfeit, GameCommand, Register, Session, Wait
+from labyrinth.table import Bot, BotTurn, Deadline, Effect, Record, Send, Table
+from labyrinth.tournament import Pairing, Tournament
+from labyrinth.wire import CommandDecoder, Malformed, WaitRequest, frame
+from server.net import (
+    CLOSE,
+    DEFAULT_LIMITS,
+    FrameReader,
+    Gate,
+    Limits,
+    Outbox,
+    OverBudget,
+    Transport,
+    serve_tcp,
+)
+
+__all__ = ["Client", "GameRun", "LabyrinthServer", "Settings", "serve_labyrinth"]
+
+LOG_FORMAT = "labyrinth-2017/1"
+#: A command is what one read brings (as CodingGameServer's recv(1024)).
+LIMITS = DEFAULT_LIMITS.replace(receive_bytes=1024, outbox_messages=64, linger_seconds=0.5)
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    rules: str = "spec"
+    move_timeout: float = 10.0
+    log_dir: Path | None = None
+    #: Pair programs waiting for a game against another program at once, in arrival order
+    #: (otherwise the teacher pairs them on the page).
+    auto_pair: bool = False
+    limits: Limits = LIMITS
+    #: Finished games kept in memory for the page (their logs, newest last).
+    keep_games: int = 200
+    #: Turns before a draw, instead of the rules profile's (None: the profile's).
+    max_turns: int | None = None
+
+
+class Client:
+    """One connection and what its tasks own."""
+
+    def __init__(self, number: int, stream: trio.abc.Stream, limits: Limits, gate: Gate) -> None:
+        self.number = number
+        self.transport = Transport(stream, receive_bytes=limits.receive_bytes)
+        self.decoder = CommandDecoder()
+        self.reader = FrameReader(self.transport, self.decoder, limits, gate.budget)
+        self.scope = trio.CancelScope()
+        self.outbox: Outbox[bytes] = Outbox(
+            self.transport, limits.outbox_messages, _render, self.scope.cancel
+        )
+        self.session = Session()
+        self.request: WaitRequest | None = None
+        self.run: GameRun | None = None
+        self.seat = 0
+        self.closing = False
+        self.closed = False
+
+    @property
+    def name(self) -> str:
+        return self.session.name or f"#{self.number}"
+
+    def send(self, messages: tuple[str, ...], close: bool = False) -> None:
+        """Each message in a write of its own (as the public server), then CLOSE if asked."""
+        for message in messages:
+            if not self.outbox.deliver([frame(message, limit=9999)]):
+                return
+        if close:
+            self.closing = True
+            self.outbox.deliver([CLOSE])
+
+
+def _render(items: list[bytes]) -> tuple[bytes, bool]:
+    return b"".join(items), False
+
+
+@dataclasses.dataclass
+class GameRun:
+    """A game being played: its table, its programs, its clock and its log."""
+
+    table: Table
+    clients: list[Client | None]
+    seed: int
+    rules: str
+    timeout: float
+    delay: float
+    header: dict[str, Any]
+    records: list[dict[str, Any]]
+    log: IO[str] | None = None
+    pairing: tuple[Tournament, Pairing] | None = None
+    changed: trio.Event = dataclasses.field(default_factory=trio.Event)
+    deadline_seat: int | None = None
+    deadline_at: float = math.inf
+    bot_due: bool = False
+
+
+class LabyrinthServer:
+    def __init__(self, settings: Settings | None = None, seed: int | None = None) -> None:
+        self.settings = settings or Settings()
+        if self.settings.rules not in PROFILES:
+            raise ValueError(f"rules is one of {sorted(PROFILES)}, got {self.settings.rules!r}")
+        self.rng = random.Random(seed)
+        self.gate = Gate(self.settings.limits)
+        self.clients: dict[str, Client] = {}
+        self.waiting: list[Client] = []
+        self.games: dict[str, GameRun] = {}
+        self.finished: dict[str, GameRun] = {}
+        self.tournaments: dict[str, Tournament] = {}
+        #: Tournament games of the current phases not started yet (a player still busy).
+        self._pending: list[tuple[Tournament, Pairing]] = []
+        self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
+        self._numbers = itertools.count(1)
+        self._game_numbers = itertools.count(1)
+        self._nursery: trio.Nursery | None = None
+
+    # ----- lifetime
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Hold the games' nursery until cancelled."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            task_status.started()
+            await trio.sleep_forever()
+
+    async def handle(self, stream: trio.abc.Stream) -> None:
+        client = Client(next(self._numbers), stream, self.settings.limits, self.gate)
+        if (why := self.gate.enter()) is not None:
+            with trio.move_on_after(1):
+                await client.transport.send_all(frame(f"Refused: {why}"))
+            await client.transport.aclose()
+            return
+        try:
+            with client.scope:
+                async with trio.open_nursery() as tasks:
+                    tasks.start_soon(self._read, client, tasks.cancel_scope)
+                    await client.outbox.run()
+                    tasks.cancel_scope.cancel()
+                limits = self.settings.limits
+                await client.transport.linger(limits.linger_seconds, limits.linger_bytes)
+        finally:
+            client.closed = True
+            self.gate.leave()
+            client.reader.release()
+            self._gone(client)
+            with trio.CancelScope(shield=True):
+                await client.transport.aclose()
+
+    async def _read(self, client: Client, tasks: trio.CancelScope) -> None:
+        while not client.closing:
+            command = client.decoder.next_command()
+            if command is None:
+                if client.decoder.closed:
+                    tasks.cancel()
+                    return
+                try:
+                    await client.reader.fill()
+                except OverBudget as error:
+                    self._command(client, Malformed(error.text))
+                    return
+                continue
+            self._command(client, command)
+            await client.reader.frame_done()
+
+    # ----- commands
+    def _command(self, client: Client, command: str | Malformed) -> None:
+        action = client.session.handle(command)
+        if isinstance(action, Fail):
+            client.send((action.message, action.message), close=True)
+        elif isinstance(action, Register):
+            if action.name in self.clients:
+                message = f"The name {action.name} is already used"
+                client.send((message, message), close=True)
+                return
+            client.session.registered(action.name)
+            self.clients[action.name] = client
+            self._player_log(action.name, {"type": "connected"})
+            client.send(("OK",))
+            self._lobby_changed()
+        elif isinstance(action, Wait):
+            self._wait(client, action.request)
+        elif isinstance(action, Forfeit):
+            run = client.run
+            assert run is not None
+            self._apply(run, run.table.forfeit(client.seat, action.reason, (action.reason,)))
+        elif isinstance(action, GameCommand):
+            self._game_command(client, action)
+
+    def _game_command(self, client: Client, action: GameCommand) -> None:
+        run = client.run
+        assert run is not None
+        table, seat = run.table, client.seat
+        word = action.word
+        if word == "PLAY_MOVE":
+            effects = table.play(seat, action.argument)
+        elif word == "GET_MOVE":
+            effects = table.get_move(seat)
+        elif word == "GET_GAME_DATA":
+            effects = table.game_data(seat)
+        elif word == "DISP_GAME":
+            effects = table.display(seat)
+        else:
+            effects = table.comment(seat, action.argument)
+        self._apply(run, effects)
+
+    def _wait(self, client: Client, request: WaitRequest) -> None:
+        if request.tournament is not None:
+            tournament = self.tournaments.get(request.tournament)
+            if tournament is None:
+                message = f"There is no tournament {request.tournament}"
+                client.send((message, message), close=True)
+                return
+            if tournament.started and client.name not in tournament.players:
+                message = f"The tournament {tournament.name} has started without you"
+                client.send((message, message), close=True)
+                return
+            if not tournament.started:
+                tournament.join(client.name)
+        client.request = request
+        client.run = None
+        client.session.waiting()
+        client.send(("OK",))
+        if request.training is not None:
+            self.start_game(client, None, request)
+            return
+        self.waiting.append(client)
+        if request.tournament is not None:
+            self._start_pending()
+            return
+        if self.settings.auto_pair:
+            regular = [c for c in self.waiting if c.request and c.request.tournament is None]
+            if len(regular) >= 2:
+                self.start_game(regular[0], regular[1], regular[0].request or request)
+                return
+        self._lobby_changed()
+
+    # ----- games
+    def start_game(
+        self,
+        client: Client,
+        other: Client | None,
+        request: WaitRequest,
+        pairing: tuple[Tournament, Pairing] | None = None,
+    ) -> GameRun:
+        """A game of ``client`` against ``other`` (or the training player of ``request``);
+        ``request``'s options decide the seed, who starts, the clock and the bot's delay."""
+        rules = self.settings.rules
+        seed = request.seed if request.seed is not None else self.rng.randrange(1 << 24)
+        config = PROFILES[rules]
+        if self.settings.max_turns is not None:
+            config = dataclasses.replace(config, max_turns=self.settings.max_turns)
+        labyrinth = generate(seed, config)
+        first = self.rng.randrange(2) if request.start == -1 else request.start
+        seats: list[Client | None] = [client, other] if first == 0 else [other, client]
+        bot = _training_bot(request, seed) if other is None else None
+        bots = tuple(bot if seat is None else None for seat in seats)
+        names = tuple(
+            seat.name if seat is not None else (request.training or "BOT") for seat in seats
+        )
+        name = f"{rules}-{next(self._game_numbers)}-s{seed}"
+        table = Table(name, labyrinth, (names[0], names[1]), bots)
+        header = {
+            "type": "game",
+            "format": LOG_FORMAT,
+            "game": name,
+            "rules": rules,
+            "seed": seed,
+            "width": labyrinth.width,
+            "height": labyrinth.height,
+            "maze": labyrinth.maze_text(),
+            "players": list(names),
+            "bots": [b is not None for b in bots],
+            "max_turns": labyrinth.config.max_turns,
+            "timeout": request.timeout or self.settings.move_timeout,
+        }
+        if pairing is not None:
+            header["tournament"] = pairing[0].name
+        run = GameRun(
+            table=table,
+            clients=seats,
+            seed=seed,
+            rules=rules,
+            timeout=request.timeout or self.settings.move_timeout,
+            delay=request.delay,
+            header=header,
+            records=[header],
+            pairing=pairing,
+        )
+        if self.settings.log_dir is not None:
+            games = self.settings.log_dir / "games"
+            games.mkdir(parents=True, exist_ok=True)
+            run.log = (games / f"{name}.jsonl").open("w", encoding="utf-8")
+            run.log.write(json.dumps(header) + "\n")
+        self.games[name] = run
+        for seat, player in enumerate(seats):
+            if player is None:
+                continue
+            if player in self.waiting:
+                self.waiting.remove(player)
+            player.run, player.seat = run, seat
+            player.session.playing()
+            player.send((name, f"{labyrinth.width} {labyrinth.height}"))
+            self._player_log(player.name, {"type": "game", "game": name, "seat": seat})
+        assert self._nursery is not None, "start the server's run() first"
+        self._nursery.start_soon(self._run_game, run)
+        self._lobby_changed()
+        return run
+
+    async def _run_game(self, run: GameRun) -> None:
+        table = run.table
+        try:
+            self._apply(run, table.start())
+            while not table.over:
+                if run.bot_due:
+                    run.bot_due = False
+                    await trio.sleep(run.delay)
+                    self._apply(run, table.bot_turn())
+                    continue
+                seat, deadline = run.deadline_seat, run.deadline_at
+                with trio.move_on_at(deadline if seat is not None else math.inf):
+                    await run.changed.wait()
+                run.changed = trio.Event()
+                unchanged = run.deadline_seat == seat and run.deadline_at == deadline
+                if seat is not None and unchanged and trio.current_time() >= deadline:
+                    self._apply(run, table.timeout(seat))
+        finally:
+            self._finish(run)
+
+    def _apply(self, run: GameRun, effects: list[Effect]) -> None:
+        for effect in effects:
+            if isinstance(effect, Send):
+                client = run.clients[effect.seat]
+                if client is not None and not client.closed and not client.closing:
+                    client.send(effect.messages, effect.close)
+            elif isinstance(effect, Deadline):
+                run.deadline_seat = effect.seat
+                run.deadline_at = trio.current_time() + run.timeout
+                run.changed.set()
+            elif isinstance(effect, BotTurn):
+                run.bot_due = True
+                run.changed.set()
+            elif isinstance(effect, Record):
+                self._record(run, effect.data)
+        if run.table.over:
+            run.changed.set()
+            for client in run.clients:
+                if client is not None:
+                    client.session.ended()
+
+    def _record(self, run: GameRun, data: dict[str, Any]) -> None:
+        run.records.append(data)
+        if run.log is not None:
+            run.log.write(json.dumps(data) + "\n")
+        lab = run.table.lab
+        self._publish(
+            "game",
+            {"game": run.table.name, "record": data, "state": game_state(run.table, lab)},
+        )
+
+    def _finish(self, run: GameRun) -> None:
+        table = run.table
+        if self.games.pop(table.name, None) is None:
+            return
+        if run.log is not None:
+            run.log.close()
+        self.finished[table.name] = run
+        while len(self.finished) > self.settings.keep_games:
+            self.finished.pop(next(iter(self.finished)))
+        winner = None if table.winner is None else table.names[table.winner]
+        for seat, name in enumerate(table.names):
+            if run.clients[seat] is not None:
+                result = "draw" if winner is None else ("won" if winner == name else "lost")
+                self._player_log(
+                    name, {"type": "result", "game": table.name, "result": result,
+                           "reason": table.reason}
+                )  # fmt: skip
+        if run.pairing is not None:
+            tournament, pairing = run.pairing
+            tournament.record(pairing, winner)
+        self._lobby_changed()
+
+    def _gone(self, client: Client) -> None:
+        if client in self.waiting:
+            self.waiting.remove(client)
+        if self.clients.get(client.name) is client:
+            del self.clients[client.name]
+            self._player_log(client.name, {"type": "disconnected"})
+        run = client.run
+        if run is not None and not run.table.over:
+            self._apply(run, run.table.disconnect(client.seat))
+        if self._pending:
+            self._start_pending()
+        self._lobby_changed()
+
+    # ----- the teacher's actions
+    def pair(self, first: str, second: str) -> GameRun:
+        """Start a game between two programs waiting for one (ValueError naming who is not)."""
+        clients = []
+        for name in (first, second):
+            client = self.clients.get(name)
+            if client is None or client not in self.waiting or client.request is None:
+                raise ValueError(f"{name} is not waiting for a game")
+            if client.request.tournament is not None:
+                raise ValueError(f"{name} waits for tournament {client.request.tournament}")
+            clients.append(client)
+        if first == second:
+            raise ValueError("a game needs two different players")
+        request = dataclasses.replace(clients[0].request or WaitRequest(), start=0)
+        return self.start_game(clients[0], clients[1], request)
+
+    def create_tournament(self, name: str, kind: str) -> Tournament:
+        if name in self.tournaments:
+            raise ValueError(f"tournament {name} exists")
+        tournament = Tournament(name, kind)
+        self.tournaments[name] = tournament
+        self._lobby_changed()
+        return tournament
+
+    def next_phase(self, name: str) -> list[Pairing]:
+        tournament = self.tournaments.get(name)
+        if tournament is None:
+            raise ValueError(f"there is no tournament {name}")
+        pairings = tournament.next_phase()
+        for pairing in pairings:
+            self._pending.append((tournament, pairing))
+        self._start_pending()
+        return pairings
+
+    def _start_pending(self) -> None:
+        """Start each pending tournament game whose two players wait for it. A player who is
+        not connected loses it (both absent: a draw); one still busy is waited for."""
+        for tournament, pairing in list(self._pending):
+            names = (pairing.first, pairing.second)
+            connected = [self.clients.get(name) for name in names]
+            waiting = [self._tournament_waiter(tournament, name) for name in names]
+            if connected[0] is None or connected[1] is None:
+                present = [name for name, c in zip(names, connected, strict=True) if c]
+                tournament.record(pairing, present[0] if present else None)
+            elif waiting[0] is not None and waiting[1] is not None:
+                request = WaitRequest(tournament=tournament.name, start=0)
+                run = self.start_game(waiting[0], waiting[1], request, (tournament, pairing))
+                pairing.game = run.table.name
+            else:
+                continue
+            self._pending.remove((tournament, pairing))
+        self._lobby_changed()
+
+    def _tournament_waiter(self, tournament: Tournament, name: str) -> Client | None:
+        client = self.clients.get(name)
+        if client is None or client not in self.waiting or client.request is None:
+            return None
+        return client if client.request.tournament == tournament.name else None
+
+    # ----- what the page shows
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "players": [
+                {
+                    "name": name,
+                    "state": client.session.phase if client.run is None or not client.run.table.over
+                    else "finished",
+                    "game": client.run.table.name if client.run is not None else None,
+                    "waiting": None if client not in self.waiting or client.request is None
+                    else (f"tournament {client.request.tournament}" if client.request.tournament
+                          else "a game"),
+                }
+                for name, client in sorted(self.clients.items())
+            ],
+            "games": [game_summary(run) for run in self.games.values()],
+            "finished": [game_summary(run) for run in reversed(self.finished.values())][:50],
+            "tournaments": [t.snapshot() for t in self.tournaments.values()],
+        }  # fmt: skip
+
+    def game(self, name: str) -> GameRun | None:
+        return self.games.get(name) or self.finished.get(name)
+
+    def _lobby_changed(self) -> None:
+        self._publish("lobby", self.snapshot())
+
+    def _publish(self, kind: str, data: dict[str, Any]) -> None:
+        for listener in self.listeners:
+            listener(kind, data)
+
+    def _player_log(self, name: str, data: dict[str, Any]) -> None:
+        if self.settings.log_dir is None:
+            return
+        folder = self.settings.log_dir / "players"
+        folder.mkdir(parents=True, exist_ok=True)
+        with (folder / f"{name}.jsonl").open("a", encoding="utf-8") as out:
+            out.write(json.dumps({"player": name, **data}) + "\n")
+
+
+def game_state(table: Table, lab: Labyrinth) -> dict[str, Any]:
+    """A position as the page draws it."""
+    return {
+        "width": lab.width,
+        "height": lab.height,
+        "maze": lab.maze_text(),
+        "players": [list(cell) for cell in lab.players],
+        "treasure": list(lab.treasure),
+        "energies": list(lab.energies),
+        "turn": lab.turn,
+        "to_move": lab.to_move,
+        "names": list(table.names),
+        "over": table.over,
+        "winner": table.winner,
+        "reason": table.reason,
+        "comments": [[seat, text] for seat, text in table.comments[-20:]],
+    }
+
+
+def game_summary(run: GameRun) -> dict[str, Any]:
+    table = run.table
+    return {
+        "game": table.name,
+        "players": list(table.names),
+        "turn": table.lab.turn,
+        "over": table.over,
+        "winner": None if table.winner is None else table.names[table.winner],
+        "reason": table.reason,
+        "tournament": run.pairing[0].name if run.pairing else None,
+    }
+
+
+def _training_bot(request: WaitRequest, seed: int) -> Bot:
+    if request.training == "DO_NOTHING":
+        return do_nothing_move
+    if request.training == "ASTAR":
+        return astar_move
+    if request.training == "ROTATOR":
+        return Rotator().choose
+    rng = random.Random(seed)
+    rotate = request.rotate
+
+    def play_random(labyrinth: Labyrinth) -> Move:
+        return random_move(labyrinth, rng, rotate)
+
+    return play_random
+
+
+async def serve_labyrinth(
+    server: LabyrinthServer,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Run ``server`` and listen on ``host:port`` until cancelled; reports the bound port."""
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        bound = await nursery.start(
+            functools.partial(serve_tcp, server.handle, host=host, port=port)
+        )
+        task_status.started(bound)

@@ -1,0 +1,173 @@
+"""The course's 2017 protocol on the server's side, sans-I/O: client commands in, framed
+messages out (spec labyrinth.md, "Network play" and "The public server ... as observed").
+
+Clients send bare ASCII commands, one per write, no length and no terminator (the C API), and
+wait for the answer before the next. :class:`CommandDecoder` therefore ends a command at a
+newline or at the end of one read (``receive_data``), as CodingGameServer does; a command longer
+than :data:`MAX_COMMAND` bytes is malformed. Server messages are a 4-digit zero-padded length
+then the payload (:func:`frame`); at most :data:`MAX_MESSAGE` bytes except the maze.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+from typing import Any
+
+from labyrinth.rules import Move
+
+__all__ = [
+    "MAX_COMMAND",
+    "MAX_MESSAGE",
+    "TRAINING_PLAYERS",
+    "CommandDecoder",
+    "Malformed",
+    "WaitRequest",
+    "frame",
+    "parse_move_command",
+    "parse_wait",
+]
+
+MAX_COMMAND = 1024
+MAX_MESSAGE = 1000
+#: Training players a WAIT_GAME may name: the course's three and our own bot.
+TRAINING_PLAYERS = ("DO_NOTHING", "PLAY_RANDOM", "ASTAR", "ROTATOR")
+#: PLAY_MOVE's text: two unsigned decimal numbers; anything after more space is tolerated.
+MOVE_TEXT = re.compile(r"(\d{1,9}) +(\d{1,9})(?:\s.*)?", re.DOTALL)
+NAME = re.compile(r"[A-Za-z0-9_]{1,20}")
+
+
+class Malformed(Exception):
+    """A client sent something the protocol does not allow (the client is at fault)."""
+
+
+def frame(payload: str, limit: int = MAX_MESSAGE) -> bytes:
+    """One server message: the 4-digit length then the payload (cut at ``limit`` bytes)."""
+    data = payload.encode("utf-8", "replace")[:limit]
+    return b"%04d" % len(data) + data
+
+
+class CommandDecoder:
+    """Bytes in, commands out. A command ends at ``\\n`` or where a read ends."""
+
+    def __init__(self) -> None:
+        self._commands: list[str | Malformed] = []
+        self._partial = b""
+        self.closed = False
+
+    @property
+    def buffered_bytes(self) -> int:
+        return len(self._partial)
+
+    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
+        """One read's bytes (``b""``: the client closed)."""
+        if not data:
+            self.closed = True
+            return
+        pieces = (self._partial + bytes(data)).split(b"\n")
+        self._partial = b""
+        for piece in pieces:
+            text = piece.rstrip(b"\r\x00")
+            if text.strip():
+                self._commands.append(_command(text))
+
+    def next_command(self) -> str | Malformed | None:
+        """The next whole command (a Malformed for one that is not ASCII or too long)."""
+        return self._commands.pop(0) if self._commands else None
+
+
+def _command(data: bytes) -> str | Malformed:
+    if len(data) > MAX_COMMAND:
+        return Malformed(f"a command is at most {MAX_COMMAND} bytes, got {len(data)}")
+    try:
+        text = data.decode("ascii").strip()
+    except UnicodeDecodeError:
+        return Malformed("a command is ASCII text")
+    if not text.isprintable():
+        return Malformed("a command is printable ASCII text")
+    return text
+
+
+def valid_name(name: str) -> bool:
+    return NAME.fullmatch(name) is not None
+
+
+def parse_move_command(text: str) -> Move:
+    """PLAY_MOVE's argument, as the public server reads it (Malformed otherwise)."""
+    match = MOVE_TEXT.fullmatch(text.strip())
+    if match is None:
+        raise Malformed(f"the move {text.strip()!r} is not in correct form ('<type> <value>')")
+    return Move(int(match[1]), int(match[2]))
+
+
+@dataclasses.dataclass(frozen=True)
+class WaitRequest:
+    """What a WAIT_GAME asks for: a training player (or None: a game against another program),
+    or a tournament; and the options."""
+
+    training: str | None = None
+    tournament: str | None = None
+    timeout: float | None = None
+    start: int = -1
+    seed: int | None = None
+    delay: float = 0.0
+    rotate: bool = True
+
+
+def parse_wait(text: str) -> WaitRequest:
+    """WAIT_GAME's argument: ``[NAME] key=value ...`` or ``TOURNAMENT name``; unknown keys
+    are ignored (as the public server does), bad values are Malformed."""
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise Malformed(f"WAIT_GAME's options do not parse: {error}") from None
+    if words and words[0] == "TOURNAMENT":
+        if len(words) != 2 or not valid_name(words[1]):
+            raise Malformed("WAIT_GAME TOURNAMENT takes one name (1-20 of A-Za-z0-9_)")
+        return WaitRequest(tournament=words[1])
+    training = None
+    if words and "=" not in words[0]:
+        training = words.pop(0)
+        if training not in TRAINING_PLAYERS:
+            raise Malformed(f"the training player name {training!r} is not valid")
+    options: dict[str, object] = {}
+    for word in words:
+        key, equal, value = word.partition("=")
+        if not equal:
+            raise Malformed(f"the option {word!r} is not key=value")
+        options[key] = value
+    return dataclasses.replace(WaitRequest(training=training), **_options(options))
+
+
+def _options(raw: dict[str, object]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        text = str(value)
+        if key == "timeout":
+            out["timeout"] = _number(key, text, 0.001, 3600.0)
+        elif key == "delay":
+            out["delay"] = _number(key, text, 0.0, 60000.0) / 1000.0
+        elif key == "start":
+            if text not in ("0", "1", "-1"):
+                raise Malformed(f"the option start={text} is incorrect (0, 1 or -1)")
+            out["start"] = int(text)
+        elif key == "seed":
+            if not text.isdigit() or int(text) > 0xFFFFFF:
+                raise Malformed(f"the option seed={text} is incorrect (0 to 16777215)")
+            out["seed"] = int(text)
+        elif key == "rotate":
+            if text.lower() not in ("true", "false"):
+                raise Malformed(f"the option rotate={text} is incorrect (true or false)")
+            out["rotate"] = text.lower() == "true"
+    return out
+
+
+def _number(key: str, text: str, low: float, high: float) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise Malformed(f"the option {key}={text} is incorrect (a number)") from None
+    if not low <= value <= high:
+        raise Malformed(f"the option {key}={text} is incorrect ({low} to {high})")
+    return value

@@ -1,0 +1,172 @@
+"""Reading a match log back: check its chain of hashes and split its lines by kind.
+
+:func:`read_log` opens the file it is given (replay tools are shells); :func:`parse_log` works
+on lines already read. Records and hashing: :mod:`replay.records`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from replay.records import (
+    CLOSE,
+    GENESIS,
+    HEADER,
+    INPUT,
+    OPTIMUM,
+    SCHEMA_VERSION,
+    LogFormatError,
+    UnsupportedSchemaError,
+    _plain_decoder,
+    chain_hash,
+    unseal,
+)
+
+__all__ = ["BadLine", "LogLine", "MatchLog", "parse_log", "read_log"]
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One verified line of a log: ``data`` is the whole event without its hash."""
+
+    line: int
+    event: str
+    data: dict[str, Any]
+
+    @property
+    def seq(self) -> int:
+        seq: int = self.data["seq"]
+        return seq
+
+    @property
+    def t(self) -> float:
+        t: float = self.data["t"]
+        return t
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """The first line that breaks the log: its 1-based number and why."""
+
+    line: int
+    reason: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.reason}"
+
+
+@dataclass(slots=True)
+class MatchLog:
+    """A log as read: every line up to the first bad one, split by kind."""
+
+    path: str
+    header: dict[str, Any]
+    #: every good line, header and close included, in order
+    events: list[LogLine] = field(default_factory=list)
+    #: the ``input`` lines, in the order they were applied
+    inputs: list[LogLine] = field(default_factory=list)
+    #: what the engine produced: engine events and ``send`` lines, in order
+    outputs: list[LogLine] = field(default_factory=list)
+    #: the ``optimum`` lines
+    optima: list[LogLine] = field(default_factory=list)
+    close: LogLine | None = None
+    #: the first line that is changed, removed, reordered or not JSON; None if the chain holds
+    bad: BadLine | None = None
+    #: the last line was cut short mid-write (no newline, not JSON): a crash, not tampering
+    cut_short: bool = False
+
+    @property
+    def complete(self) -> bool:
+        """True when the chain holds to the ``close`` line."""
+        return self.close is not None and self.bad is None
+
+    @property
+    def seed(self) -> int:
+        seed: int = self.header["seed"]
+        return seed
+
+    @property
+    def config(self) -> dict[str, Any]:
+        config: dict[str, Any] = self.header["config"]
+        return config
+
+
+def _parse_line(text: str) -> dict[str, Any] | None:
+    try:
+        data = _plain_decoder.decode(text)
+    except msgspec.DecodeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def parse_log(text_lines: Iterable[str], path: str = "<log>") -> MatchLog:
+    """Check the chain of ``text_lines`` (each with or without its newline) and split them."""
+    lines = list(text_lines)
+    if not lines or not lines[0].strip():
+        raise LogFormatError(f"{path}: empty file, not a match log")
+    first = _parse_line(lines[0])
+    if first is None or first.get("event") != HEADER:
+        raise LogFormatError(f"{path}: line 1 is not a match log header")
+    if first.get("schema") != SCHEMA_VERSION:
+        raise UnsupportedSchemaError(path, first.get("schema"))
+    header = {key: value for key, value in first.items() if key != "hash"}
+    log = MatchLog(path=path, header=header)
+    previous = GENESIS
+    for number, raw in enumerate(lines, start=1):
+        text = raw.rstrip("\n")
+        last = number == len(lines)
+        if log.close is not None:
+            log.bad = BadLine(number, "a line after the close line (appended)")
+            break
+        data = _parse_line(text)
+        if data is None:
+            if last and not raw.endswith("\n"):
+                log.cut_short = True  # the writer died mid-line: the log is merely incomplete
+            else:
+                log.bad = BadLine(number, "not a JSON object (changed or corrupted)")
+            break
+        sealed = unseal(text)
+        if sealed is None or data.get("hash") != sealed[1]:
+            log.bad = BadLine(number, "the line does not end with its hash (changed)")
+            break
+        sealed_body, found = sealed
+        if found != chain_hash(previous, sealed_body):
+            log.bad = BadLine(
+                number, "hash does not chain to the line before: changed, removed or reordered"
+            )
+            break
+        if data.get("seq") != number:
+            log.bad = BadLine(number, f"seq is {data.get('seq')!r} on line {number}")
+            break
+        event = data.get("event")
+        if not isinstance(event, str) or not isinstance(data.get("t"), int | float):
+            log.bad = BadLine(number, "missing 'event' or 't'")
+            break
+        if event == HEADER and number != 1:
+            log.bad = BadLine(number, "a second header")
+            break
+        previous = found
+        body = {key: value for key, value in data.items() if key != "hash"}
+        entry = LogLine(line=number, event=event, data=body)
+        log.events.append(entry)
+        if event == INPUT:
+            log.inputs.append(entry)
+        elif event == OPTIMUM:
+            log.optima.append(entry)
+        elif event == CLOSE:
+            log.close = entry
+        elif event != HEADER:
+            log.outputs.append(entry)
+    return log
+
+
+def read_log(path: str | Path) -> MatchLog:
+    """Read and check the log at ``path``. Raises OSError, LogFormatError; a bad line is reported
+    in ``MatchLog.bad`` (with everything before it kept), an unfinished log by ``complete``."""
+    with open(path, encoding="utf-8", newline="\n") as stream:
+        return parse_log(stream, str(path))

@@ -1,0 +1,99 @@
+"""The ASGI application frame (static files, 404 and 500 pages) and serving it with Hypercorn's
+trio worker in the caller's nursery."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from importlib import resources
+
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from server.web.page import escape, page
+
+__all__ = ["serve_web", "static_assets", "web_app"]
+
+
+#: Media types of the assets by suffix.
+MEDIA_TYPES = {
+    ".css": "text/css; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
+
+
+def static_assets() -> dict[str, tuple[bytes, str]]:
+    """The shared assets shipped as package data (server/web/static), by file name: their
+    bytes and media type. They are small and read once (no file I/O per request)."""
+    folder = resources.files("server.web") / "static"
+    return {
+        item.name: (item.read_bytes(), MEDIA_TYPES.get("." + item.name.rsplit(".", 1)[-1], ""))
+        for item in folder.iterdir()
+        if item.is_file() and "." + item.name.rsplit(".", 1)[-1] in MEDIA_TYPES
+    }
+
+
+def _static_route() -> Route:
+    assets = static_assets()
+
+    async def asset(request: Request) -> Response:
+        found = assets.get(request.path_params["name"])
+        if found is None:
+            raise HTTPException(404)
+        content, media_type = found
+        return Response(content, media_type=media_type, headers={"Cache-Control": "no-cache"})
+
+    return Route("/static/{name}", asset)
+
+
+async def _http_error(request: Request, error: Exception) -> Response:
+    status = error.status_code if isinstance(error, HTTPException) else 500
+    title = "Not found" if status == 404 else f"Error {status}"
+    detail = (
+        f"There is no page at <code>{escape(request.url.path)}</code>."
+        if status == 404
+        else escape(str(getattr(error, "detail", "")) or "The server could not answer this.")
+    )
+    body = f"<h1>{title}</h1><p>{detail}</p><p><a href='/'>Back to the start page</a></p>"
+    return HTMLResponse(page(title, body), status_code=status)
+
+
+async def _server_error(request: Request, error: Exception) -> Response:
+    body = "<h1>Server error</h1><p>This page failed; the server goes on.</p>"
+    return HTMLResponse(page("Server error", body), status_code=500)
+
+
+def web_app(routes: Sequence[BaseRoute]) -> Starlette:
+    """An app of ``routes`` plus ``/static`` (the shared assets) and the error pages."""
+    return Starlette(
+        routes=[*routes, _static_route()],
+        exception_handlers={HTTPException: _http_error, 500: _server_error},
+    )
+
+
+async def serve_web(
+    app: Starlette,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve ``app`` on ``host``:``port`` until cancelled; reports the bound port."""
+    config = Config()
+    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    config.accesslog = None
+    config.errorlog = None
+    config.graceful_timeout = 0.5
+
+    class _Started:
+        def started(self, binds: list[str] | None = None) -> None:
+            bound = (binds or [""])[0]
+            task_status.started(int(bound.rsplit(":", 1)[1]))
+
+    await serve(app, config, task_status=_Started())  # type: ignore[arg-type]

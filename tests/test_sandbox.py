@@ -1,0 +1,231 @@
+"""The sandbox for untrusted programs: hostile shell scripts are contained and reported.
+
+Each test runs a real program under bubblewrap (skipped, with the reason, only where bwrap cannot
+run at all); the deadlines are generous safety caps, never what a test measures.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from server.sandbox import (
+    INSIDE,
+    Limits,
+    check_available,
+    prepare_folder,
+    program_paths,
+    run,
+    sandbox_argv,
+)
+
+REASON = check_available()
+needs_bwrap = pytest.mark.skipif(REASON is not None, reason=f"bubblewrap cannot run: {REASON}")
+
+LIMITS = Limits(cpu_seconds=5, memory_bytes=256 << 20, file_bytes=1 << 20, processes=32)
+
+
+def folder_of(tmp_path: Path, name: str = "box") -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    prepare_folder(folder)
+    return folder
+
+
+def script(tmp_path: Path, body: str) -> Path:
+    """A hostile program: a shell script outside its folder, readable by the sandbox user."""
+    tmp_path.chmod(0o755)
+    path = tmp_path / "hostile.sh"
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+    return path
+
+
+def hostile(tmp_path: Path, body: str, timeout: float = 20.0):  # type: ignore[no-untyped-def]
+    program = script(tmp_path, body)
+    folder = folder_of(tmp_path)
+    outcome = run(
+        [str(program)],
+        folder=folder,
+        limits=LIMITS,
+        network=False,
+        timeout=timeout,
+        read_only=program_paths([str(program)]),
+    )
+    return outcome, folder
+
+
+@needs_bwrap
+def test_a_program_sees_only_its_folder_and_the_system(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the other player's program")
+    secret.chmod(0o644)
+    outcome, _folder = hostile(
+        tmp_path,
+        f"cat {secret} || echo unreadable\nls /work /root 2>&1 | wc -l\nid -u\npwd\n",
+    )
+    lines = outcome.stdout.split("\n")
+    assert outcome.code == 0
+    assert lines[0] == "unreadable"
+    assert lines[2] == "65534"  # its own user
+    assert lines[3] == INSIDE
+
+
+@needs_bwrap
+def test_writes_outside_its_folder_fail_inside_succeed(tmp_path: Path) -> None:
+    target = tmp_path / "victim.txt"
+    target.write_text("kept")
+    outcome, folder = hostile(
+        tmp_path,
+        f"echo evil > {target}; echo evil > /usr/evil\n"
+        "echo mine > mine.txt; echo scratch > /tmp/t; cat /tmp/t\n",
+    )
+    assert target.read_text() == "kept"
+    assert not Path("/usr/evil").exists()
+    assert (folder / "mine.txt").read_text() == "mine\n"
+    assert outcome.stdout == "scratch\n"
+
+
+@needs_bwrap
+def test_a_fork_bomb_is_held_by_the_process_limit(tmp_path: Path) -> None:
+    # Builtins only after the bomb starts (a fork would fail): a busy loop, then count /proc.
+    outcome, _ = hostile(
+        tmp_path,
+        "bomb() { bomb | bomb & }\n(bomb) 2>/dev/null &\n"
+        "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done\n"
+        "set -- /proc/[0-9]*; echo $#\n",
+    )
+    assert outcome.code == 0
+    assert int(outcome.stdout) <= LIMITS.processes + 1
+
+
+@needs_bwrap
+def test_a_setsid_helper_dies_with_the_program(tmp_path: Path) -> None:
+    # The helper would write its mark a moment after the program exits.
+    outcome, folder = hostile(
+        tmp_path,
+        "setsid sh -c 'sleep 1; echo escaped > late.txt' &\necho left\n",
+    )
+    assert outcome.code == 0
+    # Had it survived, it would still run now: its namespace is gone, so nothing can.
+    probe = run(
+        ["sh", "-c", "sleep 2; ls"],
+        folder=folder,
+        limits=LIMITS,
+        network=False,
+        timeout=20,
+    )
+    assert probe.code == 0
+    assert not (folder / "late.txt").exists()
+
+
+@needs_bwrap
+def test_killing_its_parent_harms_nobody(tmp_path: Path) -> None:
+    outcome, _ = hostile(tmp_path, "kill -9 $PPID; kill -9 1; kill -9 -1; echo still here\n")
+    assert outcome.code == 0
+    assert outcome.stdout == "still here\n"
+
+
+@needs_bwrap
+def test_a_huge_allocation_fails_inside(tmp_path: Path) -> None:
+    outcome, _ = hostile(
+        tmp_path, "/usr/bin/python3 -c 'bytearray(10 << 30)' 2>&1 | tail -1\necho after\n"
+    )
+    assert outcome.code == 0
+    assert outcome.stdout == "MemoryError\nafter\n"
+
+
+@needs_bwrap
+def test_spinning_forever_times_out(tmp_path: Path) -> None:
+    outcome, _ = hostile(tmp_path, "while :; do :; done\n", timeout=0.5)
+    assert outcome.timed_out
+    assert outcome.code is None
+    assert outcome.describe(0.5) == "timed out after 0.5 s"
+
+
+@needs_bwrap
+def test_a_flood_of_output_is_capped(tmp_path: Path) -> None:
+    outcome, _ = hostile(tmp_path, "yes flood\n", timeout=0.5)
+    assert outcome.timed_out
+    assert 0 < len(outcome.stdout) <= 64 * 1024
+
+
+@needs_bwrap
+def test_a_crash_names_its_signal(tmp_path: Path) -> None:
+    outcome, _ = hostile(tmp_path, "kill -SEGV $$\n")
+    assert outcome.signal == "SIGSEGV"
+    assert outcome.describe() == "killed by SIGSEGV"
+
+
+@needs_bwrap
+def test_no_network_unless_asked(tmp_path: Path) -> None:
+    folder = folder_of(tmp_path)
+    closed = run(["cat", "/proc/net/dev"], folder=folder, limits=LIMITS, network=False, timeout=20)
+    shared = run(["cat", "/proc/net/dev"], folder=folder, limits=LIMITS, network=True, timeout=20)
+    interfaces = [line.split(":")[0].strip() for line in closed.stdout.splitlines()[2:]]
+    assert interfaces == ["lo"]
+    assert shared.stdout == Path("/proc/net/dev").read_text() or len(shared.stdout) >= len(
+        closed.stdout
+    )
+
+
+def test_argv_of_each_mode(tmp_path: Path) -> None:
+    argv = sandbox_argv(["prog", "name"], folder=tmp_path, limits=LIMITS, network=False)
+    assert argv[0] == "bwrap"
+    assert "--unshare-pid" in argv
+    assert "--die-with-parent" in argv
+    assert "--unshare-net" in argv
+    assert argv[-2:] == ["prog", "name"]
+    assert "--nproc=32" in argv
+    networked = sandbox_argv(["prog"], folder=tmp_path, limits=LIMITS, network=True)
+    assert "--unshare-net" not in networked
+    bare = sandbox_argv(["prog"], folder=tmp_path, limits=LIMITS, network=False, mode="none")
+    assert bare[:3] == ["env", "-C", str(tmp_path)]
+    assert "bwrap" not in bare
+    with pytest.raises(ValueError, match="unknown sandbox mode"):
+        sandbox_argv(["prog"], folder=tmp_path, limits=LIMITS, network=False, mode="docker")
+
+
+def test_bare_mode_still_reports_signals_and_timeouts(tmp_path: Path) -> None:
+    crash = run(
+        ["sh", "-c", "kill -SEGV $$"],
+        folder=tmp_path,
+        limits=LIMITS,
+        network=False,
+        timeout=20,
+        mode="none",
+    )
+    assert crash.signal == "SIGSEGV"
+    spin = run(
+        ["sh", "-c", "while :; do :; done"],
+        folder=tmp_path,
+        limits=LIMITS,
+        network=False,
+        timeout=0.3,
+        mode="none",
+    )
+    assert spin.timed_out
+
+
+def test_check_available_explains_a_missing_binary(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert "bwrap is not installed" in (check_available() or "")
+
+
+@needs_bwrap
+def test_stdin_is_fed_and_a_program_that_never_reads_it_still_times_out(tmp_path: Path) -> None:
+    folder = folder_of(tmp_path)
+    echoed = run(
+        ["wc", "-c"], folder=folder, limits=LIMITS, network=False, timeout=20, stdin=b"x" * 200_000
+    )
+    assert echoed.stdout.strip() == "200000"
+    deaf = run(
+        ["sleep", "30"],
+        folder=folder,
+        limits=LIMITS,
+        network=False,
+        timeout=0.5,
+        stdin=b"x" * 1_000_000,
+    )
+    assert deaf.timed_out

@@ -1,0 +1,253 @@
+"""Whole tournaments end to end: real programs, sandboxed, on the tournament's own server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from tournament_kit import CRASHING, arena_team, sandbox_mode, write_teams
+
+from arena.tournament.cli import main
+from arena.tournament.runner import RunOptions, TournamentRun, judge
+from arena.tournament.teams import load_teams
+
+TEAMS = [
+    {"name": "house", "builtin": "reference"},
+    {"name": "ext", "dir": "ext", "command": arena_team("rusher")},
+    {"name": "crashy", "dir": "crashy", "command": ["python3", "client.py", "{team}", "{token}"]},
+]
+PROGRAMS = {"ext": "", "crashy": CRASHING}
+
+
+def read_results(out: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((out / "results.json").read_text())
+    return data
+
+
+def test_a_small_tournament_with_a_crashing_program_runs_to_its_leaderboard(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three teams, one crashing: every match is played, the crashing team loses each of its
+    matches with the reason recorded, the others' matches have logs and replay pages."""
+    teams = write_teams(tmp_path, TEAMS, PROGRAMS)
+    out = tmp_path / "out"
+    code = main([str(teams), "--out", str(out), "--sandbox", sandbox_mode()])
+    assert code == 0, capsys.readouterr().err
+    data = read_results(out)
+    assert data["complete"] is True
+    matches = data["matches"]
+    assert len(matches) == 3 * 2
+    rows = {row["team"]: row for row in data["teams"]}
+    assert rows["crashy"]["losses"] == 4
+    assert rows["crashy"]["points"] == 0
+    assert {f["reason"] for f in rows["crashy"]["failures"]} == {"crashed"}
+    assert all("exit code 3" in f["detail"] for f in rows["crashy"]["failures"])
+    assert rows["house"]["failures"] == []
+    assert rows["ext"]["failures"] == []
+    assert rows["crashy"]["rank"] == 3
+    for match in matches:
+        if "crashy" in match["seats"]:
+            assert match["winner"] == 1 - match["seats"].index("crashy")
+            continue
+        assert match["reason"] in {"shrine", "time", "forfeit"}
+        assert (out / match["log"]).is_file()
+        page = (out / match["replay"]).read_text()
+        assert "Dungeon Arena replay" in page
+    # The program's own output is kept, one file per team per match.
+    crash_output = sorted((out / "programs").glob("*-crashy.txt"))
+    assert len(crash_output) == 4
+    assert "starting, then failing" in crash_output[0].read_text()
+    page = (out / "index.html").read_text()
+    for match in matches:
+        if match["replay"]:
+            assert f"href='{match['replay']}'" in page
+    assert "crashy" in page
+    assert "data:image/png;base64," in page
+    assert (out / "ratings.png").read_bytes().startswith(b"\x89PNG")
+    pair = next(p for p in data["pairs"] if {p["a"], p["b"]} == {"house", "crashy"})
+    assert pair["games"] == 2
+    assert len(pair["ci95"]) == 2
+
+
+def test_resume_after_an_interrupt_keeps_every_finished_match(tmp_path: Path) -> None:
+    """Stopped after two matches, the run resumes with those two untouched and plays only the
+    rest; the games (seats, seeds) are those of an uninterrupted run."""
+    teams = write_teams(tmp_path, [TEAMS[0], {"name": "rush", "builtin": "rusher"},
+                                    {"name": "rand", "builtin": "random"}])  # fmt: skip
+    tournament = load_teams(teams)
+    out = tmp_path / "out"
+
+    async def interrupted() -> TournamentRun:
+        with trio.CancelScope() as scope:
+            finished = 0
+
+            def status(_: str) -> None:
+                nonlocal finished
+                finished += 1
+                if finished == 2:
+                    scope.cancel()
+
+            first = TournamentRun(
+                tournament, RunOptions(out=out, concurrency=1, status=status, sandbox="none")
+            )
+            await first.run()
+        return first
+
+    first = trio.run(interrupted)
+    before = {index: dict(record) for index, record in first.records.items()}
+    assert len(before) == 2
+    journal = (out / "results.json.journal").read_text().splitlines()
+    assert len(journal) == 1 + 2
+
+    second = TournamentRun(tournament, RunOptions(out=out, resume=True, sandbox="none"))
+    trio.run(second.run)
+    assert len(second.records) == 6
+    for index, record in before.items():
+        assert second.records[index] == record
+    played_again = len(list((out / "logs").glob("*.jsonl")))
+    assert played_again == 6  # 2 before the interrupt + 4 after: none played twice
+    fresh = TournamentRun(tournament, RunOptions(out=tmp_path / "fresh", sandbox="none"))
+    games = fresh.plan.next_games({})
+    assert games is not None
+    assert [(g.index, list(g.seats), g.seed) for g in games] == [
+        (r["index"], r["seats"], r["seed"]) for _, r in sorted(second.records.items())
+    ]
+
+
+def test_resume_refuses_the_journal_of_another_tournament(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A journal written for other settings is refused, naming the field, not mixed in."""
+    teams = write_teams(tmp_path, [TEAMS[0], {"name": "rush", "builtin": "rusher"}])
+    out = tmp_path / "out"
+    assert main([str(teams), "--out", str(out), "--sandbox", "none"]) == 0
+    write_teams(tmp_path, [TEAMS[0], {"name": "rush", "builtin": "rusher"}], seed=2)
+    assert main([str(teams), "--out", str(out), "--resume", "--sandbox", "none"]) == 1
+    err = capsys.readouterr().err
+    assert "settings" in err
+    assert "another run" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["--concurrency", "0"], "--concurrency"),
+        (["--web", "localhost:http"], "--web"),
+    ],
+)
+def test_bad_options_are_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
+) -> None:
+    teams = write_teams(tmp_path, [TEAMS[0], {"name": "rush", "builtin": "rusher"}])
+    assert main([str(teams), *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert needle in err
+
+
+def test_an_unplayable_config_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    teams = write_teams(
+        tmp_path, [TEAMS[0], {"name": "rush", "builtin": "rusher"}], config={"nodes": 20}
+    )
+    assert main([str(teams)]) == 2
+    assert "tournament.config" in capsys.readouterr().err
+
+
+def test_sandbox_none_warns_on_every_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    teams = write_teams(tmp_path, [TEAMS[0], {"name": "rush", "builtin": "rusher"}])
+    assert main([str(teams), "--out", str(tmp_path / "o"), "--sandbox", "none"]) == 0
+    assert "WARNING: --sandbox none" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        # (connected, winner, reason, faults, exits, crossings) -> points, reasons
+        (((True, True), 0, "shrine", {}, ((None, False), (None, False)), (5, 5)),
+         ((1.0, 0.0), [])),
+        (((True, True), None, "time", {}, ((None, False), (None, False)), (5, 0)),
+         ((1.0, 0.0), ["hung"])),
+        (((True, True), None, "time", {}, ((None, False), (None, False)), (0, 0)),
+         ((0.0, 0.0), ["hung", "hung"])),
+        (((True, True), 0, "forfeit", {}, ((None, False), ("exit code 1", True)), (5, 5)),
+         ((1.0, 0.0), ["crashed"])),
+        (((True, True), 1, "forfeit", {}, (("exit code 0", False), (None, False)), (5, 5)),
+         ((0.0, 1.0), ["disconnected"])),
+        (((True, True), 1, "shrine", {1: "line too long"}, ((None, False), (None, False)), (5, 5)),
+         ((1.0, 0.0), ["protocol_error"])),
+        (((True, False), None, None, {}, ((None, False), (None, False)), (0, 0)),
+         ((1.0, 0.0), ["never_connected"])),
+    ],
+)  # fmt: skip
+def test_judging_a_match(case: tuple[Any, ...], expected: tuple[Any, ...]) -> None:
+    """Who failed how decides the points, whatever the game said."""
+    connected, winner, reason, faults, exits, crossings = case
+    points, failures, _ = judge(
+        connected=connected, winner=winner, reason=reason, faults=faults, exits=exits,
+        crossings=crossings, match_seconds=5,
+    )  # fmt: skip
+    assert (points, [f["reason"] for f in failures]) == expected
+
+
+def test_the_example_teams_file_is_valid(tmp_path: Path) -> None:
+    """docs/examples/teams.toml is accepted as it stands, once its team folders exist."""
+    example = Path(__file__).parent.parent / "docs" / "examples" / "teams.toml"
+    copy = tmp_path / "teams.toml"
+    copy.write_text(example.read_text())
+    for name in ("alpha", "bravo", "charlie"):
+        (tmp_path / "teams" / name).mkdir(parents=True)
+    tournament = load_teams(copy)
+    assert tournament.names == ["alpha", "bravo", "charlie", "house"]
+    assert tournament.teams[0].command[-1] == "{token}"
+
+
+@pytest.mark.parametrize("form", ["knockout", "swiss"])
+def test_knockout_and_swiss_tournaments_run_to_their_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    """A knockout ends with a bracket and a champion on the page; a swiss plays its rounds
+    without a repeated pairing."""
+    builtins = [("a", "reference"), ("b", "rusher"), ("c", "reference"), ("d", "rusher")]
+    teams = write_teams(
+        tmp_path, [{"name": n, "builtin": s} for n, s in builtins], format=form, rounds=2
+    )
+    out = tmp_path / "out"
+    assert main([str(teams), "--out", str(out), "--sandbox", "none"]) == 0, capsys.readouterr()
+    data = read_results(out)
+    assert data["complete"] is True
+    if form == "knockout":
+        assert [len(ties) for ties in data["bracket"]] == [2, 1]
+        final = data["bracket"][1][0]
+        assert data["champion"] == final["winner"]
+        assert {final["a"], final["b"]} == {tie["winner"] for tie in data["bracket"][0]}
+        assert len(data["matches"]) == 3 * 2
+        page = (out / "index.html").read_text()
+        assert "id=bracket" in page
+        assert "champion" in page
+    else:
+        assert len(data["matches"]) == 2 * 2 * 2
+        pairs = [frozenset(m["seats"]) for m in data["matches"]]
+        assert all(pairs.count(pair) == 2 for pair in pairs)
+        assert {m["round"] for m in data["matches"]} == {1, 2}
+
+
+def test_without_a_working_sandbox_the_run_is_refused_unless_sandbox_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where bubblewrap cannot run, external programs are not started unconfined by default:
+    the run stops with one line saying why and what to do."""
+    import server.sandbox
+
+    monkeypatch.setattr(server.sandbox, "check_available", lambda: "bwrap is not installed")
+    teams = write_teams(tmp_path, TEAMS[:2], PROGRAMS)
+    assert main([str(teams), "--out", str(tmp_path / "out")]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "cannot sandbox the programs: bwrap is not installed" in err
+    assert "--sandbox none" in err
+    assert not (tmp_path / "out" / "results.json").exists()

@@ -1,0 +1,173 @@
+"""The live page in a real headless Chromium, driven over the DevTools protocol (tests/cdp.py).
+
+The test plays a match itself, one crossing at a time, so it knows where an agent is when it
+asks the page: the live view must show it there without a reload; the finished match must link
+to its replay; the standings must change on the page when a match ends.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from functools import partial
+from pathlib import Path
+
+import pytest
+import trio
+from cdp import CHROMIUM, Browser, Page
+
+from arena.tournament.board import Board, server_observer
+from arena.tournament.web import serve_board
+from dungeon.config import DEFAULT_RULES
+from protocol.codec import NEED_DATA, Codec
+from protocol.messages import ClientMessage, Dungeon, Message, Move, Moved, Sat, Solution, Start
+from server.app import Server, serve
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        CHROMIUM is None,
+        reason="headless Chromium is not installed (Debian package 'chromium'; run make browser)",
+    ),
+]
+
+#: Every crossing survives and nothing stands in the way: the test knows where agents go.
+CALM = DEFAULT_RULES.replace(
+    nodes=300, radius=0.1, survival=1.0, npc_odds=0.0, npc_near_odds=0.0, npc_close_odds=0.0
+)
+
+
+class Agent:
+    """One socket of the test's own team client."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.codec: Codec = Codec(Message)  # type: ignore[arg-type]
+
+    async def send(self, message: ClientMessage) -> None:
+        await self.stream.send_all(self.codec.send(message))
+
+    async def expect(self, kind: type) -> object:
+        """The next message of type ``kind`` (other messages, sightings, are skipped)."""
+        while True:
+            message = self.codec.next_message()
+            if message is NEED_DATA:
+                self.codec.receive_data(await self.stream.receive_some(1 << 20))
+                continue
+            if isinstance(message, kind):
+                return message
+
+
+@pytest.fixture
+async def browser(tmp_path: Path) -> AsyncIterator[Browser]:
+    opened = await trio.to_thread.run_sync(Browser, tmp_path / "profile")
+    try:
+        yield opened
+    finally:
+        await trio.to_thread.run_sync(opened.close)
+
+
+async def in_page(page: Page, expression: str) -> object:
+    return await trio.to_thread.run_sync(page.wait_for, expression)
+
+
+def agent_node(slot: int) -> str:
+    return f"document.querySelector('#agents g.agent[data-slot=\"{slot}\"]')?.dataset.node"
+
+
+async def test_the_live_view_follows_a_running_match_then_links_its_replay(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """A crossing made while the page is open moves the agent there on the page, twice; once
+    the match ends, the match list links to its replay, which opens."""
+    board = Board("server")
+    server = Server(config=CALM, log_dir=tmp_path / "logs", observer=server_observer(board))
+    stop = trio.Event()
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(partial(serve, port=0, server=server, shutdown=stop))
+        web = await nursery.start(serve_board, board, "127.0.0.1", 0)
+        agents = []
+        for team in (0, 1):
+            for number in range(6):
+                agent = Agent(await trio.open_tcp_stream("127.0.0.1", port))
+                await agent.send(Start(team=team, agent=number, match="live"))
+                agents.append(agent)
+        walker = agents[1]  # team 0, agent 1: slot 1 on the page
+        dungeon = await walker.expect(Dungeon)
+        assert isinstance(dungeon, Dungeon)
+        neighbours: dict[int, list[int]] = {}
+        for u, v in dungeon.edges:
+            neighbours.setdefault(u, []).append(v)
+            neighbours.setdefault(v, []).append(u)
+        forbidden = {dungeon.start[1], dungeon.shrine[1], dungeon.start[0]}
+        here = dungeon.start[0]
+        page = await trio.to_thread.run_sync(browser.open, f"http://127.0.0.1:{web}/live/live")
+        assert await in_page(page, f"{agent_node(1)} === '{here}'")
+        for _ in range(2):
+            there = min(n for n in neighbours[here] if n not in forbidden)
+            forbidden.add(here)
+            await walker.send(Move(to=there))
+            sat = await walker.expect(Sat)
+            assert isinstance(sat, Sat)
+            await walker.send(Solution(assignment=[False] * sat.switches))
+            moved = await walker.expect(Moved)
+            assert isinstance(moved, Moved)
+            assert moved.location == there
+            # The page was not reloaded: the server fed it the crossing.
+            assert await in_page(page, f"{agent_node(1)} === '{there}'")
+            here = there
+        assert await in_page(page, "document.documentElement.dataset.live === 'running'")
+        for agent in agents[6:]:  # team 1 leaves: it forfeits and the match ends
+            await agent.stream.aclose()
+        assert await in_page(page, "document.documentElement.dataset.live === 'over'")
+        listing = await trio.to_thread.run_sync(browser.open, f"http://127.0.0.1:{web}/")
+        href = await in_page(
+            listing, "document.querySelector('tr[data-match=\"live\"] a.replay')?.href"
+        )
+        assert await in_page(
+            listing, "document.querySelector('tr[data-match=\"live\"]').dataset.status"
+        ) == "finished"  # fmt: skip
+        replay = await trio.to_thread.run_sync(browser.open, str(href))
+        title = await in_page(
+            replay, "document.title.startsWith('Dungeon Arena replay') && document.title"
+        )
+        assert "live" in str(title)
+        assert await in_page(replay, f"{agent_node(1)} !== undefined")
+        for agent in agents[:6]:
+            await agent.stream.aclose()
+        stop.set()
+        nursery.cancel_scope.cancel()
+
+
+async def test_the_standings_on_the_page_change_when_a_match_ends(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """The list shows a running match; when it ends, its row says so and the standings show
+    the winner's new points, without a reload."""
+
+    def row(team: str, points: float) -> dict[str, object]:
+        return {"team": team, "rank": 1, "played": 1, "wins": 0, "draws": 0, "losses": 0,
+                "points": points, "mu": 25.0, "sigma": 8.3}  # fmt: skip
+
+    board = Board("cup")
+    board.standings = [row("alpha", 0.0), row("bravo", 0.0)]
+    board.start("cup-0000", None)
+    async with trio.open_nursery() as nursery:
+        web = await nursery.start(serve_board, board, "127.0.0.1", 0)
+        page = await trio.to_thread.run_sync(browser.open, f"http://127.0.0.1:{web}/")
+        assert await in_page(
+            page, "document.querySelector('tr[data-match=\"cup-0000\"]')?.dataset.status"
+        ) == "running"  # fmt: skip
+        assert await in_page(page, "document.querySelector('tr[data-team=\"alpha\"]')") == {}
+        points = "document.querySelector('tr[data-team=\"alpha\"]').dataset.points"
+        assert await in_page(page, points) == "0"
+        board.standings = [row("alpha", 1.0), row("bravo", 0.0)]
+        board.finish("cup-0000", "alpha wins (shrine)", None)
+        assert await in_page(page, f"{points} === '1'")
+        state = await in_page(
+            page, "document.querySelector('tr[data-match=\"cup-0000\"]').dataset.status"
+        )
+        assert state == "finished"
+        text = await in_page(page, "document.querySelector('#matches').textContent")
+        assert "alpha wins (shrine)" in json.dumps(text)
+        nursery.cancel_scope.cancel()
