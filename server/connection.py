@@ -43,7 +43,7 @@ from protocol.session import Event, Session
 from server.lobby import Filling, Lobby, SlotTaken
 from server.net import CLOSE, Close, FrameReader, InputBudget, Limits, Outbox, OverBudget, Transport
 
-__all__ = ["CLOSE", "Closed", "Connection", "Outgoing", "Submitted", "last_error"]
+__all__ = ["CLOSE", "Closed", "Connection", "Outgoing", "Refused", "Submitted", "last_error"]
 
 log = structlog.get_logger()
 
@@ -58,6 +58,18 @@ class Submitted:
 
     conn: Connection
     message: Move | Solution
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A line of ``conn`` refused before it could be a request (the codec's verdict, a second
+    start), for its match's actor, which answers it in order with the requests before it;
+    ``closing``: the socket closes after the error."""
+
+    conn: Connection
+    code: str
+    text: str
+    closing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +271,24 @@ class Connection:
             items.append(CLOSE)
         self.deliver(items)
 
+    async def _refuse(self, code: str, text: str, *, closing: bool = False) -> bool:
+        """Answer a refused line. Once the match has begun the answer goes through its actor,
+        after those of the requests read before the line (answered at once it overtook them);
+        before, at once. False if the actor is gone (the match is over)."""
+        if self._requests is None:
+            self._say(code, text, closing=closing)
+            return True
+        self.log.info("error_sent", code=code, message=text, closing=closing)
+        refused = Refused(self, code, text, closing)
+        try:
+            try:
+                self._requests.send_nowait(refused)
+            except trio.WouldBlock:
+                await self._requests.send(refused)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return False
+        return True
+
     # -- reading -------------------------------------------------------------------------------
 
     async def _next(self) -> Message | RemoteProtocolError | None:
@@ -372,12 +402,15 @@ class Connection:
             if not self.session.began:
                 self._count_early(1)
             if isinstance(item, RemoteProtocolError):
+                text = f"{item.text}: closing" if item.fatal else item.text
+                if not await self._refuse(item.code, text, closing=item.fatal):
+                    return True  # the match is over; its actor is gone
                 if item.fatal:
-                    self._say(item.code, f"{item.text}: closing", closing=True)
                     return False
-                self._say(item.code, item.text)
             elif isinstance(item, Start):
-                self._say(ErrorCode.ALREADY_STARTED, "start: this socket already plays a slot")
+                text = "start: this socket already plays a slot"
+                if not await self._refuse(ErrorCode.ALREADY_STARTED, text):
+                    return True
             elif self._requests is None:
                 # Not in play yet: the actor answers each with an error right after `dungeon`.
                 self.session.request_held()

@@ -14,7 +14,7 @@ import trio
 from server_testkit import SMALL, connect_memory, join_all, memory_match, neighbour, running_server
 
 from dungeon.engine import AGENTS, AgentId
-from protocol.codec import Codec
+from protocol.codec import Codec, encode
 from protocol.messages import ClientMessage, Error, Move, Sat, Start
 from replay.matchlog import read_log
 from server.app import limits_for
@@ -196,3 +196,22 @@ async def test_a_socket_that_never_reads_is_closed_after_its_match_is_over(
                 await trio.sleep(0.5)
         assert server.gate.open == 0
         assert trio.current_time() - over == pytest.approx(server.limits.drain_seconds, abs=1)
+
+
+async def test_answers_come_in_the_order_of_the_requests() -> None:
+    """A line the codec refuses is answered after the requests sent before it: a valid move
+    then a line of an unknown type get the `sat`, then the error (the error came first: the
+    reader answered at once while the move waited for the match's actor)."""
+    async with running_server() as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        dungeon, agent = dungeons[AgentId(0, 0)], agents[AgentId(0, 0)]
+        move = encode(Move(to=neighbour(dungeon, dungeon.start[0])))
+        await agent.send(move + b'{"type":"nope"}\n' + b'{"type":"move","to":"x"}\n')
+        kinds: list[str] = []
+        while len(kinds) < 3:
+            message = await agent.receive()
+            if isinstance(message, Error):
+                kinds.append(message.code)
+            elif isinstance(message, Sat):
+                kinds.append("sat")
+        assert kinds == ["sat", "unknown_type", "bad_field"]
