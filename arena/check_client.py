@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import json
 import os
 import signal
@@ -97,6 +98,7 @@ async def check(
         "token": config.token or "",
     }
     env = {**os.environ, **{f"ARENA_{key.upper()}": value for key, value in values.items()}}
+    reaper = Subreaper()
     try:
         process = await trio.lowlevel.open_process(
             program_argv(command, values),
@@ -106,6 +108,7 @@ async def check(
             start_new_session=True,  # its own process group: ended whole, children included
         )
     except OSError:
+        reaper.close()
         for listener in listeners:
             await listener.aclose()
         raise
@@ -133,7 +136,73 @@ async def check(
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
                 await process.wait()
+            reaper.kill_orphans()
+            reaper.close()
     return seen
+
+
+class Subreaper:
+    """The program's escaped descendants, found and killed (Linux).
+
+    Killing the program's process group misses a child that left it (``setsid``, a daemon's
+    double fork): it outlived the checker. As a child subreaper (prctl), this process becomes
+    the parent of every orphaned descendant of the program instead of init, so the children it
+    did not have before the program started are the program's, and are killed.
+    """
+
+    _PR_SET_CHILD_SUBREAPER = 36
+
+    def __init__(self) -> None:
+        self.active = sys.platform == "linux" and self._set(1)
+        self._before = set(_children()) if self.active else set()
+
+    def _set(self, value: int) -> bool:
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            return bool(libc.prctl(self._PR_SET_CHILD_SUBREAPER, value, 0, 0, 0) == 0)
+        except (OSError, AttributeError):
+            return False
+
+    def kill_orphans(self) -> int:
+        """SIGKILL and reap every child that is the program's (rounds: one may fork while the
+        others die, and its children come to us); how many."""
+        if not self.active:
+            return 0
+        killed = 0
+        for _ in range(100):
+            orphans = [pid for pid in _children() if pid not in self._before]
+            if not orphans:
+                break
+            for pid in orphans:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+            for pid in orphans:
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
+            killed += len(orphans)
+        return killed
+
+    def close(self) -> None:
+        if self.active:
+            self._set(0)
+            self.active = False
+
+
+def _children() -> list[int]:
+    """The pids whose parent is this process (from /proc; empty where there is none)."""
+    me, found = os.getpid(), []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except (OSError, IndexError):
+                continue  # gone meanwhile
+            if len(fields) > 1 and int(fields[1]) == me:
+                found.append(int(entry.name))
+    return found
 
 
 def report(verdicts: list[Verdict], command: list[str]) -> str:

@@ -12,14 +12,17 @@ value is buffered), and turn our own values into bytes (``send``)::
         ...                            # may raise RemoteProtocolError
     await stream.send_all(codec.send(["setup", [state]]))
 
-Framing. Whitespace (space, tab, CR, LF) between values is skipped. An array, object or string
-ends at its closing bracket or quote, found by one incremental scan that never rescans a byte; a
-bare number or literal (``12``, ``true``) ends at the next whitespace, bracket or quote, or at the
-end of the stream. A value may take at most ``max_value`` bytes (default 1 MiB): a longer one is
-refused as soon as its unfinished part passes the budget, without buffering the rest.
+Framing. Whitespace (space, tab, CR, LF) between values is skipped; it is input like any other,
+counted toward the next value's budget (a stream of spaces is not free to send for ever). An
+array, object or string ends at its closing bracket or quote, found by one incremental scan that
+never rescans a byte; a bare number or literal (``12``, ``true``) ends at the next whitespace,
+bracket or quote, or at the end of the stream. A value may take at most ``max_value`` bytes
+(default 1 MiB): a longer one is refused as soon as its unfinished part passes the budget,
+without buffering the rest.
 
 Errors. Every error of the peer's making is a :class:`RemoteProtocolError` whose ``cause`` is
-one of ``not_json`` (garbage, bad UTF-8, a bracket that does not match), ``too_large`` or
+one of ``not_json`` (garbage, bad UTF-8, a bracket that does not match, the ``NaN`` and
+``Infinity`` Python's json would take, a number too large for a float), ``too_large`` or
 ``truncated`` (the stream ended inside a value). Fish gives a peer no second chance, so any
 error is final: the codec then raises the same error on every call. Sending something that is
 not JSON (a NaN, a set) is our own bug: :class:`LocalProtocolError`.
@@ -29,6 +32,7 @@ from __future__ import annotations
 
 import enum
 import json
+import math
 import re
 from typing import Any, Final
 
@@ -71,7 +75,8 @@ class LocalProtocolError(ProtocolError):
     """We misused the codec or tried to send something that is not JSON: our bug."""
 
 
-_WHITESPACE: Final = b" \t\r\n"
+#: The first byte that is not JSON whitespace (space, tab, CR, LF).
+_NOT_WHITESPACE: Final = re.compile(rb"[^ \t\r\n]")
 _OPEN: Final = {ord("["): ord("]"), ord("{"): ord("}")}
 _CLOSE: Final = frozenset(b"]}")
 #: Inside a container but outside strings, the bytes that matter: brackets and quotes.
@@ -83,7 +88,22 @@ _SCALAR_END: Final = re.compile(rb'[\s\[\]{}",:]')
 _SCALAR_START: Final = frozenset(b"-0123456789tfn")
 #: Values whose end is their own last byte (not a number, which more digits could extend).
 _FAST_START: Final = frozenset(b'[{"')
-_DECODER: Final = json.JSONDecoder()
+
+
+def _not_json_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:20]}... is out of range")
+    return value
+
+
+#: Strict JSON: Python's decoder also takes NaN, Infinity and -Infinity, and turns 1e400 into
+#: inf; a peer's value holding one would reach our logs as a line no JSON reader accepts.
+_DECODER: Final = json.JSONDecoder(parse_constant=_not_json_constant, parse_float=_finite_float)
 
 
 def encode(value: object) -> bytes:
@@ -109,6 +129,8 @@ class StreamCodec:
         self._stack: list[int] = []
         self._in_string = False
         self._started = False  # the buffer starts with a value (leading whitespace dropped)
+        #: Whitespace dropped since the last value: it counts toward the next value's budget.
+        self._blank = 0
         self._eof = False
         self._error: RemoteProtocolError | None = None
         self.values_out = 0
@@ -155,12 +177,17 @@ class StreamCodec:
     def _next(self) -> Any:
         buffer = self._buffer
         if not self._started:
-            start = 0
-            while start < len(buffer) and buffer[start] in _WHITESPACE:
-                start += 1
+            value_at = _NOT_WHITESPACE.search(buffer)
+            start = len(buffer) if value_at is None else value_at.start()
+            self._blank += start
             del buffer[:start]
+            if self._blank > self.max_value:
+                raise self._fail(
+                    f"more than {self.max_value} bytes of whitespace before a value", "too_large"
+                )
             if not buffer:
                 return NEED_DATA
+            self._blank = 0
             self._started = True
             self._scan = 0
         if self._scan == 0 and buffer[0] in _FAST_START:
@@ -187,7 +214,7 @@ class StreamCodec:
         self._started = False
         self._scan = 0
         try:
-            value = json.loads(raw.decode("utf-8"))
+            value = _DECODER.decode(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError, RecursionError) as error:
             raise self._fail(f"not JSON: {raw[:40]!r}: {error}", "not_json") from None
         self.values_out += 1

@@ -29,7 +29,7 @@ from protocol.codec import encode_lines
 from protocol.errors import ErrorCode
 from protocol.messages import Enemy, Error
 from replay.matchlog import MatchLogWriter, software_version
-from server.connection import Closed, Connection, Outgoing, Submitted, last_error
+from server.connection import Closed, Connection, Outgoing, Refused, Submitted, last_error
 from server.lobby import Filling
 from server.net import CLOSE, Close
 
@@ -57,7 +57,7 @@ class _Optimum:
     value: int | None
 
 
-_InboxItem = Submitted | Closed | _Optimum
+_InboxItem = Submitted | Refused | Closed | _Optimum
 
 
 class MatchActor:
@@ -301,6 +301,15 @@ class MatchActor:
             slot = item.conn.slot
             assert slot is not None  # a reader forwards requests only after its start
             self._apply(Request(slot, item.message))
+        elif isinstance(item, Refused):
+            # A line the socket's reader refused: answered here, after the requests before it.
+            conn = item.conn
+            if conn.refused or conn.slot is None or self._open.get(conn.slot) is not conn:
+                return
+            answer = conn.error(item.code, item.text)
+            if item.closing and answer and answer[-1] is not CLOSE:
+                answer.append(CLOSE)
+            self._pending.setdefault(conn, []).extend(answer)
         elif isinstance(item, Closed):
             self._socket_gone(item.conn)
         else:

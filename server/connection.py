@@ -43,7 +43,7 @@ from protocol.session import Event, Session
 from server.lobby import Filling, Lobby, SlotTaken
 from server.net import CLOSE, Close, FrameReader, InputBudget, Limits, Outbox, OverBudget, Transport
 
-__all__ = ["CLOSE", "Closed", "Connection", "Outgoing", "Submitted", "last_error"]
+__all__ = ["CLOSE", "Closed", "Connection", "Outgoing", "Refused", "Submitted", "last_error"]
 
 log = structlog.get_logger()
 
@@ -58,6 +58,18 @@ class Submitted:
 
     conn: Connection
     message: Move | Solution
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A line of ``conn`` refused before it could be a request (the codec's verdict, a second
+    start), for its match's actor, which answers it in order with the requests before it;
+    ``closing``: the socket closes after the error."""
+
+    conn: Connection
+    code: str
+    text: str
+    closing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +101,11 @@ class Connection:
         self.codec = Codec(ClientMessage, max_line=config.max_line)
         self.reader = FrameReader(self.transport, self.codec, limits, budget)
         self.outbox: Outbox[Outgoing] = Outbox(
-            self.transport, limits.outbox_messages, self._render, lambda: self.kill("outbox_full")
+            self.transport,
+            limits.outbox_messages,
+            self._render,
+            lambda: self.kill("outbox_full"),
+            limits.drain_seconds,
         )
         self.slot: AgentId | None = None
         self.filling: Filling[Connection] | None = None
@@ -118,6 +134,9 @@ class Connection:
                     tasks.start_soon(self._read_then_wait, tasks.cancel_scope)
                     await self.outbox.run()
                     tasks.cancel_scope.cancel()  # written the last line: stop reading
+                if not self.outbox.drained:
+                    self.log.info("connection_killed", reason="not_reading", slot=self.slot)
+                    return  # it reads nothing: no point waiting for its leftovers
                 await self.transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
         finally:
             self.closed = True
@@ -205,7 +224,11 @@ class Connection:
     # -- writing -------------------------------------------------------------------------------
 
     def deliver(self, items: list[Outgoing | Close]) -> bool:
-        """Send ``items`` without waiting (see :class:`server.net.Outbox`)."""
+        """Send ``items`` without waiting (see :class:`server.net.Outbox`). After a
+        ``game_over`` the socket closes: CLOSE tells the outbox so even while its writer is
+        still held up by earlier lines (its time to write them is then bounded)."""
+        if any(_is_game_over(item) for item in items):
+            items = [*items, CLOSE]
         return self.outbox.deliver(items)
 
     def _render(self, items: list[Outgoing]) -> tuple[bytearray, bool]:
@@ -247,6 +270,24 @@ class Connection:
         if closing and items and items[-1] is not CLOSE:
             items.append(CLOSE)
         self.deliver(items)
+
+    async def _refuse(self, code: str, text: str, *, closing: bool = False) -> bool:
+        """Answer a refused line. Once the match has begun the answer goes through its actor,
+        after those of the requests read before the line (answered at once it overtook them);
+        before, at once. False if the actor is gone (the match is over)."""
+        if self._requests is None:
+            self._say(code, text, closing=closing)
+            return True
+        self.log.info("error_sent", code=code, message=text, closing=closing)
+        refused = Refused(self, code, text, closing)
+        try:
+            try:
+                self._requests.send_nowait(refused)
+            except trio.WouldBlock:
+                await self._requests.send(refused)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return False
+        return True
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -361,12 +402,15 @@ class Connection:
             if not self.session.began:
                 self._count_early(1)
             if isinstance(item, RemoteProtocolError):
+                text = f"{item.text}: closing" if item.fatal else item.text
+                if not await self._refuse(item.code, text, closing=item.fatal):
+                    return True  # the match is over; its actor is gone
                 if item.fatal:
-                    self._say(item.code, f"{item.text}: closing", closing=True)
                     return False
-                self._say(item.code, item.text)
             elif isinstance(item, Start):
-                self._say(ErrorCode.ALREADY_STARTED, "start: this socket already plays a slot")
+                text = "start: this socket already plays a slot"
+                if not await self._refuse(ErrorCode.ALREADY_STARTED, text):
+                    return True
             elif self._requests is None:
                 # Not in play yet: the actor answers each with an error right after `dungeon`.
                 self.session.request_held()
@@ -384,6 +428,10 @@ class Connection:
                     return True  # the match is over; its actor is gone
             if self.refused:
                 return False
+
+
+def _is_game_over(item: Outgoing | Close) -> bool:
+    return isinstance(item, GameOver) or (isinstance(item, tuple) and isinstance(item[0], GameOver))
 
 
 def last_error(error: Error) -> Error:

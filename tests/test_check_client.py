@@ -4,6 +4,7 @@ clients and `arena team` pass every check."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -118,3 +119,37 @@ def test_a_program_that_cannot_start_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert "cannot run" in err
+
+
+#: A program that leaves a daemon behind: a grandchild in its own session (setsid, double
+#: fork), outside the program's process group; it reports the daemon's pid, then waits.
+DAEMONIZING = """
+import os, signal, sys
+read, write = os.pipe()
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        os.write(write, str(os.getpid()).encode())
+        os.close(write)
+        signal.pause()
+    os._exit(0)
+os.close(write)
+pid = os.read(read, 32).decode()
+with open(sys.argv[1] + ".tmp", "w") as out:
+    out.write(pid)
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+signal.pause()
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the subreaper is Linux's")
+def test_a_daemon_the_program_leaves_is_killed_with_it(tmp_path: Path) -> None:
+    """A descendant that left the program's process group is killed when the check ends (it
+    outlived the checker: one stray process per student program checked)."""
+    pid_file = tmp_path / "daemon.pid"
+    command = [sys.executable, "-c", DAEMONIZING, str(pid_file)]
+    config = ProbeConfig(rules=FAST.rules, start_timeout=1.0, grace=0.5, play_seconds=1.0)
+    trio.run(check_client.check, command, config, 0.5)
+    daemon = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(daemon, 0)

@@ -115,6 +115,16 @@ def feed_all(codec: StreamCodec, stream: bytes, size: int) -> None:
         (b'"' + b"x" * 200 + b'"', "too_large"),
         (b"[" + b"1," * 100, "too_large"),
         (b"1" * 200, "too_large"),
+        (b" " * 101, "too_large"),  # whitespace is input: it counts toward the next value
+        (b'"a"' + b"\r\n\t " * 26 + b'"b"', "too_large"),
+        # Python's json takes these; JSON does not, and they would reach the logs as lines
+        # no JSON reader accepts (jq turns NaN into null, JSON.parse throws).
+        (b"[NaN,0]", "not_json"),
+        (b"[Infinity,0]", "not_json"),
+        (b"[0,-Infinity]", "not_json"),
+        (b"-Infinity", "not_json"),
+        (b"[1e400,0]", "not_json"),
+        (b"-1e400 ", "not_json"),
     ],
 )
 def test_bad_bytes_are_the_peers_fault(stream: bytes, cause: str) -> None:
@@ -143,6 +153,14 @@ def test_an_error_is_final() -> None:
         codec.next_value()
     with pytest.raises(RemoteProtocolError):
         codec.next_value()
+
+
+def test_whitespace_up_to_the_budget_between_values_is_accepted() -> None:
+    """Up to ``max_value`` bytes of whitespace before each value, in any chunking."""
+    stream = b" " * 100 + b"[1]" + b"\n" * 100 + b'"void"' + b" " * 100
+    for size in (1, 7, 64, len(stream)):
+        chunks = [stream[i : i + size] for i in range(0, len(stream), size)]
+        assert feed(chunks, max_value=100) == [[1], "void"]
 
 
 def test_whitespace_alone_is_no_value() -> None:

@@ -38,6 +38,7 @@ def test_the_default_limits_are_the_documented_ones() -> None:
         "max_connections": 4096,
         "input_budget_bytes": 64 << 20,
         "outbox_messages": 512,
+        "drain_seconds": 10.0,
         "receive_bytes": 1 << 16,
         "input_bytes_per_second": 1 << 20,
         "frames_per_step": 64,
@@ -192,6 +193,57 @@ async def test_outbox_writes_in_order_and_closes_after_close() -> None:
     await outbox.run()
     assert outbox.stopped
     assert await client.receive_some() == b"abrawc"
+
+
+async def test_a_peer_that_reads_nothing_gets_drain_seconds_for_its_last_lines(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """The writer is held up by a peer that reads nothing; once CLOSE is delivered behind the
+    held lines, the writer gives up ``drain_seconds`` later (it waited for ever: a connection
+    that never read stayed open after its match was over)."""
+    _client, server = trio.testing.lockstep_stream_pair()
+    outbox: Outbox[str] = Outbox(
+        Transport(server),
+        8,
+        lambda items: ("".join(items).encode(), False),
+        lambda: None,
+        drain_seconds=10.0,
+    )
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(outbox.run)
+        assert outbox.deliver(["the map"])  # nobody reads it: the writer waits
+        await trio.sleep(100)
+        assert not outbox.stopped  # no deadline while the connection is not closing
+        assert outbox.deliver(["game over", CLOSE])
+        closing = trio.current_time()
+    assert trio.current_time() - closing == pytest.approx(10.0)
+    assert outbox.stopped
+    assert not outbox.drained
+
+
+async def test_a_peer_that_reads_gets_its_last_lines_and_the_outbox_is_drained() -> None:
+    """With a reading peer, CLOSE's deadline changes nothing: everything is written."""
+    client, server = trio.testing.lockstep_stream_pair()
+    outbox: Outbox[str] = Outbox(
+        Transport(server),
+        8,
+        lambda items: ("".join(items).encode(), False),
+        lambda: None,
+        drain_seconds=10.0,
+    )
+    received = bytearray()
+
+    async def read() -> None:
+        while data := await client.receive_some():
+            received.extend(data)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(read)
+        assert outbox.deliver(["a", "b", CLOSE])
+        await outbox.run()
+        await server.aclose()
+    assert bytes(received) == b"ab"
+    assert outbox.drained
 
 
 async def test_a_full_outbox_reports_the_client_as_not_reading() -> None:

@@ -14,7 +14,7 @@ import trio
 from server_testkit import SMALL, connect_memory, join_all, memory_match, neighbour, running_server
 
 from dungeon.engine import AGENTS, AgentId
-from protocol.codec import Codec
+from protocol.codec import Codec, encode
 from protocol.messages import ClientMessage, Error, Move, Sat, Start
 from replay.matchlog import read_log
 from server.app import limits_for
@@ -173,3 +173,45 @@ async def test_nothing_after_the_hundredth_error_reaches_the_match(tmp_path: Pat
     ]
     assert len(inputs) == 100
     assert not [line for line in log.outputs if line.event == "trap_problem"]
+
+
+async def test_a_socket_that_never_reads_is_closed_after_its_match_is_over(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A client that never reads holds up its socket's writer (its `dungeon` line is never
+    taken). Once its match is over, the socket gets ``drain_seconds`` for its last lines and is
+    closed: it stayed open for ever, one connection of the cap each, after every such match."""
+    async with running_server() as (server, nursery):
+        deaf = connect_memory(server, nursery, lockstep=True)
+        agents = {slot: connect_memory(server, nursery) for slot in AGENTS if slot != (0, 0)}
+        await deaf.send(Start(team=0, agent=0))
+        await join_all(agents)
+        for slot, agent in agents.items():
+            if slot.team == 1:
+                await agent.aclose()  # team 1 leaves: team 0 wins by forfeit, game over
+        await agents[AgentId(0, 1)].until_closed()
+        over = trio.current_time()
+        with trio.move_on_after(60):
+            while server.gate.open:  # the five readers of team 0 close at once, then the deaf
+                await trio.sleep(0.5)
+        assert server.gate.open == 0
+        assert trio.current_time() - over == pytest.approx(server.limits.drain_seconds, abs=1)
+
+
+async def test_answers_come_in_the_order_of_the_requests() -> None:
+    """A line the codec refuses is answered after the requests sent before it: a valid move
+    then a line of an unknown type get the `sat`, then the error (the error came first: the
+    reader answered at once while the move waited for the match's actor)."""
+    async with running_server() as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        dungeon, agent = dungeons[AgentId(0, 0)], agents[AgentId(0, 0)]
+        move = encode(Move(to=neighbour(dungeon, dungeon.start[0])))
+        await agent.send(move + b'{"type":"nope"}\n' + b'{"type":"move","to":"x"}\n')
+        kinds: list[str] = []
+        while len(kinds) < 3:
+            message = await agent.receive()
+            if isinstance(message, Error):
+                kinds.append(message.code)
+            elif isinstance(message, Sat):
+                kinds.append("sat")
+        assert kinds == ["sat", "unknown_type", "bad_field"]

@@ -41,6 +41,9 @@ class Limits:
     input_budget_bytes: int = 64 << 20
     #: Messages queued for a connection that does not read; beyond, it is dropped.
     outbox_messages: int = 512
+    #: Once a connection must close (its last message or a closing error was delivered), how
+    #: long its unwritten lines get to reach a peer that does not read; then it is dropped.
+    drain_seconds: float = 10.0
     #: Bytes read from a socket at once.
     receive_bytes: int = 1 << 16
     #: Bytes a second one connection is read at, on average (a token bucket holding up to

@@ -5,6 +5,8 @@ a slow client. On a socket whose writer has nothing pending, the bytes are writt
 the producer's own step (no writer wakes up, one write(2) for the lot); what the kernel does not
 take, and everything delivered while the writer still holds bytes, queues behind them. A full
 outbox means the client sends but does not read: ``on_full`` is called (the server drops it).
+Once :data:`CLOSE` (or a last item) is delivered, the writer has ``drain_seconds`` to write what
+is left: a peer that reads nothing would otherwise hold the connection open for ever.
 
 Items are whatever the game's ``render`` turns into bytes: ``render(items) -> (bytes, stop)``,
 ``stop`` saying the connection must close after them (a game's last message). :data:`CLOSE` in a
@@ -14,6 +16,7 @@ delivery does the same from outside.
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
@@ -47,8 +50,12 @@ class Outbox(Generic[Item]):
         size: int,
         render: Callable[[list[Item]], tuple[bytes | bytearray, bool]],
         on_full: Callable[[], None],
+        drain_seconds: float = math.inf,
     ) -> None:
         self._transport = transport
+        self._drain_seconds = drain_seconds
+        #: Around the writer; its deadline is set once the connection must close.
+        self._drain = trio.CancelScope()
         self._render = render
         self._on_full = on_full
         self._in, self._out = trio.open_memory_channel[Item | Close](size)
@@ -63,6 +70,8 @@ class Outbox(Generic[Item]):
         is closed, broke, or its outbox is full: then ``on_full`` has been called)."""
         if self.stopped:
             return not self._transport.closed
+        if any(item is CLOSE for item in items):
+            self._closing()
         transport = self._transport
         if transport.writes_now and not self._unwritten:
             data, self.stopped = self._render_upto_close(items)
@@ -74,6 +83,7 @@ class Outbox(Generic[Item]):
                 leftover.append(bytes(data[sent:]))  # type: ignore[arg-type]  # see _render_upto_close
             if self.stopped:
                 leftover.append(CLOSE)  # the writer sends the rest, then closes
+                self._closing()
             items = leftover
         for item in items:
             try:
@@ -115,23 +125,36 @@ class Outbox(Generic[Item]):
         or a broken connection. Then the connection should close."""
         receive = self._out
         try:
-            async for first in receive:
-                batch = [first]
-                while len(batch) < WRITE_BATCH:
+            with self._drain:
+                async for first in receive:
+                    batch = [first]
+                    while len(batch) < WRITE_BATCH:
+                        try:
+                            batch.append(receive.receive_nowait())
+                        except (trio.WouldBlock, trio.EndOfChannel):
+                            break
+                    data, stop = self._render_upto_close(batch)
+                    if stop:
+                        self._closing()
                     try:
-                        batch.append(receive.receive_nowait())
-                    except (trio.WouldBlock, trio.EndOfChannel):
+                        await self._transport.send_all(data)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        stop = True
+                    self._unwritten -= len(batch)
+                    if stop:
                         break
-                data, stop = self._render_upto_close(batch)
-                try:
-                    await self._transport.send_all(data)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    stop = True
-                self._unwritten -= len(batch)
-                if stop:
-                    break
         finally:
             self.stopped = True
+
+    @property
+    def drained(self) -> bool:
+        """False when the writer gave up: the peer did not take its last lines in time."""
+        return not self._drain.cancelled_caught
+
+    def _closing(self) -> None:
+        """The connection must close: its writer's time is counted from now (once)."""
+        if self._drain.deadline == math.inf:
+            self._drain.deadline = trio.current_time() + self._drain_seconds
 
     def close(self) -> None:
         """No more deliveries (they return False). Drops the callbacks, which usually hold the
