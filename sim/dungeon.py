@@ -255,7 +255,24 @@ def play_match(
     input, output and optimum goes to it, as a server writes them. ``timing`` None: the step
     schedule (spec section 6); else the timed schedule with these distributions
     (:mod:`sim.timed`), whose length is the simulated milliseconds (figure ``sim_ms``).
+
+    The match owns the facts its solver calls prove (:class:`dungeon.sat.SatFacts`): the
+    optimum figure reads the verdicts the strategies' solvers reached on the same problems.
     """
+    from dungeon.sat import SatFacts, remembering
+
+    with remembering(SatFacts()):
+        return _play_match(seed, seats, config, with_optimum, log, timing)
+
+
+def _play_match(
+    seed: int,
+    seats: Sequence[str],
+    config: RulesConfig,
+    with_optimum: bool,
+    log: Any,
+    timing: Timing | None,
+) -> MatchResult:
     from client.strategies.base import make_strategy
     from sim.plugins import dungeon_strategy
 
