@@ -211,10 +211,10 @@ class TeamFigures:
     def _optimum(self, problem: Sequence[Sequence[int]], active: int) -> int:
         """The problem's optimum, knowing it never exceeds the ``active`` traps achieved: none
         to compute at k = 0, one SAT call at k = 1 (none when the strategy's own SAT call in
-        this process just decided it: ``dungeon.sat`` keeps the verdict); only k >= 2 may need
+        this match just decided it: the match's ``dungeon.sat.SatFacts``); only k >= 2 may need
         RC2 MaxSAT."""
         if active == 0:
-            return 0  # before the import: an import statement costs ~1 us on every crossing
+            return 0  # before the import: an import statement costs on every crossing
         from dungeon.traps import is_satisfiable, optimum
 
         if active == 1:
