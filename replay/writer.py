@@ -139,7 +139,7 @@ class MatchLogWriter:
         """What applying one input produced: its engine events, then every message sent.
 
         ``encoded`` holds, for each of ``output.messages``, the JSON the caller already encoded
-        that message to (``protocol.codec.encode``, its newline allowed): written as is, not
+        that message to (``protocol.encoding.encode``, its newline allowed): written as is, not
         encoded again. It must be the very bytes msgspec gives for the message.
 
         The lines :func:`output_records` describes, built here straight into each line's dict

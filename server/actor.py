@@ -25,7 +25,7 @@ import trio
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
 from dungeon.events import TrapProblem
-from protocol.codec import encode_lines
+from protocol.encoding import encode_lines
 from protocol.errors import ErrorCode
 from protocol.messages import Enemy, Error
 from replay.matchlog import MatchLogWriter, software_version
