@@ -20,7 +20,7 @@ Fish plays it with :func:`evaluate` (score plus prospects) and places by
 
 from __future__ import annotations
 
-from floes.search import best_placement, next_mover
+from floes.search import next_mover, place_by_value
 from floes.state import Floes
 
 __all__ = ["WIN", "Paranoid", "evaluate", "final_value", "paranoid_move", "paranoid_placement"]
@@ -247,4 +247,4 @@ def paranoid_move(state: Floes, me: int, budget: int = 3000) -> Move | None:
 
 def paranoid_placement(state: Floes, me: int) -> int | None:
     """The free floe where a new penguin of ``me`` evaluates best (lowest tile among equals)."""
-    return best_placement(state, me, evaluate)
+    return place_by_value(state, me, evaluate)

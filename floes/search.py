@@ -3,7 +3,7 @@
 :func:`minimax_move` is the courses' minimax: the seat to move maximises its own score over the
 next ``depth`` of its own turns, every other seat minimises that score, and among equally good
 moves the smallest (from, to) wins. It is computed with alpha-beta pruning and a few exact bounds,
-never changing the chosen move (see the proofs in the comments). :func:`best_placement` places
+never changing the chosen move (see the proofs in the comments). :func:`place_by_value` places
 a penguin where a position evaluation likes it best.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from floes.state import Floes
 
-__all__ = ["best_placement", "minimax_move", "minimax_value", "next_mover"]
+__all__ = ["minimax_move", "minimax_value", "next_mover", "place_by_value"]
 
 Move = tuple[int, int]
 
@@ -29,7 +29,7 @@ def next_mover(state: Floes, after: int) -> int:
     return -1
 
 
-def best_placement(state: Floes, me: int, value: Callable[[Floes, int], float]) -> int | None:
+def place_by_value(state: Floes, me: int, value: Callable[[Floes, int], float]) -> int | None:
     """The free floe where a new penguin of ``me`` gives the highest ``value(state, me)``
     (the lowest tile among equals); None when it cannot place. Each placement is tried on
     ``state`` itself (penguin, owner and, when the rules collect on placing, the fish) and

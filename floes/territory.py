@@ -15,7 +15,7 @@ module state is a cache of each board shape's tile bits.
 
 from __future__ import annotations
 
-from floes.search import best_placement
+from floes.search import place_by_value
 from floes.state import Floes
 
 __all__ = ["DECAY", "MOBILITY", "territory_estimate", "territory_placement", "territory_values"]
@@ -125,4 +125,4 @@ def territory_estimate(state: Floes, me: int) -> float:
 def territory_placement(state: Floes, me: int) -> int | None:
     """The floe where a new penguin of ``me`` leaves the best :func:`territory_estimate` (the
     lowest tile among equals); None when it cannot place."""
-    return best_placement(state, me, territory_estimate)
+    return place_by_value(state, me, territory_estimate)
