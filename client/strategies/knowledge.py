@@ -271,23 +271,11 @@ class _Corridors:
         return csr_matrix((data, tails.astype(np.int32), indptr), shape=(count, count))
 
 
-# The last corridors built, with the edges they came from: the two teams of a headless match
-# get the very same edges object, so the second team reuses the first team's work.
-_last_corridors: tuple[object, int, _Corridors] | None = None
-
-
 def _corridors(count: int, edges: Sequence[Sequence[int]]) -> _Corridors:
-    global _last_corridors  # a one-entry memo of a pure function
-    if _last_corridors is not None:
-        last_edges, last_count, corridors = _last_corridors
-        if last_edges is edges and last_count == count:
-            return corridors
     ends = np.fromiter(chain.from_iterable(edges), dtype=np.int64, count=2 * len(edges))
     indptr, tails = symmetric_csr(ends.reshape(-1, 2), count)
     bounds = indptr.tolist()
     flat = tails.tolist()
     adjacency = [tuple(flat[bounds[u] : bounds[u + 1]]) for u in range(count)]
     heads = np.repeat(np.arange(count), np.diff(indptr))
-    corridors = _Corridors(adjacency, heads, tails)
-    _last_corridors = (edges, count, corridors)
-    return corridors
+    return _Corridors(adjacency, heads, tails)
