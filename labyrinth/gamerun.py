@@ -1,7 +1,8 @@
 """A game the Labyrinth server hosts, and a connection that plays in it: the records the
 server's tasks share (:class:`Client`, :class:`GameRun`), how a run is set up from a ``WAIT``
 request (:func:`new_run`: seed, seats, training bot, log header), and the page's views of a run
-(:func:`game_state`, :func:`game_summary`). :mod:`labyrinth.server` owns and drives them.
+(:func:`game_state`, :func:`game_summary`) and of the lobby (:func:`lobby_view`).
+:mod:`labyrinth.server` owns and drives them.
 """
 
 from __future__ import annotations
@@ -23,7 +24,15 @@ from labyrinth.tournament import Pairing, Tournament
 from labyrinth.wire import CommandDecoder, WaitRequest, frame
 from server.net import CLOSE, FrameReader, Gate, Limits, Outbox, Transport
 
-__all__ = ["LOG_FORMAT", "Client", "GameRun", "game_state", "game_summary", "new_run"]
+__all__ = [
+    "LOG_FORMAT",
+    "Client",
+    "GameRun",
+    "game_state",
+    "game_summary",
+    "lobby_view",
+    "new_run",
+]
 
 LOG_FORMAT = "labyrinth-2017/1"
 
@@ -187,3 +196,31 @@ def _training_bot(request: WaitRequest, seed: int) -> Bot:
         return random_move(labyrinth, rng, rotate)
 
     return play_random
+
+
+def lobby_view(
+    clients: dict[str, Client],
+    waiting: list[Client],
+    games: dict[str, GameRun],
+    finished: dict[str, GameRun],
+    tournaments: dict[str, Tournament],
+) -> dict[str, Any]:
+    """The server's lobby as the page draws it: each connected player's state, the games being
+    played, the last 50 finished (newest first) and the tournaments."""
+    return {
+        "players": [
+            {
+                "name": name,
+                "state": client.session.phase if client.run is None or not client.run.table.over
+                else "finished",
+                "game": client.run.table.name if client.run is not None else None,
+                "waiting": None if client not in waiting or client.request is None
+                else (f"tournament {client.request.tournament}" if client.request.tournament
+                      else "a game"),
+            }
+            for name, client in sorted(clients.items())
+        ],
+        "games": [game_summary(run) for run in games.values()],
+        "finished": [game_summary(run) for run in reversed(finished.values())][:50],
+        "tournaments": [t.snapshot() for t in tournaments.values()],
+    }  # fmt: skip

@@ -25,7 +25,7 @@ from typing import Any
 
 import trio
 
-from labyrinth.gamerun import Client, GameRun, game_state, game_summary, new_run
+from labyrinth.gamerun import Client, GameRun, game_state, lobby_view, new_run
 from labyrinth.rules import PROFILES
 from labyrinth.session import Fail, Forfeit, GameCommand, Register, Wait
 from labyrinth.table import BotTurn, Deadline, Effect, Record, Send
@@ -380,23 +380,8 @@ class LabyrinthServer:
 
     # ----- what the page shows
     def snapshot(self) -> dict[str, Any]:
-        return {
-            "players": [
-                {
-                    "name": name,
-                    "state": client.session.phase if client.run is None or not client.run.table.over
-                    else "finished",
-                    "game": client.run.table.name if client.run is not None else None,
-                    "waiting": None if client not in self.waiting or client.request is None
-                    else (f"tournament {client.request.tournament}" if client.request.tournament
-                          else "a game"),
-                }
-                for name, client in sorted(self.clients.items())
-            ],
-            "games": [game_summary(run) for run in self.games.values()],
-            "finished": [game_summary(run) for run in reversed(self.finished.values())][:50],
-            "tournaments": [t.snapshot() for t in self.tournaments.values()],
-        }  # fmt: skip
+        """The lobby as the page draws it: players, games, finished games, tournaments."""
+        return lobby_view(self.clients, self.waiting, self.games, self.finished, self.tournaments)
 
     def game(self, name: str) -> GameRun | None:
         return self.games.get(name) or self.finished.get(name)
