@@ -29,7 +29,7 @@ from dungeon.config import RulesConfig
 from dungeon.engine import Match, Output, Request
 from dungeon.traps import draw_problem, optimum
 from protocol.messages import Move, Solution
-from sim.dungeon import step_order, step_order_generator, strategy_seed
+from sim.dungeon_steps import step_order, step_order_generator, strategy_seed
 
 PROBLEMS = env_number("BENCH_STRATEGIES_PROBLEMS", 600, minimum=1)
 MATCHES = env_number("BENCH_STRATEGIES_MATCHES", 6, minimum=1)

@@ -18,7 +18,8 @@ from typing import IO
 
 from dungeon.config import DEFAULT_RULES
 from dungeon.engine import AgentId, Disconnect, Match, Output, Request
-from protocol.codec import NEED_DATA, Codec, RemoteProtocolError, encode
+from protocol.codec import NEED_DATA, Codec, RemoteProtocolError
+from protocol.encoding import encode
 from protocol.messages import ClientMessage, Error, Move, Solution, Start
 from replay.matchlog import MatchLogWriter, software_version
 

@@ -210,8 +210,7 @@ class Match:
         self._begun = True
         dungeon = self.dungeon
         # Tuples once for all twelve: the messages keep tuples as they are instead of copying.
-        # Zipping the columns makes each pair a tuple at once, with no list per pair on the way
-        # (measured: 4.5 -> 1.7 ms per 1000-node match).
+        # Zipping the columns makes each pair a tuple at once, with no list per pair on the way.
         nodes = wire.Frozen(zip(*dungeon.positions.T.tolist(), strict=True))
         edges = wire.Frozen(zip(*dungeon.edges.T.tolist(), strict=True))
         messages = [
@@ -407,10 +406,9 @@ class Match:
         left), only the watchers whose sightings may have changed are looked at: the agents
         that moved, everyone when the enemy heir moved (always in sight), and those whose view
         holds a node an enemy left or reached, or one where an NPC may have died (NPCs die
-        only where an agent arrives). The others' enemies moved out of their sight: skipping
-        them saves ~6 sighting computations a crossing (callgrind: 16M instructions a match, 7%
-        of the engine's). A team mate's move alone changes nothing a watcher sees: skipping
-        those too saves ~720 of a match's ~2,150 sighting computations (callgrind: -0.5% a match).
+        only where an agent arrives). The others' enemies moved out of their sight, and a team
+        mate's move alone changes nothing a watcher sees, so those are skipped: most of a
+        match's sighting computations (see docs/dungeon.md, "Why the hot paths look so").
         """
         updates: list[Outbound] = []
         update = self._sightings.update

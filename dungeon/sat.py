@@ -5,25 +5,30 @@ pysat's public solver classes add one clause per Python call (``Minisat22.add_cl
 C ``pysolvers.minisat22_add_cl``) and have no bulk call. A trap problem is 85 clauses, and a
 headless match makes some 500 solver calls, so here the clauses go to the same C functions the
 classes call, in the same order, through one ``map`` (no Python frame per clause): the solver
-sees exactly what the public API would give it, so it finds the same models. Measured by
-valgrind on 20/85 problems: 262k instead of 316k instructions to load a problem.
+sees exactly what the public API would give it, so it finds the same models (and loads a
+problem for less than the public API's per-clause calls cost).
 
 This leans on ``pysolvers``, pysat's internal extension module: pyproject.toml pins python-sat's
 version range, and ``tests/test_sat.py`` checks that these calls give the public API's models.
 MaxSAT is pysat's RC2 as it is (its clause loading is a small part of its cost).
 
 Verdicts: in a headless match the strategy that solves a problem and the optimum figure that
-checks it run in one process, so :func:`minisat` remembers the last few problems it proved
+checks it run in one process, so the match owns a :class:`SatFacts` and, while it plays inside
+``with remembering(facts):``, :func:`minisat` remembers there the last few problems it proved
 unsatisfiable (the figure asks about a problem only when a trap stayed active) and
 :func:`satisfiable` answers those without solving them again; likewise :func:`maxsat` the
 optima it proved, for :func:`least_false`. Only this module's own solver calls fill them.
+The facts in use are a context variable, not a shared table: each match (thread, task) sees
+its own or none, so no lock is needed, and outside ``remembering`` nothing is kept.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import repeat
 from typing import Any
 
@@ -38,11 +43,13 @@ from dungeon.fastcore import load as load_fastcore
 
 __all__ = [
     "BudgetExhausted",
+    "SatFacts",
     "exact_maxsat",
     "least_false",
     "maxsat",
     "minicard",
     "minisat",
+    "remembering",
     "satisfiable",
 ]
 
@@ -57,34 +64,57 @@ class _Recent:
     clauses (no hashing: building a hashable key from lists, then hashing it, costs more than
     comparing). Problems are kept as tuples of tuples: one from the engine or the wire already
     is one, immutable, so it is kept as it is (no copy), and a headless match's figure asks
-    about the very object the strategy solved, which one identity check finds (measured by
-    valgrind: ~85k instructions fewer per unsatisfiable problem than copying to lists)."""
+    about the very object the strategy solved, which one identity check finds first."""
 
     def __init__(self) -> None:
         self._entries: deque[tuple[Sequence[Sequence[int]], int]] = deque(maxlen=FACTS_KEPT)
-        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def add(self, clauses: Sequence[Sequence[int]], value: int) -> None:
-        entry = (_frozen(clauses), value)  # our own copy unless immutable: the caller's may change
-        with self._lock:
-            self._entries.append(entry)
+        # Our own copy unless immutable: the caller's may change.
+        self._entries.append((_frozen(clauses), value))
 
     def get(self, clauses: Sequence[Sequence[int]]) -> int | None:
-        with self._lock:
-            entries = list(self._entries)
         # The very object first: no need to check that it is made of tuples.
-        for known, value in reversed(entries):
+        for known, value in reversed(self._entries):
             if known is clauses:
                 return value
         clauses = _frozen(clauses)
-        for known, value in reversed(entries):
+        for known, value in reversed(self._entries):
             if known == clauses:
                 return value
         return None
 
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
+
+class SatFacts:
+    """What this module's solver calls proved lately, owned by one match: the problems proved
+    unsatisfiable, and the optima (fewest false clauses) proved."""
+
+    def __init__(self) -> None:
+        self.unsatisfiable = _Recent()
+        self.optima = _Recent()
+
+    def proved_optimum(self, clauses: Sequence[Sequence[int]], cost: int) -> None:
+        self.optima.add(clauses, cost)
+        if cost > 0:
+            self.unsatisfiable.add(clauses, 1)
+
+
+#: The facts the solver calls of this context (a match playing) keep and read; None: none.
+_facts: ContextVar[SatFacts | None] = ContextVar("dungeon_sat_facts", default=None)
+
+
+@contextmanager
+def remembering(facts: SatFacts) -> Iterator[SatFacts]:
+    """Within the block, this context's solver calls keep their verdicts in ``facts`` and
+    :func:`satisfiable` and :func:`least_false` answer from them."""
+    token = _facts.set(facts)
+    try:
+        yield facts
+    finally:
+        _facts.reset(token)
 
 
 def _frozen(clauses: Sequence[Sequence[int]]) -> Sequence[Sequence[int]]:
@@ -92,11 +122,6 @@ def _frozen(clauses: Sequence[Sequence[int]]) -> Sequence[Sequence[int]]:
     if type(clauses) is tuple and set(map(type, clauses)) <= {tuple}:
         return clauses
     return tuple(map(tuple, clauses))
-
-
-#: Problems minisat() (or maxsat()) proved unsatisfiable, and the optima maxsat() proved.
-_unsatisfiable = _Recent()
-_optima = _Recent()
 
 
 def _clause_sequence(clauses: Clauses) -> Sequence[Sequence[int]]:
@@ -131,7 +156,9 @@ def minisat(clauses: Clauses, conflicts: int | None = None) -> tuple[bool | None
     finally:
         pysolvers.minisat22_del(handle)
     if found is False:
-        _unsatisfiable.add(clauses, 1)
+        facts = _facts.get()
+        if facts is not None:
+            facts.unsatisfiable.add(clauses, 1)
     return found, model
 
 
@@ -157,7 +184,8 @@ def satisfiable(clauses: Clauses) -> bool:
     """Whether some assignment satisfies every clause: False when :func:`minisat` proved these
     very clauses unsatisfiable lately, else one MiniSat 2.2 call with no budget."""
     clauses = _clause_sequence(clauses)
-    if _unsatisfiable.get(clauses) is not None:
+    facts = _facts.get()
+    if facts is not None and facts.unsatisfiable.get(clauses) is not None:
         return False
     found, _ = minisat(clauses)
     return bool(found)
@@ -188,8 +216,8 @@ class _BudgetedRC2(RC2):  # type: ignore[misc]
 
 def maxsat(clauses: Clauses, conflicts: int | None = None) -> tuple[int, list[int]]:
     """RC2 MaxSAT with every clause soft (weight 1): the fewest clauses an assignment can leave
-    false, and a model leaving that many. MiniSat 2.2 is RC2's oracle: measured faster than its
-    default Glucose 3 on 20/85 cores. Raises BudgetExhausted when ``conflicts`` (a budget over
+    false, and a model leaving that many. MiniSat 2.2 is RC2's oracle (faster than its default
+    Glucose 3 on 20/85 cores). Raises BudgetExhausted when ``conflicts`` (a budget over
     all its SAT calls; None: no limit) runs out."""
     clauses = _clause_sequence(clauses)
     formula = WCNF()
@@ -203,9 +231,9 @@ def maxsat(clauses: Clauses, conflicts: int | None = None) -> tuple[int, list[in
     if model is None:  # only hard clauses can make it infeasible; we have none
         raise AssertionError("RC2 found no assignment for a formula of soft clauses only")
     cost = int(rc2.cost)
-    _optima.add(clauses, cost)
-    if cost > 0:
-        _unsatisfiable.add(clauses, 1)
+    facts = _facts.get()
+    if facts is not None:
+        facts.proved_optimum(clauses, cost)
     return cost, model
 
 
@@ -225,9 +253,9 @@ def exact_maxsat(clauses: Sequence[Sequence[int]], switches: int) -> tuple[int, 
     if found is None:
         return None
     cost = found[0]
-    if cost > 0:  # a headless figure asks about a problem only when a trap stayed active
-        _optima.add(clauses, cost)
-        _unsatisfiable.add(clauses, 1)
+    facts = _facts.get()
+    if cost > 0 and facts is not None:  # a figure asks only when a trap stayed active
+        facts.proved_optimum(clauses, cost)
     return found
 
 
@@ -235,7 +263,8 @@ def least_false(clauses: Clauses) -> int:
     """The fewest clauses an assignment can leave false: what :func:`maxsat` proved on these
     very clauses lately, else one :func:`maxsat` call with no budget."""
     clauses = _clause_sequence(clauses)
-    cost = _optima.get(clauses)
+    facts = _facts.get()
+    cost = None if facts is None else facts.optima.get(clauses)
     if cost is not None:
         return cost
     return maxsat(clauses)[0]

@@ -57,8 +57,7 @@ def _draw_kinds(rng: np.random.Generator, switches: int, traps: int) -> _Kinds:
     A word at or above the largest multiple of that number would favour the smallest kinds,
     so it is redrawn (at 20 switches, one word in 3e14): after the ``traps`` words, the
     generator's next words replace the rejected ones in order. One raw call, a check and a
-    modulo: the former draw (per-literal ``integers`` calls, kept bit for bit from the spec's
-    first wording) cost about 20 numpy calls and a sixth of a headless match.
+    modulo, in place of a numpy call per literal.
     """
     kinds, highest = _word_bounds(switches)
     words = rng.bit_generator.random_raw(traps)
@@ -71,7 +70,7 @@ def _draw_kinds(rng: np.random.Generator, switches: int, traps: int) -> _Kinds:
 @functools.lru_cache(maxsize=8)
 def _word_bounds(switches: int) -> tuple[np.uint64, np.uint64]:
     """trap_kinds(switches), and the last word _draw_kinds does not redraw, as numpy scalars
-    made once (each np.uint64 call costs ~5k instructions: 15% of a draw)."""
+    made once (making an np.uint64 costs a noticeable part of a draw)."""
     kinds = trap_kinds(switches)
     if kinds >= 1 << 64:
         raise ValueError(f"too many switches to draw a trap from one 64-bit word: {switches}")
@@ -160,8 +159,8 @@ class DrawnProblem:
         # assignment into 0 (false), 1 (true) and 2 (end): an active trap is a run of three 0
         # bytes, and no run of three 0 crosses a trap's end. ``truth`` maps byte i (switch i)
         # to the switch's value and byte 256 - i (its negation) to the opposite. Bytes rather
-        # than numpy ufuncs: 26% fewer instructions, and in a match, where caches are cold,
-        # each numpy call's code costs several times its microbenchmark time.
+        # than numpy ufuncs: fewer instructions, and in a match, where caches are cold, each
+        # numpy call's code costs several times its microbenchmark time.
         _, literal_bytes = _clause_table(self.switches)
         values = _switch_bytes(assignment)
         fill = bytes(256 - 1 - 2 * len(values))
@@ -193,8 +192,7 @@ def draw_traps(rng: np.random.Generator, switches: int, traps: int) -> DrawnProb
         clauses = cast(list[Trap], list(map(tuple, _decode(kinds, switches).tolist())))
         return DrawnProblem(tuple(clauses), switches, None)
     table, _ = _clause_table(switches)
-    # take from an array of objects copies references: no int made for each kind, as
-    # itemgetter(*kinds.tolist()) did (draw_traps: 61k -> 47k instructions).
+    # take from an array of objects copies references: no int made for each kind.
     looked_up: tuple[Trap, ...] = tuple(table.take(kinds).tolist())
     return DrawnProblem(looked_up, switches, kinds)
 

@@ -20,7 +20,7 @@ Fish plays it with :func:`evaluate` (score plus prospects) and places by
 
 from __future__ import annotations
 
-from floes.search import next_mover
+from floes.search import next_mover, place_by_value
 from floes.state import Floes
 
 __all__ = ["WIN", "Paranoid", "evaluate", "final_value", "paranoid_move", "paranoid_placement"]
@@ -247,21 +247,4 @@ def paranoid_move(state: Floes, me: int, budget: int = 3000) -> Move | None:
 
 def paranoid_placement(state: Floes, me: int) -> int | None:
     """The free floe where a new penguin of ``me`` evaluates best (lowest tile among equals)."""
-    best_tile, best_value = None, -1e18
-    collect = state.rules.collect_on_place
-    for tile in state.placements(me):
-        fish = state.fish[tile]
-        state.owner[tile] = me
-        state.penguins[me].append(tile)
-        if collect:
-            state.scores[me] += fish
-            state.fish[tile] = 0
-        value = evaluate(state, me)
-        if collect:
-            state.fish[tile] = fish
-            state.scores[me] -= fish
-        state.penguins[me].pop()
-        state.owner[tile] = -1
-        if value > best_value + 1e-9:
-            best_tile, best_value = tile, value
-    return best_tile
+    return place_by_value(state, me, evaluate)

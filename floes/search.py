@@ -3,14 +3,17 @@
 :func:`minimax_move` is the courses' minimax: the seat to move maximises its own score over the
 next ``depth`` of its own turns, every other seat minimises that score, and among equally good
 moves the smallest (from, to) wins. It is computed with alpha-beta pruning and a few exact bounds,
-never changing the chosen move (see the proofs in the comments).
+never changing the chosen move (see the proofs in the comments). :func:`place_by_value` places
+a penguin where a position evaluation likes it best.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from floes.state import Floes
 
-__all__ = ["minimax_move", "minimax_value", "next_mover"]
+__all__ = ["minimax_move", "minimax_value", "next_mover", "place_by_value"]
 
 Move = tuple[int, int]
 
@@ -24,6 +27,31 @@ def next_mover(state: Floes, after: int) -> int:
         if state.active[seat] and state.can_move(seat):
             return seat
     return -1
+
+
+def place_by_value(state: Floes, me: int, value: Callable[[Floes, int], float]) -> int | None:
+    """The free floe where a new penguin of ``me`` gives the highest ``value(state, me)``
+    (the lowest tile among equals); None when it cannot place. Each placement is tried on
+    ``state`` itself (penguin, owner and, when the rules collect on placing, the fish) and
+    undone before the next."""
+    best_tile, best_value = None, -1e18
+    collect = state.rules.collect_on_place
+    for tile in state.placements(me):
+        fish = state.fish[tile]
+        state.owner[tile] = me
+        state.penguins[me].append(tile)
+        if collect:
+            state.scores[me] += fish
+            state.fish[tile] = 0
+        found = value(state, me)
+        if collect:
+            state.fish[tile] = fish
+            state.scores[me] -= fish
+        state.penguins[me].pop()
+        state.owner[tile] = -1
+        if found > best_value + 1e-9:
+            best_tile, best_value = tile, found
+    return best_tile
 
 
 class _Minimax:

@@ -15,6 +15,7 @@ module state is a cache of each board shape's tile bits.
 
 from __future__ import annotations
 
+from floes.search import place_by_value
 from floes.state import Floes
 
 __all__ = ["DECAY", "MOBILITY", "territory_estimate", "territory_placement", "territory_values"]
@@ -124,21 +125,4 @@ def territory_estimate(state: Floes, me: int) -> float:
 def territory_placement(state: Floes, me: int) -> int | None:
     """The floe where a new penguin of ``me`` leaves the best :func:`territory_estimate` (the
     lowest tile among equals); None when it cannot place."""
-    best_tile, best_value = None, -1e18
-    collect = state.rules.collect_on_place
-    for tile in state.placements(me):
-        fish = state.fish[tile]
-        state.owner[tile] = me
-        state.penguins[me].append(tile)
-        if collect:
-            state.scores[me] += fish
-            state.fish[tile] = 0
-        value = territory_estimate(state, me)
-        if collect:
-            state.fish[tile] = fish
-            state.scores[me] -= fish
-        state.penguins[me].pop()
-        state.owner[tile] = -1
-        if value > best_value + 1e-9:
-            best_tile, best_value = tile, value
-    return best_tile
+    return place_by_value(state, me, territory_estimate)

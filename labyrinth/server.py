@@ -1,7 +1,8 @@
 """The Labyrinth server of the course's 2017 protocol: a thin trio shell on the shared network
 layer (:mod:`server.net`) around the pure parts: :mod:`labyrinth.wire` (framing, commands),
 :mod:`labyrinth.session` (a connection's phases), :mod:`labyrinth.table` (one game) and
-:mod:`labyrinth.tournament`.
+:mod:`labyrinth.tournament`; the records it keeps per connection and per game, and the page's
+views of a game, are :mod:`labyrinth.gamerun`'s.
 
 ``await nursery.start(server.run)`` then ``await nursery.start(serve_tcp, server.handle)``
 (``serve_labyrinth`` does both and reports the port). One task per connection reads commands
@@ -20,33 +21,19 @@ import math
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import trio
 
-from labyrinth.generation import generate
-from labyrinth.players import astar_move, do_nothing_move, random_move
-from labyrinth.rotator import Rotator
-from labyrinth.rules import PROFILES, Labyrinth, Move
-from labyrinth.session import Fail, Forfeit, GameCommand, Register, Session, Wait
-from labyrinth.table import Bot, BotTurn, Deadline, Effect, Record, Send, Table
+from labyrinth.gamerun import Client, GameRun, game_state, lobby_view, new_run
+from labyrinth.rules import PROFILES
+from labyrinth.session import Fail, Forfeit, GameCommand, Register, Wait
+from labyrinth.table import BotTurn, Deadline, Effect, Record, Send
 from labyrinth.tournament import Pairing, Tournament
-from labyrinth.wire import CommandDecoder, Malformed, WaitRequest, frame
-from server.net import (
-    CLOSE,
-    DEFAULT_LIMITS,
-    FrameReader,
-    Gate,
-    Limits,
-    Outbox,
-    OverBudget,
-    Transport,
-    serve_tcp,
-)
+from labyrinth.wire import Malformed, WaitRequest, frame
+from server.net import DEFAULT_LIMITS, Gate, Limits, OverBudget, serve_tcp
 
-__all__ = ["Client", "GameRun", "LabyrinthServer", "Settings", "serve_labyrinth"]
-
-LOG_FORMAT = "labyrinth-2017/1"
+__all__ = ["Client", "GameRun", "LabyrinthServer", "Settings", "game_state", "serve_labyrinth"]
 #: A command is what one read brings (as CodingGameServer's recv(1024)).
 LIMITS = DEFAULT_LIMITS.replace(receive_bytes=1024, outbox_messages=64, linger_seconds=0.5)
 
@@ -64,63 +51,6 @@ class Settings:
     keep_games: int = 200
     #: Turns before a draw, instead of the rules profile's (None: the profile's).
     max_turns: int | None = None
-
-
-class Client:
-    """One connection and what its tasks own."""
-
-    def __init__(self, number: int, stream: trio.abc.Stream, limits: Limits, gate: Gate) -> None:
-        self.number = number
-        self.transport = Transport(stream, receive_bytes=limits.receive_bytes)
-        self.decoder = CommandDecoder()
-        self.reader = FrameReader(self.transport, self.decoder, limits, gate.budget)
-        self.scope = trio.CancelScope()
-        self.outbox: Outbox[bytes] = Outbox(
-            self.transport, limits.outbox_messages, _render, self.scope.cancel
-        )
-        self.session = Session()
-        self.request: WaitRequest | None = None
-        self.run: GameRun | None = None
-        self.seat = 0
-        self.closing = False
-        self.closed = False
-
-    @property
-    def name(self) -> str:
-        return self.session.name or f"#{self.number}"
-
-    def send(self, messages: tuple[str, ...], close: bool = False) -> None:
-        """Each message in a write of its own (as the public server), then CLOSE if asked."""
-        for message in messages:
-            if not self.outbox.deliver([frame(message, limit=9999)]):
-                return
-        if close:
-            self.closing = True
-            self.outbox.deliver([CLOSE])
-
-
-def _render(items: list[bytes]) -> tuple[bytes, bool]:
-    return b"".join(items), False
-
-
-@dataclasses.dataclass
-class GameRun:
-    """A game being played: its table, its programs, its clock and its log."""
-
-    table: Table
-    clients: list[Client | None]
-    seed: int
-    rules: str
-    timeout: float
-    delay: float
-    header: dict[str, Any]
-    records: list[dict[str, Any]]
-    log: IO[str] | None = None
-    pairing: tuple[Tournament, Pairing] | None = None
-    changed: trio.Event = dataclasses.field(default_factory=trio.Event)
-    deadline_seat: int | None = None
-    deadline_at: float = math.inf
-    bot_due: bool = False
 
 
 class LabyrinthServer:
@@ -271,48 +201,18 @@ class LabyrinthServer:
     ) -> GameRun:
         """A game of ``client`` against ``other`` (or the training player of ``request``);
         ``request``'s options decide the seed, who starts, the clock and the bot's delay."""
-        rules = self.settings.rules
-        seed = request.seed if request.seed is not None else self.rng.randrange(1 << 24)
-        config = PROFILES[rules]
-        if self.settings.max_turns is not None:
-            config = dataclasses.replace(config, max_turns=self.settings.max_turns)
-        labyrinth = generate(seed, config)
-        first = self.rng.randrange(2) if request.start == -1 else request.start
-        seats: list[Client | None] = [client, other] if first == 0 else [other, client]
-        bot = _training_bot(request, seed) if other is None else None
-        bots = tuple(bot if seat is None else None for seat in seats)
-        names = tuple(
-            seat.name if seat is not None else (request.training or "BOT") for seat in seats
-        )
-        name = f"{rules}-{next(self._game_numbers)}-s{seed}"
-        table = Table(name, labyrinth, (names[0], names[1]), bots)
-        header = {
-            "type": "game",
-            "format": LOG_FORMAT,
-            "game": name,
-            "rules": rules,
-            "seed": seed,
-            "width": labyrinth.width,
-            "height": labyrinth.height,
-            "maze": labyrinth.maze_text(),
-            "players": list(names),
-            "bots": [b is not None for b in bots],
-            "max_turns": labyrinth.config.max_turns,
-            "timeout": request.timeout or self.settings.move_timeout,
-        }
-        if pairing is not None:
-            header["tournament"] = pairing[0].name
-        run = GameRun(
-            table=table,
-            clients=seats,
-            seed=seed,
-            rules=rules,
-            timeout=request.timeout or self.settings.move_timeout,
-            delay=request.delay,
-            header=header,
-            records=[header],
+        settings = self.settings
+        run = new_run(
+            (client, other),
+            request,
+            settings.rules,
+            self.rng,
+            next(self._game_numbers),
+            max_turns=settings.max_turns,
+            timeout=request.timeout or settings.move_timeout,
             pairing=pairing,
         )
+        name, header, labyrinth, seats = run.table.name, run.header, run.table.lab, run.clients
         if self.settings.log_dir is not None:
             games = self.settings.log_dir / "games"
             games.mkdir(parents=True, exist_ok=True)
@@ -480,23 +380,8 @@ class LabyrinthServer:
 
     # ----- what the page shows
     def snapshot(self) -> dict[str, Any]:
-        return {
-            "players": [
-                {
-                    "name": name,
-                    "state": client.session.phase if client.run is None or not client.run.table.over
-                    else "finished",
-                    "game": client.run.table.name if client.run is not None else None,
-                    "waiting": None if client not in self.waiting or client.request is None
-                    else (f"tournament {client.request.tournament}" if client.request.tournament
-                          else "a game"),
-                }
-                for name, client in sorted(self.clients.items())
-            ],
-            "games": [game_summary(run) for run in self.games.values()],
-            "finished": [game_summary(run) for run in reversed(self.finished.values())][:50],
-            "tournaments": [t.snapshot() for t in self.tournaments.values()],
-        }  # fmt: skip
+        """The lobby as the page draws it: players, games, finished games, tournaments."""
+        return lobby_view(self.clients, self.waiting, self.games, self.finished, self.tournaments)
 
     def game(self, name: str) -> GameRun | None:
         return self.games.get(name) or self.finished.get(name)
@@ -515,54 +400,6 @@ class LabyrinthServer:
         folder.mkdir(parents=True, exist_ok=True)
         with (folder / f"{name}.jsonl").open("a", encoding="utf-8") as out:
             out.write(json.dumps({"player": name, **data}) + "\n")
-
-
-def game_state(table: Table, lab: Labyrinth) -> dict[str, Any]:
-    """A position as the page draws it."""
-    return {
-        "width": lab.width,
-        "height": lab.height,
-        "maze": lab.maze_text(),
-        "players": [list(cell) for cell in lab.players],
-        "treasure": list(lab.treasure),
-        "energies": list(lab.energies),
-        "turn": lab.turn,
-        "to_move": lab.to_move,
-        "names": list(table.names),
-        "over": table.over,
-        "winner": table.winner,
-        "reason": table.reason,
-        "comments": [[seat, text] for seat, text in table.comments[-20:]],
-    }
-
-
-def game_summary(run: GameRun) -> dict[str, Any]:
-    table = run.table
-    return {
-        "game": table.name,
-        "players": list(table.names),
-        "turn": table.lab.turn,
-        "over": table.over,
-        "winner": None if table.winner is None else table.names[table.winner],
-        "reason": table.reason,
-        "tournament": run.pairing[0].name if run.pairing else None,
-    }
-
-
-def _training_bot(request: WaitRequest, seed: int) -> Bot:
-    if request.training == "DO_NOTHING":
-        return do_nothing_move
-    if request.training == "ASTAR":
-        return astar_move
-    if request.training == "ROTATOR":
-        return Rotator().choose
-    rng = random.Random(seed)
-    rotate = request.rotate
-
-    def play_random(labyrinth: Labyrinth) -> Move:
-        return random_move(labyrinth, rng, rotate)
-
-    return play_random
 
 
 async def serve_labyrinth(

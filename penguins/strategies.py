@@ -149,15 +149,11 @@ def reach_estimate(state: Floes, me: int) -> float:
     return values[me] - max(others, default=0.0)
 
 
-class AlphaBetaStrategy(Strategy):
-    """The floes core's paranoid alpha-beta (:class:`~floes.paranoid.Paranoid`, the
-    same search as Fish's ``paranoid``) with :func:`reach_estimate`, within ``budget`` nodes, up
-    to ``max_depth`` plies (moves of any player). Places like greedy."""
+class _ParanoidStrategy(Strategy):
+    """Moves by a :class:`~floes.paranoid.Paranoid` search, ``self.search``, and reports what
+    its last move cost."""
 
-    name = "alphabeta"
-
-    def __init__(self, budget: int = 3000, max_depth: int = 16) -> None:
-        self.search = Paranoid(reach_estimate, budget, max_depth)
+    search: Paranoid
 
     @property
     def nodes(self) -> int:
@@ -169,18 +165,29 @@ class AlphaBetaStrategy(Strategy):
         """The deepest search finished within the budget by the last move."""
         return self.search.completed_depth
 
-    def place(self, state: Floes, seat: int, rng: random.Random | None) -> int | None:
-        return best_placement(state, seat)
-
     def move(self, state: Floes, seat: int, rng: random.Random | None) -> Move | None:
         return self.search.move(state, seat)
+
+
+class AlphaBetaStrategy(_ParanoidStrategy):
+    """The floes core's paranoid alpha-beta (:class:`~floes.paranoid.Paranoid`, the
+    same search as Fish's ``paranoid``) with :func:`reach_estimate`, within ``budget`` nodes, up
+    to ``max_depth`` plies (moves of any player). Places like greedy."""
+
+    name = "alphabeta"
+
+    def __init__(self, budget: int = 3000, max_depth: int = 16) -> None:
+        self.search = Paranoid(reach_estimate, budget, max_depth)
+
+    def place(self, state: Floes, seat: int, rng: random.Random | None) -> int | None:
+        return best_placement(state, seat)
 
 
 #: Territory's node budget: about 0.2 s a move on this machine (bench/bench_penguins.py).
 TERRITORY_BUDGET = 2500
 
 
-class TerritoryStrategy(Strategy):
+class TerritoryStrategy(_ParanoidStrategy):
     """The strongest: the same paranoid alpha-beta as ``alphabeta``, but its leaves are valued
     by territory (:func:`floes.territory.territory_estimate`: which seat reaches which fish
     first, so a penguin about to be walled in shows), and it places where that value is best.
@@ -193,19 +200,8 @@ class TerritoryStrategy(Strategy):
     ) -> None:
         self.search = Paranoid(territory_estimate, budget, 40, stop)
 
-    @property
-    def nodes(self) -> int:
-        return self.search.nodes
-
-    @property
-    def completed_depth(self) -> int:
-        return self.search.completed_depth
-
     def place(self, state: Floes, seat: int, rng: random.Random | None) -> int | None:
         return territory_placement(state, seat)
-
-    def move(self, state: Floes, seat: int, rng: random.Random | None) -> Move | None:
-        return self.search.move(state, seat)
 
 
 #: Strategy names to factories of a fresh strategy.

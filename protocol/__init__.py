@@ -1,6 +1,7 @@
 """The dungeon wire protocol: message types (:mod:`protocol.messages`), the sans-I/O codec
-(:mod:`protocol.codec`), the error causes and codes (:mod:`protocol.errors`) and the socket's
-session rules (:mod:`protocol.session`). Pure: imports msgspec and the standard library only."""
+(:mod:`protocol.codec`) and its checked encoding (:mod:`protocol.encoding`), the error causes
+and codes (:mod:`protocol.errors`) and the socket's session rules (:mod:`protocol.session`).
+Pure: imports msgspec and the standard library only."""
 
 from protocol.codec import (
     FATAL_CAUSES,
@@ -12,8 +13,8 @@ from protocol.codec import (
     NeedData,
     ProtocolError,
     RemoteProtocolError,
-    encode,
 )
+from protocol.encoding import encode
 from protocol.messages import (
     CLIENT_MESSAGE_TYPES,
     MESSAGE_TYPES,

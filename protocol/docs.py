@@ -14,7 +14,7 @@ from typing import Annotated, Final
 
 import msgspec
 
-from protocol.codec import encode
+from protocol.encoding import encode
 from protocol.errors import CLOSING_CODES, ERROR_CODES, tag_of
 from protocol.messages import (
     CLIENT_MESSAGE_TYPES,

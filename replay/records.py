@@ -23,7 +23,7 @@ import msgspec
 
 from dungeon.engine import Disconnect, Input, Output, Request, TimeUp
 from dungeon.events import EngineEvent, event_fields
-from protocol.codec import sat_traps_span
+from protocol.encoding import sat_traps_span
 from protocol.messages import MESSAGE_TYPES
 
 __all__ = [

@@ -139,7 +139,7 @@ class MatchLogWriter:
         """What applying one input produced: its engine events, then every message sent.
 
         ``encoded`` holds, for each of ``output.messages``, the JSON the caller already encoded
-        that message to (``protocol.codec.encode``, its newline allowed): written as is, not
+        that message to (``protocol.encoding.encode``, its newline allowed): written as is, not
         encoded again. It must be the very bytes msgspec gives for the message.
 
         The lines :func:`output_records` describes, built here straight into each line's dict
@@ -152,11 +152,11 @@ class MatchLogWriter:
             name, fields = _event_fields(fact)
             # The fields encoded apart, keys sorted, and joined to the line's head: the bytes
             # _event_record's dict gives, without msgspec.to_builtins copying the fact first (a
-            # trap problem's clauses: about a tenth of the log's instructions).
+            # trap problem's clauses are the bulk of a log).
             clauses = _encoded_traps(fields, output.messages, encoded)
             if clauses is not None:
                 # A trap problem's clauses are the very tuple its `sat` carries, whose line is
-                # encoded: reused, not encoded again (~13 us a problem). "traps" sorts last.
+                # encoded: reused, not encoded again. "traps" sorts last.
                 del fields["traps"]
                 rest = _event_encoder.encode(fields)[1:-1] if fields else b""
                 tail = b'%b%b,"traps":%b}' % (b"," if rest else b"", rest, clauses)
@@ -215,8 +215,8 @@ class MatchLogWriter:
     def _elapsed(self, now: float) -> float:
         """Seconds from the header to ``now``, to the microsecond: whole microseconds over a
         million, the float round(seconds, 6) gives (none of a million random times differed),
-        in a third of its time (round with digits goes through decimal strings: 0.6 us a line,
-        ~10% of the writer's time on the server's path)."""
+        in a third of its time (round with digits goes through decimal strings, on every line
+        of the server's path)."""
         assert self._start is not None
         return round((now - self._start) * _T_SCALE) / _T_SCALE
 

@@ -25,7 +25,7 @@ import trio
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
 from dungeon.events import TrapProblem
-from protocol.codec import encode_lines
+from protocol.encoding import encode_lines
 from protocol.errors import ErrorCode
 from protocol.messages import Enemy, Error
 from replay.matchlog import MatchLogWriter, software_version
@@ -232,10 +232,9 @@ class MatchActor:
         """The engine, its begin output (logged, flushed) and the twelve encoded maps.
 
         Done in the event loop, in steps of at most a few milliseconds (generate, begin, encode,
-        log) with a checkpoint after each, so other matches are served in between. A worker
-        thread took as much CPU and, fighting the loop for the GIL, held every socket call of
-        the loop up for up to 5 ms (the switch interval) while it ran: the server's p99 at 50
-        matches was 160 ms at a load it could carry.
+        log) with a checkpoint after each, so other matches are served in between. Not a worker
+        thread: it takes as much CPU and, fighting the loop for the GIL, holds every socket call
+        of the loop up for up to the switch interval while it runs (docs/server.md).
         """
         engine = Match(self.seed, self.config)
         await trio.lowlevel.checkpoint()

@@ -23,7 +23,7 @@ import structlog
 import trio
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
-from protocol.codec import encode
+from protocol.encoding import encode
 from protocol.errors import ErrorCode
 from protocol.messages import Error
 from server.actor import CHECK_GRACE, Checker, MatchActor

@@ -1,10 +1,9 @@
 """Keeps Python's cyclic garbage collector out of the server's answer times.
 
 CPython's collector pauses the whole process to scan every container object it tracks. A server
-holding 50 matches tracks about 160,000 (each match's dungeon alone has a thousand neighbour
-sets; then the sockets' tasks and coroutines), and a full scan took 90-105 ms of CPU: one to
-three such pauses every 6 s of play, each holding up every request in flight, were a large part
-of the server's p99 (160 ms at 50 matches of 250 ms bots, with the core 73% busy).
+holding many matches tracks a great many (each match's dungeon alone has a thousand neighbour
+sets; then the sockets' tasks and coroutines), and each full scan holds up every request in
+flight: a large part of the server's p99 (the figures are in docs/server.md).
 
 Nearly all those objects live as long as their match, so the policy is to move them out of the
 collector's sight once they exist: :func:`gc.freeze` after start-up (modules, the server) and
@@ -18,12 +17,11 @@ kind per thousand matches instead of one every few seconds.
 Automatic (young) collections are off while the server runs. CPython starts one when tracked
 allocations exceed deallocations by 700; in a server whose requests each create and free about
 as many objects, that happens rarely, and then the young generation holds everything created
-since the last freeze that is still alive: mostly the coroutines each of the 600 sockets is
-parked in between two requests (13,000 objects at 50 matches of 250 ms bots). Each such young
-collection took 5-16 ms of CPU, 4-15 times every 8 s, and freed nothing: over those windows the
-server's collections freed 0 objects, since its cycles are broken when a match ends. With them
-off, a cycle would wait for the safety net; the test that a finished match is freed without the
-cycle collector keeps the server from making any.
+since the last freeze that is still alive: mostly the coroutines each socket is parked in
+between two requests. Such young collections cost milliseconds each, often, and free nothing,
+since the server's cycles are broken when a match ends. With them off, a cycle would wait for
+the safety net; the test that a finished match is freed without the cycle collector keeps the
+server from making any.
 
 Process-wide state: only entry points that own the process (``arena serve``, the benchmark's
 server) use it; a server inside tests or ``arena match`` leaves the collector alone.

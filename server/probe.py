@@ -26,8 +26,9 @@ import trio
 from dungeon.config import DEFAULT_RULES, RulesConfig
 from dungeon.generation import Dungeon, generate
 from dungeon.traps import active_traps, draw_problem
-from protocol.codec import RemoteProtocolError, encode
+from protocol.codec import RemoteProtocolError
 from protocol.conformance import Observations
+from protocol.encoding import encode
 from protocol.errors import ErrorCode
 from protocol.messages import Dungeon as DungeonMessage
 from protocol.messages import (

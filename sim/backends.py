@@ -66,10 +66,8 @@ def _calm_collector() -> None:
     """Garbage collection in a pool worker: what it inherited (imports, the loaded game) is
     frozen out of every scan, and a young collection waits for 20,000 net allocations instead
     of 700. A dungeon match allocates and frees far more than that but keeps ~75 objects in
-    cycles, so collections all but stop and memory stays bounded by the threshold. Measured in
-    one process: collection 3.3-4.6 ms a match -> none (16 matches, gc callbacks); callgrind,
-    6 matches after a warm-up one: 6,593M -> 6,457M instructions, -3% a match. Dask workers
-    are left as they are: their process is Dask's."""
+    cycles, so collections all but stop and memory stays bounded by the threshold (figures in
+    docs/simulator.md). Dask workers are left as they are: their process is Dask's."""
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
 

@@ -17,7 +17,8 @@ Chance: the trap problems and survival dice are the spec's match generator insid
 (seeded, cloned with the state), so a State shows no CHANCE nodes. The step order comes from a
 second stream, ``SeedSequence(seed).spawn``'s child 0, and the team strategies' seeds from
 children 1 and 2: the match generator only ever draws the dungeon, traps and dice, so a server
-that receives the same requests in the same order plays the very same match.
+that receives the same requests in the same order plays the very same match. The schedule
+and the driver both ways share are :mod:`sim.dungeon_steps`'s.
 """
 
 from __future__ import annotations
@@ -29,215 +30,29 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from dungeon.config import RulesConfig
-from dungeon.engine import AGENTS, AgentId, Disconnect, Match, Output, Request, TimeUp
-from dungeon.events import Crossing, EngineEvent, Kill, NpcKilled, TrapProblem
+from dungeon.engine import AGENTS, AgentId, Match, Output, Request, TimeUp
 from protocol.messages import Move, Solution
+from sim.dungeon_figures import TeamFigures
+from sim.dungeon_steps import (
+    Input,
+    StepSchedule,
+    deliver,
+    play_steps,
+    step_order_generator,
+    strategy_seed,
+)
 from sim.game import TERMINAL, Bot, ChanceMode, Dynamics, GameInfo, MatchResult
 
 if TYPE_CHECKING:
-    from client.strategies.base import TeamStrategy
     from sim.timed import Timing
 
-Input = Request | Disconnect | TimeUp
-
-__all__ = [
-    "STAY",
-    "DungeonGame",
-    "DungeonState",
-    "StepSchedule",
-    "TeamFigures",
-    "deliver",
-    "play_match",
-    "play_steps",
-    "step_order_generator",
-    "strategy_seed",
-]
+__all__ = ["STAY", "DungeonGame", "DungeonState", "play_match"]
 
 #: The move action of an agent that waits this step.
 STAY = -1
 #: Returns: the winning team +1, the other -1; a draw 0 each.
 WIN, LOSS, DRAW = 1.0, -1.0, 0.0
-
-
-def step_order_generator(seed: int) -> np.random.Generator:
-    """The step-order stream of a headless match: child 0 of ``SeedSequence(seed)``."""
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed).spawn(1)[0]))
-
-
-def strategy_seed(seed: int, team: int) -> int:
-    """The seed team ``team``'s strategy gets in a headless match of ``seed`` (children 1, 2):
-    ``client.strategies.base.strategy_seed``, the derivation network matches use too."""
-    from client.strategies.base import strategy_seed as derive
-
-    return derive(seed, team)
-
-
-def step_order(generator: np.random.Generator) -> list[AgentId]:
-    """The twelve agents in the order they act in the next step."""
-    return [AGENTS[i] for i in generator.permutation(len(AGENTS)).tolist()]
-
-
-class StepSchedule:
-    """The one step schedule of a headless match (spec section 6), for :func:`play_steps` and
-    :class:`DungeonState` alike: in each logical step the twelve agents act once each, in an
-    order drawn from the step-order generator when the step begins; after ``limit`` steps the
-    time is up. Orders are drawn only for steps that begin, so the generator's stream is the
-    same whichever driver runs the match."""
-
-    def __init__(self, order: np.random.Generator, limit: int) -> None:
-        self._generator = order
-        self.limit = limit
-        #: Steps begun so far.
-        self.steps = 0
-        self._order: list[AgentId] = []
-        self._turn = 0
-
-    @property
-    def turn(self) -> int:
-        """The index, in its step's order, of the agent :meth:`next` gives next."""
-        return self._turn
-
-    def next(self) -> AgentId | None:
-        """The next agent to act (a new step's order is drawn when one begins); None once
-        ``limit`` steps have been played: the time is up."""
-        if self._turn == 0:
-            if self.steps >= self.limit:
-                return None
-            self._order = step_order(self._generator)
-            self.steps += 1
-        agent = self._order[self._turn]
-        self._turn = (self._turn + 1) % len(AGENTS)
-        return agent
-
-    def clone(self) -> StepSchedule:
-        twin = StepSchedule(np.random.Generator(np.random.PCG64()), self.limit)
-        twin._generator.bit_generator.state = self._generator.bit_generator.state
-        twin.steps, twin._order, twin._turn = self.steps, list(self._order), self._turn
-        return twin
-
-
-def deliver(output: Output, strategies: Sequence[TeamStrategy]) -> None:
-    """Hand every message of ``output`` to the strategy of the team it is addressed to."""
-    for outbound in output.messages:
-        strategies[outbound.to.team].observe(outbound.to.agent, outbound.message)
-
-
-def play_steps(
-    match: Match,
-    strategies: Sequence[TeamStrategy],
-    order: np.random.Generator,
-    steps: int,
-    *,
-    before: Callable[[Input], object] | None = None,
-    after: Callable[[Output], object] | None = None,
-) -> int:
-    """Play up to ``steps`` logical steps from wherever ``match`` stands; return how many were
-    played. ``TimeUp`` ends a match still open after the last one, as a draw.
-
-    The one headless driver: whole matches (:func:`play_match`) and forks of a logged match
-    (``arena replay fork``) both run it. An agent left committed by the state a fork starts
-    from answers its pending problem first. ``before`` sees each input before the engine
-    applies it and ``after`` each output (a log writer's ``input`` and ``output``, say); the
-    strategies get every message either way.
-    """
-
-    def apply(event: Input) -> Output:
-        if before is not None:
-            before(event)
-        output = match.apply(event)
-        if after is not None:
-            after(output)
-        deliver(output, strategies)
-        return output
-
-    schedule = StepSchedule(order, steps)
-    while not match.is_over and (agent := schedule.next()) is not None:
-        strategy = strategies[agent.team]
-        if match.pending(agent) is None:
-            to = strategy.choose_move(agent.agent)
-            if to is None:
-                continue
-            apply(Request(agent, Move(to=to)))
-        problem = match.pending(agent)
-        if problem is None:
-            continue  # the engine refused the move; the strategy got the error
-        assignment = strategy.solve(agent.agent, problem)
-        apply(Request(agent, Solution(assignment=assignment)))
-    if not match.is_over:
-        apply(TimeUp())
-    return schedule.steps
-
-
-class TeamFigures:
-    """Per-team figures that explain a result, folded from the engine's events."""
-
-    def __init__(self, switches: int, with_optimum: bool) -> None:
-        self.switches = switches
-        self.with_optimum = with_optimum
-        self.crossings = [0, 0]
-        self.trap_deaths = [0, 0]
-        self.kills = [0, 0]
-        self.npc_kills = [0, 0]
-        self.active = [0, 0]
-        self.optimum = [0, 0]
-        self._problems: dict[int, Sequence[Sequence[int]]] = {}
-
-    def add(self, events: Sequence[EngineEvent]) -> list[tuple[int, int]]:
-        """Fold one output's events; return (crossing, optimum) for each crossing computed."""
-        computed: list[tuple[int, int]] = []
-        for event in events:
-            if isinstance(event, TrapProblem):
-                if self.with_optimum:
-                    self._problems[event.crossing] = event.traps
-            elif isinstance(event, Crossing):
-                team = event.agent[0]
-                self.crossings[team] += 1
-                self.active[team] += event.active
-                self.trap_deaths[team] += 0 if event.survived else 1
-                problem = self._problems.pop(event.crossing, None)
-                if problem is not None:
-                    value = self._optimum(problem, event.active)
-                    self.optimum[team] += value
-                    computed.append((event.crossing, value))
-            elif isinstance(event, Kill):
-                self.kills[event.agent[0]] += 1
-            elif isinstance(event, NpcKilled):
-                self.npc_kills[event.agent[0]] += 1
-        return computed
-
-    def _optimum(self, problem: Sequence[Sequence[int]], active: int) -> int:
-        """The problem's optimum, knowing it never exceeds the ``active`` traps achieved: none
-        to compute at k = 0, one SAT call at k = 1 (none when the strategy's own SAT call in
-        this process just decided it: ``dungeon.sat`` keeps the verdict); only k >= 2 may need
-        RC2 MaxSAT."""
-        if active == 0:
-            return 0  # before the import: an import statement costs ~1 us on every crossing
-        from dungeon.traps import is_satisfiable, optimum
-
-        if active == 1:
-            return 0 if is_satisfiable(problem, self.switches) else 1
-        return optimum(problem, self.switches)
-
-    def per_team(self, steps: int, winner: int | None) -> list[dict[str, float]]:
-        figures = []
-        for team in (0, 1):
-            crossings = self.crossings[team]
-            row = {
-                "won": 1.0 if winner == team else 0.0,
-                "crossings": float(crossings),
-                "trap_deaths": float(self.trap_deaths[team]),
-                "kills": float(self.kills[team]),
-                "npc_kills": float(self.npc_kills[team]),
-                "mean_active": self.active[team] / crossings if crossings else 0.0,
-                "steps": float(steps),
-            }
-            if self.with_optimum:
-                row["mean_optimum"] = self.optimum[team] / crossings if crossings else 0.0
-            figures.append(row)
-        return figures
 
 
 def play_match(
@@ -255,7 +70,24 @@ def play_match(
     input, output and optimum goes to it, as a server writes them. ``timing`` None: the step
     schedule (spec section 6); else the timed schedule with these distributions
     (:mod:`sim.timed`), whose length is the simulated milliseconds (figure ``sim_ms``).
+
+    The match owns the facts its solver calls prove (:class:`dungeon.sat.SatFacts`): the
+    optimum figure reads the verdicts the strategies' solvers reached on the same problems.
     """
+    from dungeon.sat import SatFacts, remembering
+
+    with remembering(SatFacts()):
+        return _play_match(seed, seats, config, with_optimum, log, timing)
+
+
+def _play_match(
+    seed: int,
+    seats: Sequence[str],
+    config: RulesConfig,
+    with_optimum: bool,
+    log: Any,
+    timing: Timing | None,
+) -> MatchResult:
     from client.strategies.base import make_strategy
     from sim.plugins import dungeon_strategy
 

@@ -97,7 +97,7 @@ def fork(
     """Fork ``log`` after line ``at`` and play it out headless; write the fork's log to
     ``output`` if given. Raises ForkError naming the cause."""
     from client.strategies.base import make_strategy
-    from sim.dungeon import deliver, play_steps, step_order_generator, strategy_seed
+    from sim.dungeon_steps import deliver, play_steps, step_order_generator, strategy_seed
     from sim.plugins import dungeon_strategy
 
     if not log.events:

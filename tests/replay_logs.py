@@ -56,7 +56,7 @@ def engine_log(path: Path, seed: int = 7, steps: int = 40) -> Path:
     from dungeon.config import RulesConfig
     from dungeon.engine import Match
     from replay.matchlog import MatchLogWriter, software_version
-    from sim.dungeon import deliver, play_steps
+    from sim.dungeon_steps import deliver, play_steps
 
     config = RulesConfig(**SMALL)
     with path.open("w", encoding="utf-8") as stream:

@@ -11,7 +11,8 @@ import trio.testing
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, AgentId
-from protocol.codec import NEED_DATA, Codec, encode
+from protocol.codec import NEED_DATA, Codec
+from protocol.encoding import encode
 from protocol.messages import Dungeon, Message, ServerMessage, Start
 from server.app import Server, limits_for
 

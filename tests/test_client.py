@@ -23,7 +23,7 @@ from arena import team as team_cli
 from client.strategies.base import make_strategy
 from client.team import TeamError, connect_team, play_team
 from dungeon.engine import AgentId, Match
-from protocol.codec import encode
+from protocol.encoding import encode
 from protocol.messages import Dungeon, Start
 from replay.matchlog import read_log
 

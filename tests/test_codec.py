@@ -26,9 +26,8 @@ from protocol.codec import (
     ErrorCause,
     LocalProtocolError,
     RemoteProtocolError,
-    encode,
-    encode_lines,
 )
+from protocol.encoding import encode, encode_lines
 from protocol.errors import ErrorCode
 from protocol.messages import (
     MESSAGE_TYPES,

@@ -20,11 +20,13 @@ import trio
 from client.strategies.base import make_strategy
 from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, AgentId, Match, Output, Request
-from protocol.codec import NEED_DATA, Codec, encode
+from protocol.codec import NEED_DATA, Codec
+from protocol.encoding import encode
 from protocol.messages import Move, ServerMessage, Solution, Start
 from replay.matchlog import read_log
 from server.app import Server, serve
-from sim.dungeon import DungeonGame, step_order, step_order_generator, strategy_seed
+from sim.dungeon import DungeonGame
+from sim.dungeon_steps import step_order, step_order_generator, strategy_seed
 
 CONFIG = RulesConfig(nodes=300, radius=0.1)
 SEED = 21

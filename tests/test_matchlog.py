@@ -367,7 +367,7 @@ def test_lines_of_a_real_match_are_their_plain_records_rendered_byte_for_byte() 
 def logged_plain_and_preencoded(output: Any) -> list[str]:
     """The log text of ``output`` written twice: messages encoded by the writer, then handed
     over already encoded (as the server does)."""
-    from protocol.codec import encode
+    from protocol.encoding import encode
 
     logs = []
     for encoded in (None, [encode(o.message) for o in output.messages]):

@@ -9,6 +9,8 @@ fails here instead of silently changing the assignments the strategies submit.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pysolvers
 import pytest
@@ -52,9 +54,10 @@ def public_minicard(
 
 
 @pytest.fixture(autouse=True)
-def no_facts_from_other_tests() -> None:
-    sat._unsatisfiable.clear()
-    sat._optima.clear()
+def facts() -> Iterator[sat.SatFacts]:
+    """Each test plays as one match owning its facts (none from other tests)."""
+    with sat.remembering(sat.SatFacts()) as owned:
+        yield owned
 
 
 def count_solvers_made(monkeypatch: pytest.MonkeyPatch) -> list[None]:
@@ -131,11 +134,22 @@ def test_an_undecided_call_leaves_no_verdict(monkeypatch: pytest.MonkeyPatch) ->
     assert len(solved) == 1
 
 
-def test_only_the_latest_verdicts_are_kept() -> None:
+def test_only_the_latest_verdicts_are_kept(facts: sat.SatFacts) -> None:
     """The memo holds at most FACTS_KEPT problems: a long run does not grow it."""
     for clauses in problems(6, 10 * sat.FACTS_KEPT):
         sat.minisat(clauses)
-    assert len(sat._unsatisfiable._entries) == sat.FACTS_KEPT
+    assert len(facts.unsatisfiable) == sat.FACTS_KEPT
+
+
+def test_outside_a_matchs_facts_nothing_is_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A verdict proved under one match's facts is not another's: a fresh context solves."""
+    clauses = unsatisfiable_problems(10, 1)[0]
+    assert sat.minisat(clauses) == (False, [])
+    with sat.remembering(sat.SatFacts()) as other:
+        solved = count_solvers_made(monkeypatch)
+        assert not sat.satisfiable(clauses)
+        assert len(solved) == 1
+        assert len(other.unsatisfiable) == 1
 
 
 def unsatisfiable_problems(seed: int, count: int) -> list[list[list[int]]]:

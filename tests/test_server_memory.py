@@ -31,7 +31,7 @@ from structlog.testing import capture_logs
 from client.strategies.solver import TrapSolver
 from dungeon.engine import AGENTS, AgentId
 from dungeon.traps import optimum
-from protocol.codec import encode
+from protocol.encoding import encode
 from protocol.messages import Dungeon, Enemy, Error, GameOver, Move, Moved, Sat, Solution, Start
 from replay.matchlog import read_log
 from server.connection import Connection

@@ -181,7 +181,7 @@ def test_the_figures_optimum_shortcuts_agree_with_the_exact_optimum() -> None:
     import numpy as np
 
     from dungeon.traps import draw_problem, optimum
-    from sim.dungeon import TeamFigures
+    from sim.dungeon_figures import TeamFigures
 
     figures = TeamFigures(switches=20, with_optimum=True)
     rng = np.random.Generator(np.random.PCG64(5))

@@ -14,7 +14,8 @@ from client.strategies.base import make_strategy
 from client.team import connect_team, play_team
 from dungeon.config import DEFAULT_RULES
 from dungeon.engine import Match
-from protocol.codec import NEED_DATA, Codec, encode
+from protocol.codec import NEED_DATA, Codec
+from protocol.encoding import encode
 from protocol.messages import ClientMessage, Move, Moved, Sat, Start
 from replay.matchlog import read_log
 from replay.rerun import new_match

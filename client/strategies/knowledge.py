@@ -54,13 +54,12 @@ def hop_table(graph: csr_matrix, source: int) -> Sequence[int]:
 def hop_table_pure(graph: csr_matrix, source: int) -> Sequence[int]:
     """:func:`hop_table` by scipy alone: the fallback, and the reference tests compare with.
 
-    scipy's breadth-first search runs in C (about 3x faster than the same search in Python on
-    a 1000-node dungeon); it gives the visiting order and each node's parent. Nodes come level
+    scipy's breadth-first search runs in C (faster than the same search in Python on a
+    1000-node dungeon); it gives the visiting order and each node's parent. Nodes come level
     by level, and each level's children in the order of their parents, so the children of the
     first p + 1 nodes visited fill positions 1 to (their count): a running count of children
     in visiting order leads from each level's last position to the next one's, one step per
-    level (measured: ~540k instructions a table, against ~680k when each parent's position was
-    looked up and each level found by bisection).
+    level, with no parent's position looked up and no level found by bisection.
     """
     count = graph.shape[0]
     order, parents = breadth_first_order(graph, source, directed=True, return_predecessors=True)
@@ -70,15 +69,14 @@ def hop_table_pure(graph: csr_matrix, source: int) -> Sequence[int]:
     last = 0  # position of the last node of the deepest level found
     final = len(order) - 1
     while last < final:
-        # item() gives a Python int at once, with no numpy scalar on the way (measured: 503k ->
-        # 479k instructions a table).
+        # item() gives a Python int at once, with no numpy scalar on the way.
         end = last_child.item(last)
         sizes.append(end - last)
         last = end
     hops = np.full(count, -1, dtype=np.int32)
     hops[order] = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
     # An int32 array, not a list: its bytes are copied, where tolist makes 1000 Python ints,
-    # and a table takes 4 KB, not 8 (measured: -3.4M instructions a match).
+    # and a table takes 4 KB, not 8.
     return array("i", hops.tobytes())
 
 
@@ -268,28 +266,16 @@ class _Corridors:
         count = len(self.adjacency)
         indptr = np.searchsorted(heads, np.arange(count + 1)).astype(np.int32)
         # float64 and int32 are the types scipy's graph routines want: with any other, every
-        # search would begin by converting the whole matrix (measured: 5x the search itself).
+        # search would begin by converting the whole matrix (costlier than the search itself).
         data = np.ones(len(tails), dtype=np.float64)
         return csr_matrix((data, tails.astype(np.int32), indptr), shape=(count, count))
 
 
-# The last corridors built, with the edges they came from: the two teams of a headless match
-# get the very same edges object, so the second team reuses the first team's work.
-_last_corridors: tuple[object, int, _Corridors] | None = None
-
-
 def _corridors(count: int, edges: Sequence[Sequence[int]]) -> _Corridors:
-    global _last_corridors  # a one-entry memo of a pure function
-    if _last_corridors is not None:
-        last_edges, last_count, corridors = _last_corridors
-        if last_edges is edges and last_count == count:
-            return corridors
     ends = np.fromiter(chain.from_iterable(edges), dtype=np.int64, count=2 * len(edges))
     indptr, tails = symmetric_csr(ends.reshape(-1, 2), count)
     bounds = indptr.tolist()
     flat = tails.tolist()
     adjacency = [tuple(flat[bounds[u] : bounds[u + 1]]) for u in range(count)]
     heads = np.repeat(np.arange(count), np.diff(indptr))
-    corridors = _Corridors(adjacency, heads, tails)
-    _last_corridors = (edges, count, corridors)
-    return corridors
+    return _Corridors(adjacency, heads, tails)

@@ -7,7 +7,7 @@ one call (an optimal assignment, no budget needed at trap sizes). Otherwise, the
 tries, in order, each step exact and each cheaper than the next:
 
 1. one MiniSat 2.2 call on the traps as they are (about 70% of the 20/85 problems are
-   satisfiable: done in ~50 us, most of it MiniSat taking in the 85 clauses);
+   satisfiable: done, most of the cost being MiniSat taking in the 85 clauses);
 2. when that is unsatisfiable, one MiniCard call on the traps, each with its own relaxation
    switch, and "at most one relaxation true" as a native cardinality constraint: satisfiable
    means one active trap is the optimum (about 98% of the unsatisfiable problems at 20/85);
@@ -15,8 +15,8 @@ tries, in order, each step exact and each cheaper than the next:
 4. when a conflict budget runs out, the best assignment a seeded WalkSAT finds.
 
 Every budget is counted in solver conflicts or flips, never in seconds, so a headless match
-replays the same way on any machine. Measured (``python -m bench strategies``): about 4x cheaper
-per problem than going from SAT straight to RC2, whose set-up alone costs more than steps 1-2.
+replays the same way on any machine. Cheaper per problem than going from SAT straight to RC2,
+whose set-up alone costs more than steps 1-2 (``python -m bench strategies`` shows both).
 Steps 1 and 2 go through :mod:`dungeon.sat` (the clauses straight to pysat's C solvers, the same
 models as its public classes), which also keeps step 1's verdict for the optimum figure.
 """
@@ -133,8 +133,7 @@ def _one_active(traps: Traps, switches: int, conflicts: int) -> tuple[bool | Non
     """
     singles, relaxations = _relaxations(switches, len(traps))
     # Each relaxed trap is the trap's tuple + the 1-tuple of its switch, joined in C as MiniCard
-    # takes them in, no list kept (measured: ~12k instructions fewer a problem than a list of
-    # (*trap, relax) tuples built in Python).
+    # takes them in: no list kept, no tuple built in Python.
     relaxed = map(tuple.__add__, map(tuple, traps), singles)
     return minicard(relaxed, relaxations, 1, conflicts)
 
