@@ -16,21 +16,18 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import EXIT_USAGE, UsageError
-from arena.options import ArgumentParser, add_config_option, config_pairs, seed
+from arena.options import (
+    ArgumentParser,
+    add_config_option,
+    config_pairs,
+    port,
+    seed,
+    server_port,
+)
 
 __all__ = ["main"]
 
 DEFAULT_PORT = 45678
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r}: a port is 0-65535")
-    return value
 
 
 def _count(text: str) -> int:
@@ -163,7 +160,7 @@ def _parser() -> argparse.ArgumentParser:
         "--config call_timeout=3 wait=30",
     )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
-    serve.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"({DEFAULT_PORT})")
+    serve.add_argument("--port", type=port, default=DEFAULT_PORT, help=f"({DEFAULT_PORT})")
     add_config_option(
         serve,
         "server settings: call_timeout, name_timeout, wait, periods (seconds / count), "
@@ -190,7 +187,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     clients.add_argument("count", type=_count, metavar="N", help="number of clients")
     clients.add_argument("--host", default="127.0.0.1", help="server address (127.0.0.1)")
-    clients.add_argument("--port", type=_port, default=DEFAULT_PORT, help=f"({DEFAULT_PORT})")
+    clients.add_argument("--port", type=server_port, default=DEFAULT_PORT, help=f"({DEFAULT_PORT})")
     clients.add_argument("--strategy", default="minimax1", help="greedy, minimaxD, paranoid...")
     clients.add_argument("--names", help="comma-separated names (default fisha, fishb, ...)")
     clients.add_argument("--seed", type=seed, default=0, help="seed of the first client (0)")

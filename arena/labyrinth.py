@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from arena.errors import EXIT_INTERRUPTED, UsageError, command
-from arena.options import ArgumentParser, png_file, port, positive_seconds, seed
+from arena.options import ArgumentParser, png_file, port, positive_seconds, seed, server_port
 from labyrinth.game import STRATEGIES, LabyrinthState
 from labyrinth.generation import generate
 from labyrinth.interactive import play_at_terminal
@@ -31,7 +31,7 @@ from labyrinth.online import (
     valid_name,
 )
 from labyrinth.render import render_png, render_text
-from labyrinth.rules import PROFILES, Labyrinth, LabyrinthConfig, Move, whole_number
+from labyrinth.rules import PROFILES, Labyrinth, LabyrinthConfig, Move
 
 __all__ = ["main"]
 
@@ -86,7 +86,7 @@ def _parser() -> argparse.ArgumentParser:
         "connect", help="play a game on a server of the course's 2017 protocol (CodingGameServer)"
     )
     connect.add_argument("host", help="the server's address, e.g. localhost")
-    connect.add_argument("port", type=_port, help="the server's port")
+    connect.add_argument("port", type=server_port, help="the server's port")
     connect.add_argument(
         "--name", type=_client_name, default="arena_rotator", help="our name (1-20 of A-Za-z0-9_)"
     )
@@ -251,13 +251,6 @@ def replay(command: str, paths: list[str], output: str | None, png: str | None) 
             print(f"arena replay {command}: {path}: {error}", file=sys.stderr)
             worst = 2
     return worst
-
-
-def _port(text: str) -> int:
-    value = whole_number(text)
-    if value is None or not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port (1-65535)")
-    return value
 
 
 def _ascii_text(text: str) -> str:

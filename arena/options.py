@@ -72,9 +72,9 @@ def port(text: str) -> int:
 
 def server_port(text: str) -> int:
     """A server's TCP port to connect to: 1 to 65535."""
-    value = _integer(text, "a server's port (1 to 65535)")
+    value = _integer(text, "a port to connect to (1 to 65535)")
     if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a server's port (1 to 65535)")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port to connect to (1 to 65535)")
     return value
 
 

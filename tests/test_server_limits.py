@@ -14,7 +14,8 @@ import trio
 from server_testkit import SMALL, connect_memory, join_all, memory_match, neighbour, running_server
 
 from dungeon.engine import AGENTS, AgentId
-from protocol.codec import Codec, encode
+from protocol.codec import Codec
+from protocol.encoding import encode
 from protocol.messages import ClientMessage, Error, Move, Sat, Start
 from replay.matchlog import read_log
 from server.app import limits_for
