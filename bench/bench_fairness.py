@@ -26,7 +26,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 
@@ -35,13 +34,13 @@ import trio
 from bench.bench_server import (
     HOST,
     Recorder,
-    collections_paused,
     cpu_seconds,
+    fresh_server,
     keep_match_going,
     percentile,
     resident_kib,
     server_latencies,
-    start_server,
+    split_cpus,
 )
 from bench.common import SettingError, env_number, print_table
 
@@ -115,14 +114,8 @@ async def measure(process: subprocess.Popen[str], port: int, flooded: bool) -> R
 
 
 def run_once(flooded: bool, server_cpu: int) -> Run:
-    with tempfile.TemporaryDirectory() as log_dir:
-        process, port = start_server(log_dir, server_cpu)
-        try:
-            with collections_paused():
-                return trio.run(measure, process, port, flooded)
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
+    with fresh_server(server_cpu) as (process, port):
+        return trio.run(measure, process, port, flooded)
 
 
 def main() -> None:
@@ -130,12 +123,7 @@ def main() -> None:
     from server.net import DEFAULT_LIMITS
 
     configure_logging(level="warning")
-    cpus = sorted(os.sched_getaffinity(0))
-    with open("/proc/loadavg", encoding="ascii") as loadavg:
-        load = loadavg.read().split()[0]
-    server_cpu = cpus[0]
-    if len(cpus) > 1:
-        os.sched_setaffinity(0, set(cpus[1:]))
+    server_cpu, load = split_cpus()
     runs = [run_once(flooded, server_cpu) for _ in range(RUNS) for flooded in (False, True)]
     rows = []
     medians: dict[bool, Run] = {}

@@ -492,31 +492,46 @@ def collections_paused() -> Iterator[None]:
         gc.collect()
 
 
-def run_level(matches: int, think_ms: float, server_cpu: int, naive: bool = False) -> Level:
-    """One level against a fresh server process, so that its memory at rest is the baseline
-    (a server that has held more matches keeps their heap) and no level inherits another's."""
+@contextlib.contextmanager
+def fresh_server(
+    server_cpu: int, *, naive: bool = False
+) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """A server process of its own (logs in a scratch directory) and its port, with the load's
+    collections paused; stopped on the way out."""
     with tempfile.TemporaryDirectory() as log_dir:
         process, port = start_server(log_dir, server_cpu, naive=naive)
         try:
             with collections_paused():
-                return trio.run(measure_level, process, port, matches, think_ms, naive)
+                yield process, port
         finally:
             process.terminate()
             process.wait(timeout=30)
+
+
+def split_cpus() -> tuple[int, str]:
+    """The CPU the server gets to itself (this process, the load, moves to the others) and the
+    load average before the run. The CPU is passed to the server process: it inherits the load's
+    affinity, so "its first CPU" would be the load's."""
+    cpus = sorted(os.sched_getaffinity(0))
+    with open("/proc/loadavg", encoding="ascii") as loadavg:
+        load = loadavg.read().split()[0]
+    if len(cpus) > 1:
+        os.sched_setaffinity(0, set(cpus[1:]))
+    return cpus[0], load
+
+
+def run_level(matches: int, think_ms: float, server_cpu: int, naive: bool = False) -> Level:
+    """One level against a fresh server process, so that its memory at rest is the baseline
+    (a server that has held more matches keeps their heap) and no level inherits another's."""
+    with fresh_server(server_cpu, naive=naive) as (process, port):
+        return trio.run(measure_level, process, port, matches, think_ms, naive)
 
 
 def main() -> None:
     from arena.logs import configure_logging
 
     configure_logging(level="warning")
-    cpus = sorted(os.sched_getaffinity(0))
-    with open("/proc/loadavg", encoding="ascii") as loadavg:
-        load = loadavg.read().split()[0]
-    # The server gets the first CPU to itself and the load the others. The CPU is passed to the
-    # server process: it inherits the load's affinity, so "its first CPU" would be the load's.
-    server_cpu = cpus[0]
-    if len(cpus) > 1:
-        os.sched_setaffinity(0, set(cpus[1:]))
+    server_cpu, load = split_cpus()
     levels = [
         run_level(matches, think_ms, server_cpu, naive)
         for think_ms in THINK_MS
