@@ -44,6 +44,7 @@ import os
 import selectors
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -149,15 +150,18 @@ def _covered(path: str) -> bool:
 
 def _read_only_binds(paths: Sequence[Path]) -> list[str]:
     """Binds of ``paths`` at their own paths, with world-searchable parent directories (bwrap
-    would copy a parent's mode, and /root is 0700)."""
+    would copy a parent's mode, and /root is 0700). A bound directory keeps its own mode, so
+    one that others cannot search (a checkout made by ``mktemp -d`` is 0700) is made afresh
+    inside and its entries are bound one by one, under the same rule."""
     wanted = sorted({os.path.abspath(p) for p in paths if not _covered(os.path.abspath(p))})
     out: list[str] = []
     made: set[str] = {"/"}
     bound: list[str] = []
-    for path in wanted:
-        if any(path.startswith(top + "/") for top in bound):
+    todo = wanted[::-1]
+    while todo:
+        path = todo.pop()
+        if any(path == top or path.startswith(top + "/") for top in bound):
             continue  # already visible through a directory bound above it
-        bound.append(path)
         parents = []
         parent = os.path.dirname(path)
         while parent not in made:
@@ -166,8 +170,24 @@ def _read_only_binds(paths: Sequence[Path]) -> list[str]:
         for directory in reversed(parents):
             out += ["--perms", "0755", "--dir", directory]
             made.add(directory)
+        if _closed_to_others(path):
+            if path not in made:
+                out += ["--perms", "0755", "--dir", path]
+                made.add(path)
+            todo += sorted((os.path.join(path, name) for name in os.listdir(path)), reverse=True)
+            continue
+        bound.append(path)
         out += ["--ro-bind", path, path]
     return out
+
+
+def _closed_to_others(path: str) -> bool:
+    """A real directory (not a link) that users other than its owner may not search."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISDIR(mode) and mode & 0o005 != 0o005
 
 
 def sandbox_argv(

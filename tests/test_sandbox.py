@@ -229,3 +229,25 @@ def test_stdin_is_fed_and_a_program_that_never_reads_it_still_times_out(tmp_path
         stdin=b"x" * 1_000_000,
     )
     assert deaf.timed_out
+
+
+@needs_bwrap
+def test_a_program_kept_in_a_directory_closed_to_others_still_runs(tmp_path: Path) -> None:
+    """A checkout made by `mktemp -d` is 0700: the sandbox user still reads what it is given
+    inside it (the directory is made afresh and its entries bound), and nothing else there."""
+    private = tmp_path / "checkout"
+    (private / "tools").mkdir(parents=True)
+    private.chmod(0o700)
+    (private / "tools" / "hello.sh").write_text("echo hello from inside\n")
+    (private / "secret.txt").write_text("not for players\n")
+    (private / "secret.txt").chmod(0o600)
+    outcome = run(
+        ["sh", "-c", f"sh {private}/tools/hello.sh; cat {private}/secret.txt"],
+        folder=folder_of(tmp_path),
+        limits=LIMITS,
+        network=False,
+        timeout=20,
+        read_only=[private],
+    )
+    assert "hello from inside" in outcome.stdout
+    assert "not for players" not in outcome.stdout
