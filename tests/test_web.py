@@ -3,7 +3,7 @@ nursery on a loopback port, the shared assets, a 404 page for unknown URLs, and 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 
 import trio
 from starlette.requests import Request
@@ -124,7 +124,7 @@ async def test_an_event_stream_sends_what_its_page_yields() -> None:
     events it makes, JSON data (sse_event) or text already JSON (sse_text)."""
 
     async def events(request: Request) -> Response:
-        async def texts() -> AsyncIterator[str]:
+        async def texts() -> AsyncGenerator[str, None]:
             yield sse_event("board", {"version": 1})
             yield sse_text("frames", '{"frames":[]}')
 
@@ -137,3 +137,27 @@ async def test_an_event_stream_sends_what_its_page_yields() -> None:
             found = await first_events(port, "/events", 2)
         nursery.cancel_scope.cancel()
     assert found == ['event: board\ndata: {"version":1}', 'event: frames\ndata: {"frames":[]}']
+
+
+async def test_a_browser_leaving_mid_send_ends_its_subscription_at_once() -> None:
+    """When the browser goes away while an event is being sent, the stream is closed with the
+    response (its subscriber removed then), not left to the garbage collector: an abandoned
+    async generator is finalised at a random later moment, and trio warns about it."""
+    hub = Broadcaster()
+    response = sse_response(hub, lambda: ("state", {"n": 0}))
+    sending = trio.Event()
+
+    async def receive() -> dict[str, object]:
+        await sending.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(message: dict[str, object]) -> None:
+        if message.get("body"):
+            sending.set()
+            await trio.sleep_forever()
+
+    scope = {"type": "http", "asgi": {"spec_version": "2.1"}}
+    with trio.fail_after(5):
+        await response(scope, receive, send)
+    assert sending.is_set()
+    assert hub.subscribers == 0

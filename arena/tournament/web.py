@@ -24,7 +24,7 @@ import json
 import multiprocessing
 import re
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -169,7 +169,7 @@ def build_app(board: Board, out: Path | None = None, pool: Executor | None = Non
         return HTMLResponse(index_page(board.title))
 
     async def events(request: Request) -> Response:
-        async def stream() -> AsyncIterator[str]:
+        async def stream() -> AsyncGenerator[str, None]:
             version = -1
             while True:
                 yield sse_event("board", board.snapshot())
@@ -197,7 +197,7 @@ def build_app(board: Board, out: Path | None = None, pool: Executor | None = Non
     async def live_events(request: Request) -> Response:
         match, log = _match(request)
 
-        async def stream() -> AsyncIterator[str]:
+        async def stream() -> AsyncGenerator[str, None]:
             sent = None
             while True:
                 over = match.status == "finished"

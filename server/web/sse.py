@@ -7,11 +7,12 @@ polls its own state rather than being published to)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from typing import Any
 
 import trio
 from starlette.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 __all__ = ["Broadcaster", "event_stream", "sse_event", "sse_response", "sse_text"]
 
@@ -44,7 +45,7 @@ class Broadcaster:
                 self._subscribers.discard(channel)
                 channel.close()
 
-    async def subscribe(self, first: Callable[[], str] | None = None) -> AsyncIterator[str]:
+    async def subscribe(self, first: Callable[[], str] | None = None) -> AsyncGenerator[str, None]:
         """The events as SSE text, starting with ``first()`` (e.g. the whole current state)."""
         send, receive = trio.open_memory_channel[str](self._buffer)
         self._subscribers.add(send)
@@ -75,10 +76,30 @@ def sse_text(kind: str, text: str) -> str:
     return f"event: {kind}\ndata: {text}\n\n"
 
 
-def event_stream(body: AsyncIterator[str]) -> StreamingResponse:
-    """A ``text/event-stream`` response of ``body``'s texts (proxies told not to buffer it)."""
-    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(body, media_type="text/event-stream", headers=headers)
+class _EventStream(StreamingResponse):
+    """A streaming response that closes its body when it ends, however it ends. Starlette
+    stops iterating when the browser goes away but leaves the generator suspended where it
+    was (at a ``yield``, if the disconnect came during a send); only the garbage collector
+    would then run its ``finally`` (a subscriber removed), at a random later moment and with
+    trio's warning about an abandoned async generator."""
+
+    def __init__(self, body: AsyncGenerator[str, None]) -> None:
+        headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+        super().__init__(body, media_type="text/event-stream", headers=headers)
+        self._body = body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._body.aclose()
+
+
+def event_stream(body: AsyncGenerator[str, None]) -> StreamingResponse:
+    """A ``text/event-stream`` response of ``body``'s texts (proxies told not to buffer it),
+    closed with the response."""
+    return _EventStream(body)
 
 
 def sse_response(
