@@ -180,6 +180,28 @@ def test_without_the_extension_the_pure_path_solves_with_one_notice(
     assert list(hop_table(graph, 0)) == [0, 1, 2]
 
 
+@pytest.mark.parametrize(
+    ("value", "built"), [("0", False), (" 0 ", False), ("1", True), ("", True)]
+)
+def test_dungeon_fastcore_0_switches_the_extension_off_with_one_notice(
+    value: str, built: bool, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """DUNGEON_FASTCORE=0 (read at the first load of a process) takes the pure path, saying so
+    once; any other value, or none, loads the built extension."""
+    monkeypatch.setenv(fastcore.SWITCH, value)
+    fastcore.reset()
+    try:
+        with caplog.at_level(logging.INFO, logger="dungeon"):
+            assert (fastcore.load() is core) is built
+            assert (fastcore.load() is core) is built
+            assert (sat.exact_maxsat([(1, 2, 3)], 3) is not None) is built
+    finally:
+        fastcore.reset()
+    notices = [r for r in caplog.records if "dungeon._fastcore" in r.getMessage()]
+    assert len(notices) == (0 if built else 1)
+    assert all(r.levelno < logging.ERROR for r in notices)
+
+
 def test_with_the_extension_the_solver_is_exact_and_feeds_the_figures_memo() -> None:
     generator = np.random.Generator(np.random.PCG64(8))
     solver = TrapSolver(seed=1)
