@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from labyrinth.wire import Malformed, WaitRequest, parse_wait, valid_name
+from labyrinth.wire import Malformed, WaitRequest, echo, parse_wait, valid_name
 
 __all__ = ["Fail", "Forfeit", "GameCommand", "Register", "Session", "Wait"]
 
@@ -69,7 +69,7 @@ class Session:
                 return Fail("The first command must be CLIENT_NAME <name>")
             name = argument.strip()
             if not valid_name(name):
-                return Fail(f"The name {name!r} is not valid (1-20 of A-Za-z0-9_)")
+                return Fail(f"The name {echo(name)!r} is not valid (1-20 of A-Za-z0-9_)")
             return Register(name)
         if word == "WAIT_GAME" and (self.phase == "named" or self.game_over):
             try:
@@ -79,8 +79,8 @@ class Session:
         if self.phase == "playing" and word in GAME_COMMANDS:
             return GameCommand(word, argument)
         if self.phase == "waiting":
-            return Fail(f"{word} is not allowed while waiting for a game")
-        return self._bad(f"{word} is not allowed now")
+            return Fail(f"{echo(word)} is not allowed while waiting for a game")
+        return self._bad(f"{echo(word)} is not allowed now")
 
     def _bad(self, reason: str) -> Action:
         if self.phase == "playing" and not self.game_over:

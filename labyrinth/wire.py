@@ -5,7 +5,8 @@ Clients send bare ASCII commands, one per write, no length and no terminator (th
 wait for the answer before the next. :class:`CommandDecoder` therefore ends a command at a
 newline or at the end of one read (``receive_data``), as CodingGameServer does; a command longer
 than :data:`MAX_COMMAND` bytes is malformed. Server messages are a 4-digit zero-padded length
-then the payload (:func:`frame`); at most :data:`MAX_MESSAGE` bytes except the maze.
+then the payload (:func:`frame`); at most :data:`MAX_MESSAGE` bytes except the maze, so an error
+message quotes the client's input cut by :func:`echo`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ __all__ = [
     "CommandDecoder",
     "Malformed",
     "WaitRequest",
+    "echo",
     "frame",
     "parse_move_command",
     "parse_wait",
@@ -31,6 +33,8 @@ __all__ = [
 
 MAX_COMMAND = 1024
 MAX_MESSAGE = 1000
+#: The most of a client's input an error message quotes (a command may be 1024 bytes).
+MAX_ECHO = 64
 #: Training players a WAIT_GAME may name: the course's three and our own bot.
 TRAINING_PLAYERS = ("DO_NOTHING", "PLAY_RANDOM", "ASTAR", "ROTATOR")
 #: PLAY_MOVE's text: two unsigned decimal numbers; anything after more space is tolerated.
@@ -46,6 +50,12 @@ def frame(payload: str, limit: int = MAX_MESSAGE) -> bytes:
     """One server message: the 4-digit length then the payload (cut at ``limit`` bytes)."""
     data = payload.encode("utf-8", "replace")[:limit]
     return b"%04d" % len(data) + data
+
+
+def echo(text: str) -> str:
+    """``text`` for quoting in an error message: at most :data:`MAX_ECHO` characters, then
+    "..." when it was longer (ASCII, as the whole protocol)."""
+    return text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + "..."
 
 
 class CommandDecoder:
@@ -97,7 +107,9 @@ def parse_move_command(text: str) -> Move:
     """PLAY_MOVE's argument, as the public server reads it (Malformed otherwise)."""
     match = MOVE_TEXT.fullmatch(text.strip())
     if match is None:
-        raise Malformed(f"the move {text.strip()!r} is not in correct form ('<type> <value>')")
+        raise Malformed(
+            f"the move {echo(text.strip())!r} is not in correct form ('<type> <value>')"
+        )
     return Move(int(match[1]), int(match[2]))
 
 
@@ -130,12 +142,12 @@ def parse_wait(text: str) -> WaitRequest:
     if words and "=" not in words[0]:
         training = words.pop(0)
         if training not in TRAINING_PLAYERS:
-            raise Malformed(f"the training player name {training!r} is not valid")
+            raise Malformed(f"the training player name {echo(training)!r} is not valid")
     options: dict[str, object] = {}
     for word in words:
         key, equal, value = word.partition("=")
         if not equal:
-            raise Malformed(f"the option {word!r} is not key=value")
+            raise Malformed(f"the option {echo(word)!r} is not key=value")
         options[key] = value
     return dataclasses.replace(WaitRequest(training=training), **_options(options))
 
@@ -150,15 +162,15 @@ def _options(raw: dict[str, object]) -> dict[str, Any]:
             out["delay"] = _number(key, text, 0.0, 60000.0) / 1000.0
         elif key == "start":
             if text not in ("0", "1", "-1"):
-                raise Malformed(f"the option start={text} is incorrect (0, 1 or -1)")
+                raise Malformed(f"the option start={echo(text)} is incorrect (0, 1 or -1)")
             out["start"] = int(text)
         elif key == "seed":
             if not text.isdigit() or int(text) > 0xFFFFFF:
-                raise Malformed(f"the option seed={text} is incorrect (0 to 16777215)")
+                raise Malformed(f"the option seed={echo(text)} is incorrect (0 to 16777215)")
             out["seed"] = int(text)
         elif key == "rotate":
             if text.lower() not in ("true", "false"):
-                raise Malformed(f"the option rotate={text} is incorrect (true or false)")
+                raise Malformed(f"the option rotate={echo(text)} is incorrect (true or false)")
             out["rotate"] = text.lower() == "true"
     return out
 
@@ -167,7 +179,7 @@ def _number(key: str, text: str, low: float, high: float) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise Malformed(f"the option {key}={text} is incorrect (a number)") from None
+        raise Malformed(f"the option {key}={echo(text)} is incorrect (a number)") from None
     if not low <= value <= high:
-        raise Malformed(f"the option {key}={text} is incorrect ({low} to {high})")
+        raise Malformed(f"the option {key}={echo(text)} is incorrect ({low} to {high})")
     return value

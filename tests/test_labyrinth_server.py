@@ -209,6 +209,65 @@ async def test_a_bad_command_outside_a_game_is_answered_and_the_connection_close
         nursery.cancel_scope.cancel()
 
 
+LONG = "x" * 990
+#: Inputs the server used to echo whole into its error replies (up to 1045 bytes).
+ECHOING_INPUTS = [
+    ([], "CLIENT_NAME " + LONG),
+    (["CLIENT_NAME me"], "WAIT_GAME " + LONG),
+    (["CLIENT_NAME me"], "WAIT_GAME DO_NOTHING " + LONG),
+    (["CLIENT_NAME me"], "WAIT_GAME DO_NOTHING timeout=" + "9" * 990),
+    (["CLIENT_NAME me"], "WAIT_GAME DO_NOTHING delay=" + "9" * 990),
+    (["CLIENT_NAME me"], "WAIT_GAME DO_NOTHING start=" + "9" * 990),
+    (["CLIENT_NAME me"], "WAIT_GAME DO_NOTHING seed=" + "9" * 990),
+    (["CLIENT_NAME me"], "WAIT_GAME DO_NOTHING rotate=" + LONG),
+    (["CLIENT_NAME me"], "X" * 1020),
+    (["CLIENT_NAME me", "WAIT_GAME"], "X" * 1020),
+]
+
+
+@pytest.mark.parametrize(("before", "command"), ECHOING_INPUTS)
+async def test_an_error_reply_outside_a_game_stays_within_1000_bytes(
+    before: list[str], command: str
+) -> None:
+    """The spec's limit for every message but the maze holds whatever the client sent: the
+    echoed input is cut to 64 characters and an ellipsis."""
+    server = LabyrinthServer(seed=1)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        client = memory_client(nursery, server)
+        for text in before:
+            assert await client.command(text, 1) == ["OK"]
+        replies = [await client.command(command, 1), [await client.receive()]]
+        assert await client.receive() is None
+        nursery.cancel_scope.cancel()
+    texts = [str(reply[0]) for reply in replies]
+    assert all(len(text.encode()) <= 1000 for text in texts), [len(t) for t in texts]
+    assert texts[0].count("...") == 1
+
+
+@pytest.mark.parametrize("command", ["PLAY_MOVE " + LONG, "X" * 1020, "PLAY_MOVE 1 " + LONG])
+async def test_an_error_reply_in_a_game_stays_within_1000_bytes_for_both_players(
+    command: str,
+) -> None:
+    """A long bad command loses the game; neither its sender's reply nor the opponent's
+    notice of it exceeds 1000 bytes."""
+    server = LabyrinthServer(Settings(auto_pair=True), seed=2)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        first, second = memory_client(nursery, server), memory_client(nursery, server)
+        assert await first.command("CLIENT_NAME first", 1) == ["OK"]
+        assert await first.command("WAIT_GAME start=0", 1) == ["OK"]
+        await second.join("second", "")
+        await first.receive(), await first.receive()
+        await first.send(command)
+        sender = [await first.receive() for _ in range(3)]
+        notice = await second.command("PLAY_MOVE 0 0", 3)
+        nursery.cancel_scope.cancel()
+    replies = [str(text) for text in [*sender, *notice] if text is not None]
+    assert notice[:2] == ["OK", "1"]
+    assert all(len(text.encode()) <= 1000 for text in replies), [len(t) for t in replies]
+
+
 @pytest.mark.parametrize(
     ("command", "sender_gets"),
     [
