@@ -1,7 +1,7 @@
 """The Labyrinth server of the 2017 protocol (labyrinth/server.py): whole games over loopback
-against every training player in both rules profiles, two programs paired, a tournament, every
-malformed or out-of-turn command losing the game for its sender only, and the clock in virtual
-time."""
+against every training player in both rules profiles, two programs paired, a league and a
+knockout, every malformed or out-of-turn command losing the game for its sender only, and the
+clock in virtual time."""
 
 from __future__ import annotations
 
@@ -169,6 +169,60 @@ async def test_a_knockout_ends_with_one_winner() -> None:
         rounds += 1
     assert rounds == cup.total_phases() == 3
     assert len(cup.alive) == 1
+
+
+async def test_a_knockout_of_five_on_the_server_plays_phase_by_phase_with_a_bye() -> None:
+    """Five programs join a knockout: the first phase pairs four and gives the fifth a bye,
+    winners go on phase by phase, and three phases leave one winner."""
+    server = LabyrinthServer(seed=10)
+    names = ["p1", "p2", "p3", "p4", "p5"]
+    played: dict[str, int] = dict.fromkeys(names, 0)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        server.create_tournament("ko", "knockout")
+
+        async def program(name: str) -> None:
+            client = memory_client(nursery, server)
+            assert await client.command(f"CLIENT_NAME {name}", 1) == ["OK"]
+            while True:
+                ok, _game, size = await client.command("WAIT_GAME TOURNAMENT ko", 3)
+                assert ok == "OK"
+                assert size is not None
+                width, height = (int(x) for x in size.split())
+                _, maze, seat = await client.command("GET_GAME_DATA", 3)
+                assert maze is not None
+                assert seat is not None
+                await play_program(client, int(seat), width, height, maze)
+                played[name] += 1
+
+        for name in names:  # one after the other: the order of joining seeds the draw
+            nursery.start_soon(program, name)
+            await trio.testing.wait_all_tasks_blocked()
+        tournament = server.tournaments["ko"]
+        assert tournament.players == names
+        assert tournament.total_phases() == 3
+        phases = []
+        for _ in range(3):
+            pairings = server.next_phase("ko")
+            phases.append([(p.first, p.second) for p in pairings])
+            assert all(p.game for p in pairings)  # every game started at once
+            while tournament.phase_running:
+                await trio.testing.wait_all_tasks_blocked()
+        assert tournament.finished
+        with pytest.raises(ValueError, match="is over"):
+            server.next_phase("ko")
+        nursery.cancel_scope.cancel()
+    assert phases[0] == [("p1", "p2"), ("p3", "p4")]  # p5 has a bye
+    assert [len(phase) for phase in phases] == [2, 1, 1]
+    assert "p5" in {name for pair in phases[1] + phases[2] for name in pair}
+    assert len(tournament.alive) == 1
+    (champion,) = tournament.alive
+    last = tournament.phases[-1][0]
+    assert last.winner == champion
+    assert sum(played.values()) == 2 * 4  # four games of two programs each
+    assert played[champion] == (3 if champion != "p5" else 2)
+    wins = {row["player"]: row["wins"] for row in tournament.standings()}
+    assert wins[champion] == played[champion]
 
 
 @pytest.mark.parametrize(
