@@ -8,12 +8,19 @@ dungeon's geometry as a digest), the results JSON of ``arena sim`` for all four 
 ``timing`` key left out), and the course harnesses' outputs on the shared Fish fixtures.
 ``tests/test_golden.py`` runs the same recipes and compares byte for byte. A change of golden
 files is a change of behaviour: say why in its commit.
+
+The dungeon's recipes run with the compiled core (``dungeon._fastcore``) when it is built, and
+the match logs record the assignments its solver chose; run this only where it is built. The
+pure path (``DUNGEON_FASTCORE=0``, or no extension) gives the same results JSON and the same
+logs but for another optimal assignment in some ``solution`` lines, which the tests check.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -38,15 +45,39 @@ LOG_RUNS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
 )
 
 
-def arena(*args: str, stdin: bytes | None = None) -> bytes:
-    done = subprocess.run([ARENA, *args], input=stdin, capture_output=True, check=False)
+#: The environment variable that switches the compiled core off (dungeon/fastcore.py).
+FASTCORE_SWITCH = "DUNGEON_FASTCORE"
+
+
+def fastcore_built() -> bool:
+    """Whether the compiled core can be imported (then the recipes' matches use it)."""
+    try:
+        importlib.import_module("dungeon._fastcore")
+    except ImportError:
+        return False
+    return True
+
+
+def arena(*args: str, stdin: bytes | None = None, fastcore: bool = True) -> bytes:
+    """``arena ARGS``' standard output; ``fastcore=False`` runs it with DUNGEON_FASTCORE=0, and
+    otherwise the extension is used when built (whatever the caller's environment says)."""
+    env = {k: v for k, v in os.environ.items() if k != FASTCORE_SWITCH}
+    if not fastcore:
+        env[FASTCORE_SWITCH] = "0"
+    done = subprocess.run([ARENA, *args], input=stdin, capture_output=True, check=False, env=env)
     if done.returncode not in (0, 1):
         raise RuntimeError(f"arena {' '.join(args)}: exit {done.returncode}: {done.stderr!r}")
     return done.stdout
 
 
 def sim_results(
-    game: str, strategies: str, matches: int, seed: int, config: tuple[str, ...]
+    game: str,
+    strategies: str,
+    matches: int,
+    seed: int,
+    config: tuple[str, ...],
+    *,
+    fastcore: bool = True,
 ) -> str:
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "results.json"
@@ -68,6 +99,7 @@ def sim_results(
             "--out",
             str(out),
             *extra,
+            fastcore=fastcore,
         )
         results = json.loads(out.read_text())
     results.pop("timing", None)
@@ -85,7 +117,9 @@ def condensed_line(line: str) -> str:
     return json.dumps(record, sort_keys=True)
 
 
-def match_logs(strategies: str, seed: int, config: tuple[str, ...]) -> str:
+def match_logs(
+    strategies: str, seed: int, config: tuple[str, ...], *, fastcore: bool = True
+) -> str:
     with tempfile.TemporaryDirectory() as scratch:
         logs = Path(scratch) / "logs"
         arena(
@@ -106,6 +140,7 @@ def match_logs(strategies: str, seed: int, config: tuple[str, ...]) -> str:
             "steps",
             "--config",
             *config,
+            fastcore=fastcore,
         )
         parts = []
         for path in sorted(logs.iterdir()):
@@ -122,21 +157,32 @@ def harness_outputs() -> str:
     return json.dumps(outputs, indent=1, sort_keys=True) + "\n"
 
 
-def goldens() -> dict[str, str]:
-    """File name -> content, for every golden file."""
+def goldens(*, fastcore: bool = True, only_dungeon: bool = False) -> dict[str, str]:
+    """File name -> content, for every golden file (``only_dungeon``: the dungeon's, the only
+    ones the compiled core takes part in; ``fastcore=False``: played with it switched off)."""
     files = {}
     for game, strategies, matches, seed, config in SIM_RUNS:
+        if only_dungeon and game != "dungeon":
+            continue
         name = f"sim-{game}-{strategies.replace(',', '-')}-{seed}.json"
-        files[name] = sim_results(game, strategies, matches, seed, config)
+        files[name] = sim_results(game, strategies, matches, seed, config, fastcore=fastcore)
     for strategies, seed, config in LOG_RUNS:
         files[f"log-{strategies.replace(',', '-')}-{seed}.jsonl"] = match_logs(
-            strategies, seed, config
+            strategies, seed, config, fastcore=fastcore
         )
-    files["fish-harnesses.json"] = harness_outputs()
+    if not only_dungeon:
+        files["fish-harnesses.json"] = harness_outputs()
     return files
 
 
 def main() -> int:
+    if not fastcore_built():
+        print(
+            "dungeon._fastcore is not built: the match logs record its solver's assignments, "
+            "so regenerate where it is (pip install -e . with a C compiler)",
+            file=sys.stderr,
+        )
+        return 2
     for name, content in goldens().items():
         (HERE / name).write_text(content)
         print(f"wrote tests/golden/{name}")
