@@ -211,13 +211,32 @@ def _os_error(failure: BaseException) -> OSError | None:
 
 
 def replay(command: str, paths: list[str], output: str | None, png: str | None) -> int:
-    """``arena replay verify|show|render`` of Labyrinth game logs (arena/replay.py sends them
-    here): 0 when done (verify: every log re-plays exactly), 1 on a difference, 2 bad input."""
-    from labyrinth.replay import LogError, read_game_log, render_html, show, verify
+    """``arena replay verify|show|render`` of Labyrinth game logs and ``show`` of player logs
+    (arena/replay.py sends them here): 0 when done (verify: every log re-plays exactly), 1 on a
+    difference, 2 bad input (a player's log to verify or render is one)."""
+    from labyrinth.replay import (
+        LogError,
+        is_player_log,
+        read_game_log,
+        read_player_log,
+        render_html,
+        show,
+        show_player,
+        verify,
+    )
 
     worst = 0
     for path in paths:
         try:
+            if is_player_log(path) and command != "show":
+                print(f"arena replay {command}: {path}: a Labyrinth player's log has no moves "
+                      f"to {command}; 'arena replay show' prints it, its games' logs are in "
+                      "games/", file=sys.stderr)  # fmt: skip
+                worst = 2
+                continue
+            if is_player_log(path):
+                print(show_player(read_player_log(path)))
+                continue
             log = read_game_log(path)
             if command == "verify":
                 problems = verify(log)

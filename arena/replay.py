@@ -292,10 +292,11 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     if args.command in ("verify", "show", "render"):
-        from labyrinth.replay import is_game_log
+        from labyrinth.replay import is_game_log, is_player_log
 
         paths = args.logs if args.command == "verify" else [args.log]
-        if all(is_game_log(path) for path in paths):  # Labyrinth game logs: their own tools
+        # Labyrinth game and player logs: their own tools
+        if all(is_game_log(path) or is_player_log(path) for path in paths):
             from arena.labyrinth import replay
 
             return replay(

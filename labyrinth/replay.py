@@ -6,10 +6,15 @@ A log: a ``game`` header (rules profile, seed, size, maze, players, which seats 
 limit, clock), then ``move`` lines (turn, player, move, return code, energies after), ``comment``
 lines, and an ``end`` line (winner, reason, and ``forfeit``: the seat that lost by timeout,
 disconnection or a bad command, which the rules cannot see).
+
+A player's log (``players/NAME.jsonl``, no header) lists one program's ``connected``, ``game``
+(game name, seat), ``result`` (won, lost or draw, and why) and ``disconnected`` records: it can
+be read and shown (:func:`show_player`); there is nothing in it to verify or draw.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import html
 import json
@@ -20,9 +25,22 @@ from labyrinth.generation import generate
 from labyrinth.render import render_text
 from labyrinth.rules import PROFILES, Labyrinth, LabyrinthConfig, Move
 
-__all__ = ["GameLog", "LogError", "frames", "is_game_log", "read_game_log", "render_html"]
+__all__ = [
+    "GameLog",
+    "LogError",
+    "PlayerLog",
+    "frames",
+    "is_game_log",
+    "is_player_log",
+    "read_game_log",
+    "read_player_log",
+    "render_html",
+    "show_player",
+]
 
 FORMAT = "labyrinth-2017/1"
+#: The kinds of record of a player's log.
+PLAYER_RECORDS = ("connected", "game", "result", "disconnected")
 NAMES = [
     "rotate row {} left",
     "rotate row {} right",
@@ -51,17 +69,60 @@ class GameLog:
         return next((r for r in reversed(self.records) if r.get("type") == "end"), None)
 
 
-def is_game_log(path: str) -> bool:
-    """Whether the file's first line is a Labyrinth game log header."""
+@dataclasses.dataclass
+class PlayerLog:
+    path: str
+    player: str
+    records: list[dict[str, Any]]
+
+
+def _first_record(path: str) -> object:
     try:
         with open(path, encoding="utf-8") as stream:
-            first = json.loads(stream.readline())
+            return json.loads(stream.readline())
     except (OSError, ValueError, UnicodeDecodeError):
-        return False
+        return None
+
+
+def is_game_log(path: str) -> bool:
+    """Whether the file's first line is a Labyrinth game log header."""
+    first = _first_record(path)
     return isinstance(first, dict) and first.get("format") == FORMAT
 
 
+def is_player_log(path: str) -> bool:
+    """Whether the file's first line is a record of a Labyrinth player's log."""
+    first = _first_record(path)
+    return (
+        isinstance(first, dict)
+        and isinstance(first.get("player"), str)
+        and first.get("type") in PLAYER_RECORDS
+    )
+
+
 def read_game_log(path: str) -> GameLog:
+    records = _records(path)
+    if not records or records[0].get("format") != FORMAT:
+        raise LogError(f"{path} line 1: not a Labyrinth game log header (format {FORMAT})")
+    header = records[0]
+    for key in ("rules", "width", "height", "maze", "players", "max_turns"):
+        if key not in header:
+            raise LogError(f"{path} line 1: the header has no {key!r}")
+    return GameLog(path, header, records[1:])
+
+
+def read_player_log(path: str) -> PlayerLog:
+    records = _records(path)
+    if not records or not isinstance(records[0].get("player"), str):
+        raise LogError(f"{path} line 1: not a Labyrinth player's log (no 'player')")
+    name = records[0]["player"]
+    for number, record in enumerate(records, start=1):
+        if record.get("player") != name or record["type"] not in PLAYER_RECORDS:
+            raise LogError(f"{path} line {number}: not a record of player {name}'s log")
+    return PlayerLog(path, name, records)
+
+
+def _records(path: str) -> list[dict[str, Any]]:
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -77,13 +138,7 @@ def read_game_log(path: str) -> GameLog:
         if not isinstance(record, dict) or "type" not in record:
             raise LogError(f"{path} line {number}: not a log record (no 'type')")
         records.append(record)
-    if not records or records[0].get("format") != FORMAT:
-        raise LogError(f"{path} line 1: not a Labyrinth game log header (format {FORMAT})")
-    header = records[0]
-    for key in ("rules", "width", "height", "maze", "players", "max_turns"):
-        if key not in header:
-            raise LogError(f"{path} line 1: the header has no {key!r}")
-    return GameLog(path, header, records[1:])
+    return records
 
 
 def config_of(header: dict[str, Any]) -> LabyrinthConfig:
@@ -172,6 +227,29 @@ def show(log: GameLog) -> str:
             who = "draw" if winner is None else f"{names[winner]} wins"
             lines.append(f"end: {who} ({record.get('reason', '')})")
     lines.append(render_text(lab, names))
+    return "\n".join(lines)
+
+
+def show_player(log: PlayerLog) -> str:
+    """A player's log as text: its connections, the games it was seated in (A starts), each
+    result with its reason, and a count."""
+    lines = [f"player {log.player}: connections, games and results ({log.path})"]
+    results: collections.Counter[str] = collections.Counter()
+    for record in log.records:
+        kind, game = record["type"], record.get("game", "?")
+        if kind == "game":
+            seat = "A, starts" if record.get("seat") == 0 else "B"
+            lines.append(f"  game {game} ({seat})")
+        elif kind == "result":
+            result = str(record.get("result", "?"))
+            results[result] += 1
+            lines.append(f"  {result:<5} {game}: {record.get('reason', '')}")
+        else:
+            lines.append(kind)
+    games = sum(record["type"] == "game" for record in log.records)
+    lines.append(
+        f"{games} game(s): {results['won']} won, {results['lost']} lost, {results['draw']} drawn"
+    )
     return "\n".join(lines)
 
 

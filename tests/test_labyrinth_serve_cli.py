@@ -1,6 +1,7 @@
 """``arena labyrinth serve`` as a command (bad usage, a real run stopped by SIGINT), ``arena
-replay`` on its game logs (verify, a tampered log, show, render), and the interop script
-skipping cleanly when the public server's copy is absent."""
+replay`` on its game logs (verify, a tampered log, show, render) and a player's log (show; verify
+and render refuse it), and the interop script skipping cleanly when the public server's copy is
+absent."""
 
 from __future__ import annotations
 
@@ -131,3 +132,27 @@ def test_the_interop_script_skips_when_the_public_server_is_absent(tmp_path: Pat
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
         assert done.stdout.startswith("skipped: ")
+
+
+def test_replay_shows_a_players_log_and_verify_and_render_refuse_it(
+    game_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A player's log (players/NAME.jsonl) is shown as its connection, games and results;
+    verify and render, which need moves, refuse it in one line naming the file, status 2."""
+    player_log = tmp_path / "players" / "me.jsonl"
+    assert replay_main(["show", str(player_log)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    game = game_log.stem
+    assert lines == [
+        f"player me: connections, games and results ({player_log})",
+        "connected",
+        f"  game {game} (B)",
+        f"  won   {game}: player 1 reached the treasure",
+        "disconnected",
+        "1 game(s): 1 won, 0 lost, 0 drawn",
+    ]
+    for argv in (["verify", str(player_log)], ["render", str(player_log), "-o", "x.html"]):
+        assert replay_main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1
+        assert err.startswith(f"arena replay {argv[0]}: {player_log}: a Labyrinth player's log")
