@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.sparse import csr_matrix
 
@@ -58,6 +58,31 @@ def test_c_optimum_equals_pysat_and_its_assignment_achieves_it(
         assert len(model) == switches
         expected = sat.maxsat(clauses)[0] if clauses else 0
         assert cost == expected
+        assert active_traps(clauses, assignment_of(model, switches)) == cost
+
+
+@settings(max_examples=30)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    switches=st.integers(25, fastcore.FAST_SWITCHES),
+    ratio=st.floats(0.0, 7.0),
+)
+@example(seed=1, switches=25, ratio=6.0)
+@example(seed=2, switches=fastcore.FAST_SWITCHES, ratio=7.0)
+def test_c_optimum_equals_pysat_up_to_the_largest_problems_it_takes(
+    seed: int, switches: int, ratio: float
+) -> None:
+    """5 random problems an example (150 in all) of 25-32 switches, up to 7 traps a switch: up
+    to FAST_SWITCHES, the largest problems the callers give the C search (beyond, pysat)."""
+    generator = np.random.Generator(np.random.PCG64(seed))
+    traps = round(ratio * switches)
+    for _ in range(5):
+        clauses = draw_problem(generator, switches, traps).tolist()
+        found = core.maxsat([tuple(clause) for clause in clauses], switches)
+        assert found is not None
+        cost, model = found
+        assert len(model) == switches
+        assert cost == (sat.maxsat(clauses)[0] if clauses else 0)
         assert active_traps(clauses, assignment_of(model, switches)) == cost
 
 
