@@ -2,13 +2,17 @@
 HTTP: the lobby lists the connected programs, running and finished games and tournaments (drawn
 by the page's script, so Chromium must have run it); a game's page draws its maze, players,
 treasure, energies and comments; the actions pair programs and run a tournament's phases; an
-unknown URL is a 404 page; live updates arrive as server-sent events."""
+unknown URL is a 404 page; live updates arrive as server-sent events (the lobby's, and a game's
+move by move); the next-phase button starts a tournament's games."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
+from unittest.mock import ANY
 
 import pytest
 import trio
@@ -158,3 +162,91 @@ async def http_with_origin(port: int) -> int:
         while chunk := await stream.receive_some(4096):
             data += chunk
     return int(data.split()[1])
+
+
+async def follow_events(
+    port: int,
+    path: str,
+    count: int,
+    events: list[dict[str, Any]],
+    *,
+    task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Read the SSE stream at ``path`` into ``events`` (each event's JSON data) until ``count``
+    arrived; reports started once the first one (the snapshot: we are subscribed) is in."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        await stream.send_all(f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+        data, started = b"", False
+        while len(events) < count:
+            chunk = await stream.receive_some(65536)
+            assert chunk, "the stream ended early"
+            data += chunk.replace(b"\r\n", b"\n")
+            _head, _, body = data.partition(b"\n\n")
+            # Whole event blocks only; the chunked encoding's size lines are not "data:" lines.
+            blocks = body.decode().split("\n\n")[:-1]
+            events[:] = [
+                json.loads(line.removeprefix("data: "))
+                for block in blocks
+                for line in block.split("\n")
+                if line.startswith("data: ")
+            ]
+            if events and not started:
+                started = True
+                task_status.started()
+
+
+async def test_a_game_page_streams_each_move_as_it_is_played() -> None:
+    """/game/G/events starts with the position, then brings every move (the record and the
+    position after it) as the program and the training player make it."""
+    server = LabyrinthServer(seed=3)
+    async with trio.open_nursery() as nursery:
+        running = await lobby_with_everything(nursery, server)
+        port = await nursery.start(serve_web, teacher_app(server), "127.0.0.1", 0)
+        game = next(iter(server.games))
+        events: list[dict[str, Any]] = []
+        with trio.fail_after(20):
+            async with trio.open_nursery() as watchers:
+                await watchers.start(follow_events, port, f"/game/{game}/events", 3, events)
+                assert await running.command("PLAY_MOVE 8 0", 3) == ["OK", "0", ""]
+                assert await running.command("GET_MOVE", 3) == ["OK", "8 0", "0"]
+        nursery.cancel_scope.cancel()
+    snapshot, ours, theirs = events
+    assert snapshot["game"] == game
+    assert snapshot["state"]["turn"] == 2
+    assert ours["record"] == {
+        "type": "move", "turn": 3, "player": 0, "move": [8, 0], "code": 0, "energies": ANY,
+    }  # fmt: skip
+    assert theirs["record"]["player"] == 1
+    assert theirs["state"]["turn"] == 4
+    assert theirs["state"]["names"] == ["carol", "DO_NOTHING"]
+
+
+async def test_the_next_phase_button_starts_a_tournaments_games() -> None:
+    """With two programs waiting in a new tournament, POST /tournament/NAME/next starts the
+    first phase: the answer names the game, and both programs are seated in it."""
+    server = LabyrinthServer(seed=4)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        port = await nursery.start(serve_web, teacher_app(server), "127.0.0.1", 0)
+        status, _, body = await http(port, "/tournament", "POST", "name=duel&kind=knockout")
+        assert (status, json.loads(body)) == (200, {"ok": True})
+        clients = []
+        for name in ("dora", "ed"):
+            client = memory_client(nursery, server)
+            assert await client.command(f"CLIENT_NAME {name}", 1) == ["OK"]
+            assert await client.command("WAIT_GAME TOURNAMENT duel", 1) == ["OK"]
+            clients.append(client)
+        status, _, body = await http(port, "/tournament/duel/next", "POST", "")
+        assert status == 200
+        answer = json.loads(body)
+        assert answer["ok"] is True
+        (game,) = answer["games"]
+        assert server.games[game].table.names == ("dora", "ed")
+        for client in clients:
+            assert await client.receive() == game
+        assert server.tournaments["duel"].phase_running
+        status, _, body = await http(port, "/tournament/duel/next", "POST", "")
+        assert status == 400
+        assert "still running" in body
+        nursery.cancel_scope.cancel()
