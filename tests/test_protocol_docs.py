@@ -40,6 +40,14 @@ def test_every_error_code_is_documented(code: ErrorCode) -> None:
     assert f"| `{code.value}` |" in PAGE.read_text(encoding="utf-8")
 
 
+def test_every_code_named_in_the_prose_exists() -> None:
+    """A snake_case word in backticks is an error code or a message kind: the prose names no
+    code the server never sends."""
+    known = {code.value for code in ErrorCode} | {tag_of(cls) for cls in MESSAGE_TYPES}
+    named = set(re.findall(r"`([a-z]+(?:_[a-z]+)+)`", PAGE.read_text(encoding="utf-8")))
+    assert named - known == set()
+
+
 def test_the_page_states_the_limits_a_client_must_know() -> None:
     text = PAGE.read_text(encoding="utf-8")
     for fact in ("10 s", "100th error", "10 minutes", "512 messages", "60-93 KB", "y grows"):
