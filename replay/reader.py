@@ -18,8 +18,10 @@ from replay.records import (
     GENESIS,
     HEADER,
     INPUT,
+    MAP_LINE,
     OPTIMUM,
     SCHEMA_VERSION,
+    SEND,
     LogFormatError,
     UnsupportedSchemaError,
     _plain_decoder,
@@ -32,7 +34,8 @@ __all__ = ["BadLine", "LogLine", "MatchLog", "parse_log", "read_log"]
 
 @dataclass(frozen=True, slots=True)
 class LogLine:
-    """One verified line of a log: ``data`` is the whole event without its hash."""
+    """One verified line of a log: ``data`` is the whole event without its hash (a compact
+    log's ``send`` line of a ``dungeon`` message with its map filled in, as a full log has it)."""
 
     line: int
     event: str
@@ -117,6 +120,7 @@ def parse_log(text_lines: Iterable[str], path: str = "<log>") -> MatchLog:
     header = {key: value for key, value in first.items() if key != "hash"}
     log = MatchLog(path=path, header=header)
     previous = GENESIS
+    maps: dict[int, dict[str, Any]] = {}  # seq -> a dungeon message holding the map
     for number, raw in enumerate(lines, start=1):
         text = raw.rstrip("\n")
         last = number == len(lines)
@@ -152,6 +156,11 @@ def parse_log(text_lines: Iterable[str], path: str = "<log>") -> MatchLog:
             break
         previous = found
         body = {key: value for key, value in data.items() if key != "hash"}
+        if event == SEND:
+            reason = _expand_map(body, maps)
+            if reason is not None:
+                log.bad = BadLine(number, reason)
+                break
         entry = LogLine(line=number, event=event, data=body)
         log.events.append(entry)
         if event == INPUT:
@@ -163,6 +172,22 @@ def parse_log(text_lines: Iterable[str], path: str = "<log>") -> MatchLog:
         elif event != HEADER:
             log.outputs.append(entry)
     return log
+
+
+def _expand_map(body: dict[str, Any], maps: dict[int, dict[str, Any]]) -> str | None:
+    """Fill in the map of a compact log's ``dungeon`` line from the line it names (and note a
+    line holding one); the reason the line is bad, if it is."""
+    message = body.get("message")
+    if not isinstance(message, dict) or message.get("type") != "dungeon":
+        return None
+    if MAP_LINE not in body:
+        maps[body["seq"]] = message
+        return None
+    base = maps.get(body.pop(MAP_LINE))
+    if base is None:
+        return "its dungeon message names no earlier line holding the map"
+    body["message"] = {**base, "team": message.get("team"), "agent": message.get("agent")}
+    return None
 
 
 def read_log(path: str | Path) -> MatchLog:

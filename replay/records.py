@@ -31,6 +31,8 @@ __all__ = [
     "GENESIS",
     "HEADER",
     "INPUT",
+    "MAPS",
+    "MAP_LINE",
     "OPTIMUM",
     "RESERVED_EVENTS",
     "RESERVED_KEYS",
@@ -61,6 +63,10 @@ CLOSE: Final = "close"
 RESERVED_EVENTS: Final = frozenset({HEADER, INPUT, SEND, OPTIMUM, CLOSE})
 #: Keys the writer adds to every line; an engine event may not use them.
 RESERVED_KEYS: Final = frozenset({"seq", "t", "hash"})
+#: The header field of a compact log (``"maps": "once"``): see MatchLogWriter.
+MAPS: Final = "maps"
+#: A compact ``send`` line's field: the seq of the line whose ``dungeon`` message holds the map.
+MAP_LINE: Final = "map"
 #: The ``prev`` of the first line's hash.
 GENESIS: Final = ""
 #: How the hash ends every line: the JSON object's last member.

@@ -13,9 +13,10 @@ import binascii
 import hashlib
 import io
 from collections.abc import Callable, Sequence
-from typing import Any, BinaryIO, Final, TextIO, cast
+from typing import Any, BinaryIO, Final, Literal, TextIO, cast
 
 from dungeon.engine import Input, Output, Request
+from protocol.messages import Dungeon
 from replay.records import (
     _MESSAGE_CLASSES,
     _T_SCALE,
@@ -23,6 +24,7 @@ from replay.records import (
     GENESIS,
     HEADER,
     INPUT,
+    MAPS,
     OPTIMUM,
     RESERVED_KEYS,
     SCHEMA_VERSION,
@@ -54,6 +56,11 @@ class MatchLogWriter:
 
     ``stream`` is a binary stream (the server's: lines go out as the bytes they are built as)
     or a text stream (each line decoded first).
+
+    ``maps="once"`` writes a compact log: the dungeon map goes into the first ``dungeon``
+    message's ``send`` line only, and each of the other eleven names that line (``"map": seq``)
+    instead of repeating the ~90 KB map, about half of a match's log. Readers expand them back
+    (:func:`replay.reader.parse_log`), so every tool sees the same lines as in a full log.
     """
 
     def __init__(
@@ -62,7 +69,13 @@ class MatchLogWriter:
         *,
         clock: Callable[[], float],
         flush_each_line: bool = True,
+        maps: Literal["each", "once"] = "each",
     ) -> None:
+        if maps not in ("each", "once"):
+            raise LogWriteError(f"maps must be 'each' or 'once', not {maps!r}")
+        self._maps_once = maps == "once"
+        #: The seq of the line holding the map, once written (maps="once").
+        self._map_line: int | None = None
         self._stream = stream
         # Lines are built as bytes (msgspec's output, hashed as it is): a binary stream takes
         # them as they are, a text stream decoded.
@@ -102,9 +115,11 @@ class MatchLogWriter:
             raise LogWriteError("the header is written once, first")
         if source not in SOURCES:
             raise LogWriteError(f"source must be one of {sorted(SOURCES)}, not {source!r}")
-        clash = (RESERVED_KEYS | {"event", "schema"}) & extra.keys()
+        clash = (RESERVED_KEYS | {"event", "schema", MAPS}) & extra.keys()
         if clash:
             raise LogWriteError(f"header fields {sorted(clash)} are reserved")
+        if self._maps_once:
+            extra = {MAPS: "once", **extra}
         self._write(
             HEADER,
             schema=SCHEMA_VERSION,
@@ -164,6 +179,23 @@ class MatchLogWriter:
                 tail = b"," + _event_encoder.encode(fields)[1:] if fields else b"}"
             self._seal_body(self._head(_encode_line(name), now_json) + tail)
         for index, sent in enumerate(output.messages):
+            if self._maps_once and type(sent.message) is Dungeon:
+                if self._map_line is not None:
+                    to = sent.to
+                    self._seal_body(
+                        b'%b,"to":[%d,%d],"message":{"type":"dungeon","team":%d,"agent":%d},'
+                        b'"map":%d}'
+                        % (
+                            self._head(_SEND_JSON, now_json),
+                            to.team,
+                            to.agent,
+                            sent.message.team,
+                            sent.message.agent,
+                            self._map_line,
+                        )
+                    )
+                    continue
+                self._map_line = self._seq + 1
             raw = None if encoded is None else encoded[index]
             if raw is not None:
                 # Formatted straight to bytes around the message's own JSON: the line the dict
