@@ -3,6 +3,7 @@ clients and `arena team` pass every check."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -32,9 +33,18 @@ FAST = ProbeConfig(
 )
 
 
-def failed_checks(command: list[str], config: ProbeConfig = FAST) -> set[str]:
+#: A dense dungeon: the other team's start and shrine are one hop from ours.
+DENSE = dataclasses.replace(FAST, rules=RulesConfig(nodes=60, radius=0.75))
+
+
+def failures(command: list[str], config: ProbeConfig = FAST) -> dict[str, str]:
+    """The failed checks, each with its detail."""
     seen = trio.run(check_client.check, command, config, 3.0)
-    return {verdict.check.name for verdict in evaluate(seen) if not verdict.passed}
+    return {verdict.check.name: verdict.detail for verdict in evaluate(seen) if not verdict.passed}
+
+
+def failed_checks(command: list[str], config: ProbeConfig = FAST) -> set[str]:
+    return set(failures(command, config))
 
 
 FAULTS = {
@@ -49,6 +59,22 @@ FAULTS = {
     "crash_on_attacked": "survives_kill",
     "crash_on_error": "survives_error",
     "ignore_game_over": "game_over",
+    "late_start": "start",
+    "enemy_start": "legal_moves",
+    "enemy_shrine": "legal_moves",
+}
+#: Faults probed under another configuration than FAST, and what the failure must say.
+CONFIGS = {
+    # The checker's start limit (10 s by default, --start-timeout) cut to 1 s: the last agent
+    # sends its start only once the checker has given up on it.
+    "late_start": dataclasses.replace(FAST, start_timeout=1.0),
+    "enemy_start": DENSE,
+    "enemy_shrine": DENSE,
+}
+DETAILS = {
+    "late_start": "no start within 1 s",
+    "enemy_start": "is the other team's start",
+    "enemy_shrine": "is the other team's shrine",
 }
 
 
@@ -61,8 +87,9 @@ def test_a_fault_fails_the_check_that_names_it(
     fault: str, check: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAULTY_TEAM_FAULT", fault)
-    failed = failed_checks([sys.executable, str(FAULTY)])
+    failed = failures([sys.executable, str(FAULTY)], CONFIGS.get(fault, FAST))
     assert check in failed, f"{fault} should fail {check}; failed: {sorted(failed)}"
+    assert DETAILS.get(fault, "") in failed[check]
 
 
 def test_the_python_starter_passes_every_check_and_the_cli_reports_json(
