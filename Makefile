@@ -12,7 +12,7 @@ $(STAMP): pyproject.toml constraints.txt setup.py dungeon/_fastcore.c
 	@echo "make: installing the project and its dependencies into $(VENV) (about a minute, once)" >&2
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --config-settings editable_mode=compat -c constraints.txt -e '.[test]'
+	$(BIN)/python -m pip install --progress-bar off --config-settings editable_mode=compat -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 run: $(STAMP)

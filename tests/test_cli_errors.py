@@ -393,6 +393,9 @@ def test_make_says_so_before_installing() -> None:
     first = result.stdout.splitlines()[0]
     assert "installing the project" in first
     assert first.endswith(">&2")
+    # Then pip names each package as it gets to it: the minute is not silent.
+    install = next(line for line in result.stdout.splitlines() if "-e '.[test]'" in line)
+    assert "--quiet" not in install
 
 
 def test_status_lines_come_every_few_seconds_with_rate_and_eta() -> None:
