@@ -60,7 +60,8 @@ def test_built_in_teams_send_invalid_requests_only_when_a_kill_crosses_a_request
     """Over a batch of loopback matches, every invalid request the two built-in teams send is
     one that crossed a kill on the wire: a solution the kill voided (`not_committed`) or a move
     from the node the agent stood on before it (`not_adjacent`). Before the team client waited
-    for the kills that arrive while it solves, it sent 5-7 a match; now 1-2 (timing decides)."""
+    for the kills that arrive while it solves, it sent a mean of 5.7-7.0 a match; now 1.0-2.3
+    (means of batches of 10; timing decides; docs/reference-team.md)."""
     counts = trio.run(play_batch, tmp_path, MATCHES)
     assert len(counts) == MATCHES
     total = sum(counts, collections.Counter())
