@@ -87,12 +87,11 @@ def limits_for(timeout: float) -> sandbox.Limits:
 
 
 def sandbox_runner(mode: str = "bwrap") -> Runner:
-    """The real runner: each call in :func:`server.sandbox.run` (``mode`` bwrap or none),
-    with read-only access to what the program's executable needs to start."""
+    """The real runner: each call in :func:`server.sandbox.run` (``mode`` bwrap or none: as a
+    user of its own, given its folder), with read-only access to what the program's
+    executable needs to start."""
 
     def run(argv: Sequence[str], folder: Path, timeout: float) -> Outcome:
-        if mode == "bwrap":
-            sandbox.prepare_folder(folder)
         return sandbox.run(
             argv,
             folder=folder,

@@ -6,19 +6,23 @@
 
 A program runs under bubblewrap (``bwrap``, Debian's ``bubblewrap``; ``make bubblewrap``):
 
-* **its own user**: uid and gid :data:`SANDBOX_UID` (65534, "nobody"). Run by root (a
-  container), bwrap works in privileged mode and ``setpriv`` drops to that uid inside, after
-  the mounts, with no capabilities, an empty bounding set and ``no_new_privs``: the program is a
-  different kernel user, so the kernel counts its processes (``RLIMIT_NPROC``) and denies it
-  every file that is not world-readable. Run by anyone else, bwrap creates a user namespace
-  (``--unshare-user --uid 65534 --disable-userns``): the same uid inside, the caller's outside.
+* **its own user**: every program running at a given moment has a uid (and gid) of its own,
+  :data:`SANDBOX_UID` + a slot claimed for as long as it runs (:func:`sandbox_user`; :func:`run`
+  claims one itself). Run by root (a container), bwrap works in privileged mode and ``setpriv``
+  drops to that uid inside, after the mounts, with no capabilities, an empty bounding set and
+  ``no_new_privs``: the program is a kernel user of its own, so the kernel counts its processes
+  (``RLIMIT_NPROC`` counts per user: with one uid for all, one program's fork bomb starved
+  every other program running beside it) and denies it every file that is not
+  world-readable. Run by anyone else, bwrap creates a user namespace (``--unshare-user --uid N
+  --disable-userns``): that uid inside, the caller's outside; the kernel (5.14 and later)
+  counts processes per user namespace, each program's apart.
 * **only its folder**: ``folder`` is bound read-write at :data:`INSIDE` (``/sandbox``), the
   working directory; the system is read-only (``/usr`` and its ``/bin``, ``/lib*`` links, a
   few files of ``/etc``), ``/tmp`` a private tmpfs of ``4 * file_bytes``, ``/proc`` of its own
   PID namespace, ``/dev`` minimal (null, zero, random, urandom, tty). Paths a program needs to
   start (its executable, interpreter, virtualenv: :func:`program_paths`) are bound read-only at
-  their own paths. When root, ``folder`` must be writable by :data:`SANDBOX_UID` (the caller
-  chowns it; :func:`prepare_folder`).
+  their own paths. When root, ``folder`` must be the program's user's (the caller chowns it:
+  :func:`prepare_folder`).
 * **every process dies with it**: a fresh PID namespace with ``--die-with-parent``: when the
   program exits, or the caller kills bwrap, the kernel kills every descendant, a ``setsid`` one
   included. Its parent inside is bwrap's init, which ignores its signals.
@@ -40,21 +44,25 @@ themselves and kill the process group of bwrap on timeout.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
+import random
 import selectors
 import shutil
 import signal
 import stat
 import subprocess
 import tempfile
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
     "INSIDE",
     "SANDBOX_UID",
+    "USER_SLOTS",
     "Limits",
     "Outcome",
     "check_available",
@@ -62,10 +70,15 @@ __all__ = [
     "program_paths",
     "run",
     "sandbox_argv",
+    "sandbox_user",
 ]
 
-#: The user (and group) a sandboxed program runs as.
-SANDBOX_UID = 65534
+#: The first of the users (and groups) sandboxed programs run as: each running program has
+#: its own, ``SANDBOX_UID + slot`` (:func:`sandbox_user`). The range lies in what systemd's
+#: table of user ids leaves unused (0x70000000-0x7FFDFFFF): no account, service or container.
+SANDBOX_UID = 2_000_000_000
+#: How many programs may run sandboxed at once (on this machine, by all callers).
+USER_SLOTS = 4096
 #: Where the program's folder appears inside the sandbox (its working directory).
 INSIDE = "/sandbox"
 #: Bound read-only in every sandbox, when present.
@@ -198,9 +211,11 @@ def sandbox_argv(
     network: bool,
     mode: str = "bwrap",
     read_only: Sequence[Path] = (),
+    uid: int = SANDBOX_UID,
 ) -> list[str]:
     """The command line running ``argv`` sandboxed in ``folder`` (see the module's docstring);
-    ``read_only``: more paths the program may read, bound at their own paths."""
+    ``read_only``: more paths the program may read, bound at their own paths; ``uid``: the
+    user it runs as (one of :func:`sandbox_user`'s, held while it runs)."""
     if mode == "none":
         return ["env", "-C", str(folder), *limits.prlimit(), *argv]
     if mode != "bwrap":
@@ -208,7 +223,7 @@ def sandbox_argv(
     root = os.geteuid() == 0
     out = ["bwrap"]
     if not root:
-        out += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID)]
+        out += ["--unshare-user", "--uid", str(uid), "--gid", str(uid)]
         out += ["--disable-userns"]
     out += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     if not network:
@@ -223,18 +238,63 @@ def sandbox_argv(
     out += ["--bind", str(Path(folder).resolve()), INSIDE, "--chdir", INSIDE]
     if root:
         out += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
-        out += ["setpriv", f"--reuid={SANDBOX_UID}", f"--regid={SANDBOX_UID}", "--clear-groups"]
+        out += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
         out += ["--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
     out += ["--", *limits.prlimit(), *argv]
     return out
 
 
-def prepare_folder(folder: Path) -> None:
-    """Make ``folder`` (and what is in it) the sandboxed user's, when the caller is root."""
+def _slot_directory() -> Path:
+    """The caller's directory of slot locks (made 0700; refused if someone else made it)."""
+    path = Path(tempfile.gettempdir()) / f"arena-sandbox-users-{os.geteuid()}"
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=0o700)
+    info = os.lstat(path)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise OSError(f"{path}: not a private directory of this user: cannot claim a user")
+    return path
+
+
+_next_slot = [random.randrange(USER_SLOTS)]
+_slot_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def sandbox_user() -> Iterator[int]:
+    """A user id of its own for one program, held until the block ends: :data:`SANDBOX_UID`
+    plus a free slot (0 to :data:`USER_SLOTS` - 1). A slot is an ``flock`` on a file of
+    :func:`_slot_directory`, so programs started by other processes at the same moment (two
+    tournaments, a game master) never share one, and the kernel releases it if the caller
+    dies. Slots are handed out in turn, not lowest first, so a uid is not reused while the
+    processes of the program that had it are still being torn down."""
+    directory = _slot_directory()
+    with _slot_lock:
+        first = _next_slot[0]
+        for step in range(USER_SLOTS):
+            slot = (first + step) % USER_SLOTS
+            flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+            descriptor = os.open(directory / f"slot-{slot}", flags, 0o600)
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(descriptor)
+                continue
+            _next_slot[0] = (slot + 1) % USER_SLOTS
+            break
+        else:
+            raise OSError(f"all {USER_SLOTS} sandbox users are in use")
+    try:
+        yield SANDBOX_UID + slot
+    finally:
+        os.close(descriptor)  # (releases the lock)
+
+
+def prepare_folder(folder: Path, uid: int = SANDBOX_UID) -> None:
+    """Make ``folder`` (and what is in it) user ``uid``'s, when the caller is root."""
     if os.geteuid() != 0 or not hasattr(os, "lchown"):
         return
     for path in [folder, *folder.rglob("*")]:
-        os.lchown(path, SANDBOX_UID, SANDBOX_UID)
+        os.lchown(path, uid, uid)
 
 
 def _interpreter(path: str) -> list[str]:
@@ -306,7 +366,6 @@ def check_available() -> str | None:
             return f"{tool} is not installed (Debian: make bubblewrap)"
     with tempfile.TemporaryDirectory(prefix="sandbox-check-") as directory:
         folder = Path(directory)
-        prepare_folder(folder)
         try:
             outcome = run(
                 ["sh", "-c", "echo ok > probe"],
@@ -342,10 +401,31 @@ def run(
     read_only: Sequence[Path] = (),
 ) -> Outcome:
     """Run ``argv`` sandboxed and wait at most ``timeout`` seconds; every process it started is
-    dead when this returns. Keeps the first :data:`OUTPUT_KEPT` bytes of stdout and stderr."""
+    dead when this returns. Keeps the first :data:`OUTPUT_KEPT` bytes of stdout and stderr.
+    The program runs as a user of its own (:func:`sandbox_user`), which ``folder`` is given
+    to (:func:`prepare_folder`) first."""
+    if mode == "none":
+        return _run(argv, folder, limits, network, timeout, stdin, mode, read_only, SANDBOX_UID)
+    with sandbox_user() as uid:
+        prepare_folder(folder, uid)
+        return _run(argv, folder, limits, network, timeout, stdin, mode, read_only, uid)
+
+
+def _run(
+    argv: Sequence[str],
+    folder: Path,
+    limits: Limits,
+    network: bool,
+    timeout: float,
+    stdin: bytes | None,
+    mode: str,
+    read_only: Sequence[Path],
+    uid: int,
+) -> Outcome:
     command = sandbox_argv(
-        argv, folder=folder, limits=limits, network=network, mode=mode, read_only=read_only
-    )
+        argv, folder=folder, limits=limits, network=network, mode=mode, read_only=read_only,
+        uid=uid,
+    )  # fmt: skip
     start = time.monotonic()
     deadline = start + timeout
     process = subprocess.Popen(

@@ -6,18 +6,24 @@ run at all); the deadlines are generous safety caps, never what a test measures.
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from server.sandbox import (
     INSIDE,
+    SANDBOX_UID,
+    USER_SLOTS,
     Limits,
     check_available,
     prepare_folder,
     program_paths,
     run,
     sandbox_argv,
+    sandbox_user,
 )
 
 REASON = check_available()
@@ -68,7 +74,7 @@ def test_a_program_sees_only_its_folder_and_the_system(tmp_path: Path) -> None:
     lines = outcome.stdout.split("\n")
     assert outcome.code == 0
     assert lines[0] == "unreadable"
-    assert lines[2] == "65534"  # its own user
+    assert SANDBOX_UID <= int(lines[2]) < SANDBOX_UID + USER_SLOTS  # a user of its own
     assert lines[3] == INSIDE
 
 
@@ -251,3 +257,62 @@ def test_a_program_kept_in_a_directory_closed_to_others_still_runs(tmp_path: Pat
     )
     assert "hello from inside" in outcome.stdout
     assert "not for players" not in outcome.stdout
+
+
+BOMB = """
+import os
+r, w = os.pipe()
+forked = 0
+try:
+    while forked < 10000:
+        if os.fork() == 0:
+            os.read(r, 1)
+            os._exit(0)
+        forked += 1
+except OSError as error:
+    print("full", forked, error.errno, flush=True)
+os.read(r, 1)
+"""
+
+
+@needs_bwrap
+def test_a_fork_bomb_leaves_a_program_running_beside_it_unharmed(tmp_path: Path) -> None:
+    """Each program's processes are counted apart: a fork bomb at its limit, still running,
+    takes nothing from a program started beside it (they shared one uid, and the kernel counts
+    RLIMIT_NPROC per user: the honest program's first fork failed with EAGAIN)."""
+    bomb_folder = folder_of(tmp_path, "bomb")
+    (bomb_folder / "bomb.py").write_text(BOMB)
+    with sandbox_user() as uid:
+        prepare_folder(bomb_folder, uid)
+        bomb = subprocess.Popen(
+            sandbox_argv(
+                ["/usr/bin/python3", "bomb.py"], folder=bomb_folder, limits=LIMITS,
+                network=False, uid=uid,
+            ),
+            stdout=subprocess.PIPE, start_new_session=True,
+        )  # fmt: skip
+        try:
+            assert bomb.stdout is not None
+            full = bomb.stdout.readline().decode()  # (EOF if it ended: bounded)
+            assert full.startswith("full "), full
+            honest = run(
+                ["/usr/bin/python3", "-c",
+                 "import subprocess\nfor _ in range(8): subprocess.run(['true'], check=True)\n"
+                 "print('ok')"],
+                folder=folder_of(tmp_path, "honest"), limits=LIMITS, network=False, timeout=20,
+            )  # fmt: skip
+            assert bomb.poll() is None  # the bomb was at its limit all along
+        finally:
+            os.killpg(bomb.pid, signal.SIGKILL)
+            bomb.wait()
+            bomb.stdout.close()
+    assert honest.code == 0, honest.stderr
+    assert honest.stdout == "ok\n"
+
+
+def test_programs_running_at_once_have_users_of_their_own() -> None:
+    with sandbox_user() as first, sandbox_user() as second:
+        assert first != second
+        assert {first, second} <= set(range(SANDBOX_UID, SANDBOX_UID + USER_SLOTS))
+    with sandbox_user() as again:  # released, and handed out in turn
+        assert again not in (first, second)

@@ -4,7 +4,8 @@ An external team's folder is copied afresh for every match (into a private scrat
 outside the output folder) and its ``command`` started there under :mod:`server.sandbox`, with
 the placeholders replaced and the same values in ``ARENA_*`` variables. Its stdout and stderr go
 to one file of the output folder, opened here and handed over as a descriptor (the sandbox's
-file-size limit caps a flood). :meth:`Entrant.stop` kills the whole sandbox (bwrap's PID
+file-size limit caps a flood). It runs as a user of its own, held until it ends
+(:func:`server.sandbox.sandbox_user`). :meth:`Entrant.stop` kills the whole sandbox (bwrap's PID
 namespace ends every process the program started, a ``setsid`` one included); the copy is then
 deleted. A built-in team is a task of this process playing with ``client.team.connect_team``.
 """
@@ -24,7 +25,14 @@ import trio
 from arena.tournament.teams import Team
 from client.strategies.base import TeamStrategy, make_strategy
 from client.team import TeamError, connect_team
-from server.sandbox import Limits, prepare_folder, program_paths, sandbox_argv
+from server.sandbox import (
+    SANDBOX_UID,
+    Limits,
+    prepare_folder,
+    program_paths,
+    sandbox_argv,
+    sandbox_user,
+)
 from sim.plugins import dungeon_strategy
 
 __all__ = ["Entrant", "MatchTicket", "builtin_strategy", "command_line"]
@@ -130,13 +138,20 @@ class Entrant:
                 self.exit = "exit code 0"
 
     async def _run_program(self, task_status: trio.TaskStatus[None]) -> None:
+        # A user of its own while it runs: its processes are counted apart from every other
+        # program's (RLIMIT_NPROC is per user), so a fork bomb starves only itself.
+        with contextlib.ExitStack() as user:
+            uid = SANDBOX_UID if self.sandbox == "none" else user.enter_context(sandbox_user())
+            await self._run_as(uid, task_status)
+
+    async def _run_as(self, uid: int, task_status: trio.TaskStatus[None]) -> None:
         assert self.team.dir is not None
         folder = self.scratch
-        await trio.to_thread.run_sync(_fresh_copy, self.team.dir, folder)
+        await trio.to_thread.run_sync(_fresh_copy, self.team.dir, folder, uid)
         argv = command_line(self.team, self.ticket)
         command = sandbox_argv(
             argv, folder=folder, limits=self.limits, network=True, mode=self.sandbox,
-            read_only=_program_paths(self.team.command),
+            read_only=_program_paths(self.team.command), uid=uid,
         )  # fmt: skip
         self.output.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -189,11 +204,11 @@ def _program_paths(command: tuple[str, ...]) -> list[Path]:
     return program_paths(list(command))
 
 
-def _fresh_copy(source: Path, folder: Path) -> None:
+def _fresh_copy(source: Path, folder: Path, uid: int) -> None:
     shutil.rmtree(folder, ignore_errors=True)
     folder.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(source, folder, symlinks=True)
-    prepare_folder(folder)
+    prepare_folder(folder, uid)
 
 
 def _describe(status: int, mode: str) -> tuple[str, bool]:
