@@ -8,6 +8,11 @@ Nothing here knows any game: pages of a game build on :func:`page`, :class:`Broa
 :func:`event_stream` for a page polling its own state) and serve their own assets through
 ``web_app``'s ``assets``. Its users: the Labyrinth teacher's page (labyrinth/web.py) and the
 dungeon's live page (arena/tournament/web.py).
+
+May import the standard library, trio, Starlette and Hypercorn only: never a game
+(:mod:`dungeon`, :mod:`fish`, :mod:`penguins`, :mod:`labyrinth`, :mod:`floes`), :mod:`protocol`,
+:mod:`client`, :mod:`replay`, :mod:`sim`, :mod:`arena` or the dungeon's server modules
+(import-linter contract "The one web layer is game-neutral").
 """
 
 from server.web.app import serve_web, web_app
