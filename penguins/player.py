@@ -67,8 +67,17 @@ Exit codes: 0 moved, 1 cannot move, 2 bad input file or usage, 3 internal error.
 _OPTIONS = ("phase", "penguins", "strategy", "id", "seed", "budget")
 
 
-class UsageError(Exception):
-    """A command line we cannot act on (exit 2)."""
+class BadArguments(Exception):
+    """A command line we cannot act on: :func:`run` prints it with the usage, exit 2.
+
+    Not ``arena.errors.UsageError``, the project's one error type for the command line: games
+    never import :mod:`arena` (the contract "Nothing imports the command line"), and this
+    program is a game's own, started by a game master once per move through the
+    ``penguins-player`` script as well as through ``arena penguins``. Sharing the class would
+    need a new top-level module for one exception or a command-line type inside a game core;
+    this one never leaves :func:`run`, which answers in the spec's own terms (the message, the
+    usage text, status 2).
+    """
 
 
 class Request:
@@ -92,7 +101,7 @@ class Request:
 
 
 def parse_arguments(argv: list[str]) -> Request:
-    """The request of a command line, in any order; UsageError names what is wrong."""
+    """The request of a command line, in any order; BadArguments names what is wrong."""
     request = Request()
     seen: set[str] = set()
     for argument in argv:
@@ -104,26 +113,26 @@ def parse_arguments(argv: list[str]) -> Request:
             request.files.append(argument)
             continue
         if key in seen:
-            raise UsageError(f"{key}= given twice")
+            raise BadArguments(f"{key}= given twice")
         seen.add(key)
         if key == "phase":
             if value not in (PLACEMENT, MOVEMENT):
-                raise UsageError(f"phase must be placement or movement, got {value!r}")
+                raise BadArguments(f"phase must be placement or movement, got {value!r}")
             request.phase = value
         elif key == "strategy":
             if value not in STRATEGIES:
-                raise UsageError(
+                raise BadArguments(
                     f"unknown strategy {value!r}; choose one of {', '.join(STRATEGIES)}"
                 )
             request.strategy = value
         elif key == "id":
             if not value or any(ch.isspace() for ch in value):
-                raise UsageError(f"id must be non-empty text without spaces, got {value!r}")
+                raise BadArguments(f"id must be non-empty text without spaces, got {value!r}")
             request.ident = value
         else:
             # int() refuses more than 4300 digits with a ValueError: a usage error too (exit 2).
             if not (value.isascii() and value.isdigit() and len(value) <= 18):
-                raise UsageError(
+                raise BadArguments(
                     f"{key} must be a non-negative integer of at most 18 digits, "
                     f"got {boardfile.shown(value)}"
                 )
@@ -136,12 +145,12 @@ def parse_arguments(argv: list[str]) -> Request:
     if request.name:
         return request
     if request.phase is None:
-        raise UsageError("missing phase=placement or phase=movement")
+        raise BadArguments("missing phase=placement or phase=movement")
     if request.phase == "placement" and request.penguins is None:
-        raise UsageError("phase=placement needs penguins=N")
+        raise BadArguments("phase=placement needs penguins=N")
     if len(request.files) != 2:
         listed = " ".join(repr(f) for f in request.files) or "none"
-        raise UsageError(f"expected two files IN OUT, got {listed}")
+        raise BadArguments(f"expected two files IN OUT, got {listed}")
     return request
 
 
@@ -243,7 +252,7 @@ def run(argv: list[str]) -> int:
         return EXIT_MOVED
     try:
         request = parse_arguments(argv)
-    except UsageError as error:
+    except BadArguments as error:
         print(f"{PROG}: {error}\n{USAGE}", file=sys.stderr)
         return EXIT_BAD_INPUT
     source, target = request.files
