@@ -21,7 +21,9 @@ A program runs under bubblewrap (``bwrap``, Debian's ``bubblewrap``; ``make bubb
   few files of ``/etc``), ``/tmp`` a private tmpfs of ``4 * file_bytes``, ``/proc`` of its own
   PID namespace, ``/dev`` minimal (null, zero, random, urandom, tty). Paths a program needs to
   start (its executable, interpreter, virtualenv: :func:`program_paths`) are bound read-only at
-  their own paths. When root, ``folder`` must be the program's user's (the caller chowns it:
+  their own paths; of a directory a virtualenv's ``.pth`` file names (an editable install's
+  checkout), only its packages: never the checkout itself, its ``.git`` or an output folder
+  put there. When root, ``folder`` must be the program's user's (the caller chowns it:
   :func:`prepare_folder`).
 * **every process dies with it**: a fresh PID namespace with ``--die-with-parent``: when the
   program exits, or the caller kills bwrap, the kernel kills every descendant, a ``setsid`` one
@@ -314,8 +316,43 @@ def _interpreter(path: str) -> list[str]:
     return words[:1]
 
 
+def _top_level_names(site: Path) -> set[str]:
+    """The importable names the distributions installed in ``site`` declare."""
+    names: set[str] = set()
+    for listing in [
+        *site.glob("*.dist-info/top_level.txt"),
+        *site.glob("*.egg-info/top_level.txt"),
+    ]:
+        with contextlib.suppress(OSError):
+            names.update(line.strip() for line in listing.read_text().splitlines())
+    names.discard("")
+    return names
+
+
+def _importable(directory: Path, names: set[str]) -> list[Path]:
+    """What a ``.pth`` line's directory holds that Python imports: its packages (a folder with
+    ``__init__.py``) and the modules or namespace packages named in ``names``. Never the
+    directory itself: an editable install names a project's checkout, and a checkout holds its
+    ``.git``, and may hold a tournament's output folder (logs, journal, teams' folders)."""
+    out: list[Path] = []
+    try:
+        entries = sorted(os.scandir(directory), key=lambda entry: entry.name)
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        init = os.path.join(entry.path, "__init__.py")
+        package = entry.is_dir(follow_symlinks=False) and os.path.isfile(init)
+        module = entry.name.endswith((".py", ".so")) and entry.name.split(".", 1)[0] in names
+        if package or module or entry.name in names:
+            out.append(Path(entry.path))
+    return out
+
+
 def _python_home(executable: str) -> list[Path]:
-    """A Python's prefix, and a virtualenv's directory, base prefix and ``.pth`` directories."""
+    """A Python's prefix, and a virtualenv's directory, base prefix and what is importable from
+    the directories its ``.pth`` files name (:func:`_importable`)."""
     bin_dir = Path(os.path.abspath(executable)).parent
     venv = bin_dir.parent
     config = venv / "pyvenv.cfg"
@@ -328,8 +365,11 @@ def _python_home(executable: str) -> list[Path]:
         if key.strip() == "home" and value.strip():
             out.append(Path(value.strip()).parent)
     for pth in venv.glob("lib/python*/site-packages/*.pth"):
+        names = _top_level_names(pth.parent)
         lines = [line.strip() for line in pth.read_text(errors="replace").splitlines()]
-        out += [Path(line) for line in lines if line.startswith("/") and os.path.isdir(line)]
+        for line in lines:
+            if line.startswith("/") and os.path.isdir(line):
+                out += _importable(Path(line), names)
     return out
 
 

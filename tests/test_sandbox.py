@@ -316,3 +316,67 @@ def test_programs_running_at_once_have_users_of_their_own() -> None:
         assert {first, second} <= set(range(SANDBOX_UID, SANDBOX_UID + USER_SLOTS))
     with sandbox_user() as again:  # released, and handed out in turn
         assert again not in (first, second)
+
+
+@needs_bwrap
+def test_a_project_named_by_a_pth_file_shows_only_its_packages(tmp_path: Path) -> None:
+    """An editable install's ``.pth`` names the project's checkout: a program run with that
+    virtualenv's python imports the project's packages, but sees nothing else of the checkout
+    (its .git, an output folder put there: logs, journal, other teams' folders)."""
+    import sys
+    import sysconfig
+
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    (project / "pkg" / "__init__.py").write_text("VALUE = 7\n")
+    (project / ".git").mkdir()
+    (project / ".git" / "config").write_text("[core]\n")
+    (project / "cs312" / "logs").mkdir(parents=True)
+    (project / "cs312" / "results.json.journal").write_text("secret journal\n")
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    base = os.path.realpath(sys.executable)
+    (venv / "bin" / "python").symlink_to(base)
+    (venv / "pyvenv.cfg").write_text(f"home = {os.path.dirname(base)}\n")
+    version = sysconfig.get_python_version()
+    site = venv / "lib" / f"python{version}" / "site-packages"
+    site.mkdir(parents=True)
+    (site / "__editable__.project.pth").write_text(f"{project}\n")
+    for path in [tmp_path, *tmp_path.rglob("*")]:
+        if not path.is_symlink():
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    argv = [
+        str(venv / "bin" / "python"), "-c",
+        "import os, pkg\nprint(pkg.VALUE)\n"
+        f"print(sorted(os.listdir({str(project)!r})))\n"
+        f"print(os.path.exists({str(project / 'cs312' / 'results.json.journal')!r}))\n",
+    ]  # fmt: skip
+    outcome = run(
+        argv, folder=folder_of(tmp_path), limits=LIMITS, network=False, timeout=20,
+        read_only=program_paths(argv),
+    )  # fmt: skip
+    assert outcome.code == 0, outcome.stderr
+    assert outcome.stdout.splitlines() == ["7", "['pkg']", "False"]
+
+
+@needs_bwrap
+def test_the_projects_own_checkout_is_not_visible_to_its_venvs_python(tmp_path: Path) -> None:
+    """The same with this project's virtualenv (its editable install names the checkout): the
+    packages import, the checkout's .git and root files are not there."""
+    import sys
+
+    import arena
+
+    root = Path(arena.__file__).resolve().parent.parent
+    argv = [
+        sys.executable, "-c",
+        "import os, arena.tournament.programs\n"
+        f"print(os.path.exists({str(root / '.git')!r}))\n"
+        f"print(os.path.exists({str(root / 'pyproject.toml')!r}))\n",
+    ]  # fmt: skip
+    outcome = run(
+        argv, folder=folder_of(tmp_path), limits=LIMITS, network=False, timeout=30,
+        read_only=program_paths(argv),
+    )  # fmt: skip
+    assert outcome.code == 0, outcome.stderr
+    assert outcome.stdout.splitlines() == ["False", "False"]
