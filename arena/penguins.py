@@ -68,10 +68,10 @@ def master_main(argv: list[str]) -> int:
     parser.add_argument("--workdir", type=Path, help="directory for the game (default: new temp)")
     parser.add_argument(
         "--sandbox",
-        choices=("auto", "bwrap", "none"),
-        default="auto",
-        help="run programs under bubblewrap (bwrap), bare with resource limits only (none), or "
-        "bwrap when it works here (auto, the default; warns when it does not)",
+        choices=("bwrap", "none"),
+        default="bwrap",
+        help="how programs are isolated: bubblewrap (bwrap, the default; refused where it "
+        "cannot run) or not at all (none: resource limits only, as you; warns every run)",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="print every step")
     args = parser.parse_args(argv)
@@ -101,19 +101,24 @@ def master_main(argv: list[str]) -> int:
             parser.error(f"{each} penguins for each of {count} players do not fit")
         fish = generate_fish(random.Random(args.seed), args.rows, args.cols, each * count)
         board = parse(BoardFile(args.rows, args.cols, fish, [0] * len(fish), []).render())
+    # One rule with the tournament (issue 17): never unconfined unless asked, then warned.
     mode = args.sandbox
-    if mode != "none":
+    if mode == "none":
+        print(
+            "arena penguins master: WARNING: --sandbox none: the player programs run "
+            "unconfined, as you, with resource limits only, and can read or change anything "
+            "you can",
+            file=sys.stderr,
+        )
+    else:
         reason = check_available()
-        if reason is not None and mode == "bwrap":
-            print(f"arena penguins master: --sandbox bwrap: {reason}", file=sys.stderr)
-            return 2
         if reason is not None:
             print(
-                f"arena penguins master: warning: no sandbox ({reason}); the programs run "
-                "unconfined, with resource limits only",
+                f"arena penguins master: cannot sandbox the player programs: {reason}; install "
+                "bubblewrap (make bubblewrap) or pass --sandbox none to run them unconfined",
                 file=sys.stderr,
             )
-        mode = "bwrap" if reason is None else "none"
+            return 1
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="penguins-game-"))
 
     def echo(entry: dict[str, object]) -> None:

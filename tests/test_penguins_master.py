@@ -28,6 +28,10 @@ from penguins.master import (
     ranking,
     run_game,
 )
+from server.sandbox import check_available
+
+#: The sandbox where it runs here, else none (tests/test_sandbox.py says why not).
+SANDBOX = ["--sandbox", "bwrap" if check_available() is None else "none"]
 
 START = "3 4\n10 20 10 30\n20 10 30 10\n10 30 20 10\n"
 
@@ -333,7 +337,7 @@ def test_master_command_runs_real_programs(tmp_path: Path) -> None:
             # Not the default 2 s a call: a player is a Python process (~0.15 s here), and a
             # loaded CI machine must not disqualify it; time limits are tested without processes.
             "--timeout", "60",
-            "--workdir", str(tmp_path),
+            "--workdir", str(tmp_path), *SANDBOX,
         ],
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
@@ -360,6 +364,7 @@ def test_a_board_with_a_latin1_id_is_logged_not_a_crash(tmp_path: Path) -> None:
         [
             "--player", f"{player_script} strategy=greedy id=g",
             "--board", str(board_path), "--penguins", "1", "--workdir", str(workdir),
+            *SANDBOX,
         ]
     )  # fmt: skip
     assert code == 0
@@ -395,3 +400,28 @@ def test_bad_master_options_exit_2_naming_the_flag(
     assert stop.value.code == 2
     assert named in capsys.readouterr().err
     assert not workdir.exists()
+
+
+def test_without_a_working_sandbox_the_master_refuses_unless_sandbox_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the tournament (issue 17's one rule): where bubblewrap cannot run, no player program
+    is started unconfined by default; one line says why and what to do (exit 1). --sandbox
+    none runs them bare and warns on every run."""
+    import server.sandbox
+
+    monkeypatch.setattr(server.sandbox, "check_available", lambda: "bwrap is not installed")
+    player_script = str(Path(sys.executable).parent / "penguins-player")
+    workdir = tmp_path / "game"
+    argv = ["--player", f"{player_script} strategy=greedy id=g", "--rows", "3", "--cols", "4"]
+    argv += ["--penguins", "1", "--timeout", "60", "--workdir", str(workdir)]
+    for refused in (argv, [*argv, "--sandbox", "bwrap"]):
+        assert master_main(refused) == 1
+        err = capsys.readouterr().err
+        assert len(err.splitlines()) == 1
+        assert "cannot sandbox the player programs: bwrap is not installed" in err
+        assert "--sandbox none" in err
+        assert not workdir.exists()
+    for _ in range(2):
+        assert master_main([*argv, "--sandbox", "none"]) == 0
+        assert "WARNING: --sandbox none" in capsys.readouterr().err
