@@ -176,3 +176,94 @@ async def test_a_sandboxed_program_lives_as_long_as_its_match(tmp_path: Path) ->
         await trio.to_thread.run_sync(lambda: None)  # a worker thread, idle from now on
     assert entrant.exit == "exit code 0"
     assert "still here" in (tmp_path / "out.txt").read_text()
+
+
+JOIN = r"""
+import json, socket, sys
+host, port, team, match, token = sys.argv[1:6]
+port, team = int(port), int(team)
+sockets = []
+for agent in range(6):
+    s = socket.create_connection((host, port))
+    s.sendall((json.dumps({"type": "start", "team": team, "agent": agent, "match": match,
+                           "token": token}) + "\n").encode())
+    sockets.append(s)
+"""
+
+SPINNER = (
+    JOIN
+    + r"""
+print("six sockets in; spinning", flush=True)
+while True:
+    pass
+"""
+)
+
+GARBLER = (
+    JOIN
+    + r"""
+first = sockets[0].makefile("rb").readline()  # the match has started: its dungeon
+print("started:", first[:20], flush=True)
+# Lines the server refuses (GARBAGE, COUNT times): it closes the socket.
+try:
+    for _ in range(COUNT):
+        sockets[0].sendall(GARBAGE)
+except OSError as error:
+    print("closed by the server:", error, flush=True)
+import threading
+threading.Event().wait()  # the other five sockets stay open: the match plays on
+"""
+)
+
+
+@pytest.mark.parametrize(
+    ("garbage", "count"),
+    [
+        # Each refused with an error; past the error limit (100) the socket is closed.
+        pytest.param(b'{"type": "garbage", "x": 1}\n', 150, id="error-limit"),
+        # Closed at the first line (protocol: a line that is not JSON is fatal).
+        pytest.param(
+            b"this is not JSON\n", 1, id="not-json",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="server: a fatal line during play is refused through the match's actor "
+                "(Connection._refuse -> Refused -> MatchActor._handle), which closes the "
+                "socket without setting Connection.fault; the tournament then reports `hung`",
+            ),
+        ),
+    ],
+)  # fmt: skip
+def test_a_program_that_spins_and_one_that_sends_garbage_lose_with_their_reasons(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], garbage: bytes, count: int
+) -> None:
+    """A program that joins with its six sockets and then spins forever, against one that
+    joins and then sends garbage lines on one socket until the server closes it: each match
+    runs to its time limit (the garbler keeps five sockets open), the spinner is `hung`, the
+    garbler `protocol_error`; both lose, and the tournament finishes with its results."""
+    out = tmp_path / "out"
+    args = ["python3", "client.py", "{host}", "{port}", "{team}", "{match}", "{token}"]
+    teams = write_teams(
+        tmp_path,
+        [
+            {"name": "spinner", "dir": "spinner", "command": args},
+            {"name": "garbler", "dir": "garbler", "command": args},
+        ],
+        {"spinner": SPINNER, "garbler": f"GARBAGE, COUNT = {garbage!r}, {count}\n{GARBLER}"},
+        connect_seconds=10,
+        match_seconds=2,
+        memory_mb=256,
+    )
+    code = main([str(teams), "--out", str(out), "--concurrency", "2"])
+    assert code == 0, capsys.readouterr().err
+    data = json.loads((out / "results.json").read_text())
+    assert data["complete"] is True
+    assert len(data["matches"]) == 2
+    rows = {row["team"]: row for row in data["teams"]}
+    for name, reason in (("spinner", "hung"), ("garbler", "protocol_error")):
+        assert rows[name]["points"] == 0
+        assert rows[name]["losses"] == 2
+        assert [f["reason"] for f in rows[name]["failures"]] == [reason, reason], rows[name]
+    for match in data["matches"]:
+        assert {f["reason"] for f in match["failures"]} == {"hung", "protocol_error"}
+    garbled = (out / "programs").glob("*-garbler.txt")
+    assert all("started:" in output.read_text() for output in garbled)
