@@ -86,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
     parser.add_argument("--logs", type=Path, help="write one match log per match into this dir")
+    parser.add_argument(
+        "--compact-logs",
+        action="store_true",
+        help="dungeon, with --logs: write each log's map once, not twelve times (half the size)",
+    )
     add_config_option(parser, "rules options of the game, e.g. nodes=300")
     parser.add_argument(
         "--timeout",
@@ -143,6 +148,10 @@ def _run(args: argparse.Namespace) -> int:
             options["schedule"] = "timed"
     elif args.schedule is not None:
         raise UsageError(f"--schedule: only the dungeon has schedules, not {args.game}")
+    if args.compact_logs:
+        if args.logs is None or args.game != "dungeon":
+            raise UsageError("--compact-logs goes with --logs, for the dungeon")
+        options["maps"] = "once"
     spec = RunSpec(
         game=args.game,
         strategies=strategies,

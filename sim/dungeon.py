@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, AgentId, Match, Output, Request, TimeUp
@@ -277,7 +277,8 @@ class DungeonGame:
     ``optimum`` (default True): compute each crossing's trap optimum for the figures, and
     ``schedule``: ``steps`` (default here; spec section 6) or ``timed`` (:mod:`sim.timed`, the
     default of ``arena sim``), with the timed schedule's ``think_ms``, ``delay_ms`` and
-    ``jitter`` (None: :class:`sim.timed.Timing`'s defaults)."""
+    ``jitter`` (None: :class:`sim.timed.Timing`'s defaults), and ``maps``: ``each`` (default)
+    or ``once`` (compact match logs, docs/log-format.md)."""
 
     def __init__(
         self,
@@ -286,8 +287,12 @@ class DungeonGame:
         think_ms: float | None = None,
         delay_ms: float | None = None,
         jitter: float | None = None,
+        maps: str = "each",
         **rules: Any,
     ) -> None:
+        if maps not in ("each", "once"):
+            raise ValueError(f"maps {maps!r}: choose each or once")
+        self.maps: Literal["each", "once"] = "once" if maps == "once" else "each"
         self.config = RulesConfig.from_dict(rules)
         self.with_optimum = optimum
         self.timing = _timing(schedule, think_ms=think_ms, delay_ms=delay_ms, jitter=jitter)
@@ -326,7 +331,7 @@ class DungeonGame:
 
         self._check_seats(seats)
         with path.open("w", encoding="utf-8") as stream:
-            log = MatchLogWriter(stream, clock=time.monotonic)
+            log = MatchLogWriter(stream, clock=time.monotonic, maps=self.maps)
             log.header(
                 seed=seed,
                 config=self.config.to_dict(),

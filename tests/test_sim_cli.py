@@ -78,6 +78,7 @@ def test_resume_of_a_finished_run_plays_nothing_and_reports_the_same(tmp_path: P
         (["--matches", "0"], "--matches"),
         (["--strategies", "greedy,random,raiser", "--sprt", "elo1=10"], "exactly two"),
         (["--logs", "somewhere"], "does not write match logs"),
+        (["--compact-logs"], "--compact-logs goes with --logs, for the dungeon"),
         (["--config", "target=abc"], "--config target='abc': expected an integer"),
         (["--config", "target=2.5"], "--config target=2.5: expected an integer"),
         (["--config", "target=true"], "--config target=True: expected an integer"),
@@ -203,3 +204,23 @@ def test_resume_without_a_journal_starts_the_run_and_says_so(
     assert sim("--matches", "4", "--workers", "1", "--out", str(out), "--resume") == 0
     assert "no journal" in capsys.readouterr().err
     assert load(out)["games"] == 4
+
+
+def test_compact_logs_write_the_map_once_and_verify(tmp_path: Path) -> None:
+    """--compact-logs: each log holds the map once, not twelve times, and verifies as it is."""
+    from replay.matchlog import read_log
+    from replay.rerun import verify_log
+
+    sizes = {}
+    for kind, extra in (("full", []), ("compact", ["--compact-logs"])):
+        logs = tmp_path / kind
+        argv = ["dungeon", "--strategies", "rusher,random", "--matches", "2", "--workers", "1"]
+        argv += ["--quiet", "--config", "draw_steps=5", "--logs", str(logs), *extra]
+        assert main(argv) == 0
+        paths = sorted(logs.iterdir())
+        sizes[kind] = sum(path.stat().st_size for path in paths)
+        for path in paths:
+            assert verify_log(read_log(path)).ok
+            text = path.read_text()
+            assert text.count('"nodes":[[') == (1 if extra else 12)
+    assert sizes["compact"] < 0.6 * sizes["full"]
