@@ -16,7 +16,7 @@ import contextlib
 import itertools
 import resource
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 import structlog
@@ -62,6 +62,7 @@ class Server:
         tokens: Mapping[str, Mapping[int, str]] | None = None,
         seeds: Mapping[str, int] | None = None,
         observer: Callable[[str, MatchActor | Connection], None] | None = None,
+        hand_off: Callable[[Filling[Connection], int], Awaitable[None]] | None = None,
     ) -> None:
         self.config = config
         #: Named matches' seeds (name -> seed), read when the match starts: a tournament fixes
@@ -72,6 +73,9 @@ class Server:
         #: (``fault`` says if its client broke the protocol): a tournament and the live view
         #: follow matches with it. It must not block or raise.
         self.observer = observer
+        #: ``arena serve --processes N``: called (as a task) with each full match and its seed
+        #: instead of playing it here; it hands the match to a worker process (server.workers).
+        self.hand_off = hand_off
         #: The process's garbage collection policy, when this server owns the process.
         self.collector = collector
         self._check_grace = check_grace
@@ -151,28 +155,44 @@ class Server:
             await self._refuse(stream, refused)
             return
         try:
-            conn = Connection(
-                stream,
-                next(self._numbers),
-                config=self.config,
-                lobby=self.lobby,
-                limits=self.limits,
-                budget=self.gate.budget,
-                latency=self._latency,
-            )
-            self._connections.add(conn)
-            conn.log.debug("connection_opened")
-            try:
-                await conn.run()
-            except Exception:
-                conn.log.exception("connection_failed")
-            finally:
-                self._connections.discard(conn)
-                if self.observer is not None:
-                    self.observer("closed", conn)
-                self._check_idle()
+            await self._serve(self.connection(stream, next(self._numbers)))
         finally:
             self.gate.leave()
+
+    def connection(self, stream: trio.abc.Stream, number: int) -> Connection:
+        """A connection of this server for ``stream``."""
+        return Connection(
+            stream,
+            number,
+            config=self.config,
+            lobby=self.lobby,
+            limits=self.limits,
+            budget=self.gate.budget,
+            latency=self._latency,
+        )
+
+    async def _serve(self, conn: Connection) -> None:
+        self._connections.add(conn)
+        conn.log.debug("connection_opened")
+        try:
+            await conn.run()
+        except Exception:
+            conn.log.exception("connection_failed")
+        finally:
+            self._connections.discard(conn)
+            if self.observer is not None:
+                self.observer("closed", conn)
+            self._check_idle()
+
+    def adopt(self, filling: Filling[Connection], seed: int) -> MatchActor:
+        """Play a full match whose sockets another process's lobby filled (a worker of
+        ``arena serve --processes``): each seat is a connection made by :meth:`connection` and
+        given its socket's state (``Connection.adopt``); the match starts at once with ``seed``.
+        """
+        assert self._sockets is not None, "Server.run() must be running"
+        for conn in filling.seats.values():
+            self._sockets.start_soon(self._serve, conn)
+        return self.launch(filling, seed)
 
     async def _refuse(self, stream: trio.abc.Stream, why: str) -> None:
         """A connection beyond the cap or the input budget: one error, then closed. At most
@@ -199,6 +219,14 @@ class Server:
         seed = self.seeds.get(filling.name) if filling.name is not None else None
         if seed is None:
             seed = next(self._seeds) if self._seeds is not None else secrets.randbits(63)
+        if self.hand_off is not None:
+            self._matches.start_soon(self.hand_off, filling, seed)
+        else:
+            self.launch(filling, seed)
+
+    def launch(self, filling: Filling[Connection], seed: int) -> MatchActor:
+        """Start playing the full match ``filling`` with ``seed`` (its actor, in a task)."""
+        assert self._matches is not None, "Server.run() must be running"
 
         def prepared() -> None:  # the engine exists, its log is open with the dungeon in it
             if self.collector is not None:
@@ -221,6 +249,7 @@ class Server:
         self.actors.add(actor)
         self.finished.append(actor)
         self._matches.start_soon(self._run_actor, actor)
+        return actor
 
     async def _run_actor(self, actor: MatchActor) -> None:
         try:

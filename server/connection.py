@@ -8,6 +8,11 @@ go there, and the socket closes its clone when it closes.
 Errors are counted when they are made, not when they are written: the error that reaches the
 limit is followed by CLOSE, and from then on nothing this socket sends reaches the match (the
 reader stops, the actor drops what was already in its inbox).
+
+With ``arena serve --processes N`` a socket's ``start`` is read here in the front process and
+its match played in a worker process (:mod:`server.workers`): :meth:`Connection.detach` stops
+the reader where nothing read is lost and gives up the socket, and :meth:`Connection.adopt`
+takes it up again in the worker, as if that process had read the ``start`` itself.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,7 +49,16 @@ from protocol.session import Event, Session
 from server.lobby import Filling, Lobby, SlotTaken
 from server.net import CLOSE, Close, FrameReader, InputBudget, Limits, Outbox, OverBudget, Transport
 
-__all__ = ["CLOSE", "Closed", "Connection", "Outgoing", "Refused", "Submitted", "last_error"]
+__all__ = [
+    "CLOSE",
+    "Closed",
+    "Connection",
+    "Detached",
+    "Outgoing",
+    "Refused",
+    "Submitted",
+    "last_error",
+]
 
 log = structlog.get_logger()
 
@@ -70,6 +85,22 @@ class Refused:
     code: str
     text: str
     closing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Detached:
+    """What another process needs to go on serving a socket whose ``start`` was read here: a
+    duplicate of its descriptor (the caller owns it and closes it), its slot, what was read of
+    an unfinished line, and its session's counters (spec section 4: errors count from the first
+    line; lines and requests before ``dungeon`` count toward their budget and are answered)."""
+
+    fd: int
+    number: int
+    slot: AgentId
+    leftover: bytes
+    errors: int
+    held: int
+    early_lines: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +154,15 @@ class Connection:
         self._latency = latency
         self._request_read_at: float | None = None
         self.log = log.bind(conn=number)
+        #: The hand-off to another process (server.workers): asked for, the read it cancels,
+        #: the reader stopped, and what it left (None: the socket could not be handed off).
+        self._detaching = False
+        self._fill_scope: trio.CancelScope | None = None
+        self._reader_stopped = trio.Event()
+        self._detached: Detached | None = None
+        self._abandoned = False  # the hand-off was called off: nothing to hand on
+        #: The start was read by another process (:meth:`adopt`): no handshake here.
+        self._adopted = False
 
     # -- lifetime ------------------------------------------------------------------------------
 
@@ -134,6 +174,8 @@ class Connection:
                     tasks.start_soon(self._read_then_wait, tasks.cancel_scope)
                     await self.outbox.run()
                     tasks.cancel_scope.cancel()  # written the last line: stop reading
+                if self._detached is not None:
+                    return  # another process serves it now: only our descriptor closes
                 if not self.outbox.drained:
                     self.log.info("connection_killed", reason="not_reading", slot=self.slot)
                     return  # it reads nothing: no point waiting for its leftovers
@@ -150,8 +192,77 @@ class Connection:
 
     async def _read_then_wait(self, tasks: trio.CancelScope) -> None:
         """The reader; when the peer has gone (EOF) the socket closes at once."""
-        if await self._reader():
+        try:
+            gone = await self._reader()
+        except _Detach:
+            self._detached = self._detach_now()
+            gone = True
+        finally:
+            self._reader_stopped.set()
+        if gone:
             tasks.cancel()
+
+    # -- hand-off to another process (arena serve --processes) ---------------------------------
+
+    async def detach(self) -> Detached | None:
+        """Stop serving this socket here, once its match is full, so that another process can
+        (:meth:`adopt`): the reader stops at its next wait for data (it first handles every
+        whole line already read), and the socket closes here without a word to the peer.
+
+        None if the socket cannot be handed off: it has closed or is closing, is not a TCP
+        socket, or still has unwritten lines (its client does not read; it is closed).
+        """
+        self._detaching = True
+        if self._fill_scope is not None:
+            self._fill_scope.cancel()
+        try:
+            await self._reader_stopped.wait()
+        except BaseException:  # cancelled (the server is stopping): the duplicate is ours
+            self._abandoned = True
+            if self._detached is not None:
+                os.close(self._detached.fd)
+            raise
+        return self._detached
+
+    def _detach_now(self) -> Detached | None:
+        """In the reader's task, at a wait for data: the socket's state for another process."""
+        fd = self.transport.fileno
+        if fd is None or self.closed or self.slot is None or self.outbox.unwritten:
+            self.kill("not_handed_off")
+            return None
+        if self._abandoned:
+            self.kill("shutdown")
+            return None
+        try:
+            duplicate = os.dup(fd)
+        except OSError as error:  # out of descriptors
+            self.kill(f"not_handed_off: {error.strerror}")
+            return None
+        self.log.debug("connection_handed_off")
+        return Detached(
+            fd=duplicate,
+            number=self.number,
+            slot=self.slot,
+            leftover=_unfinished_line(self.codec),
+            errors=self.session.errors,
+            held=self.session.held,
+            early_lines=self.session.early_lines,
+        )
+
+    def adopt(self, detached: Detached, filling: Filling[Connection]) -> None:
+        """Take up a socket another process read the ``start`` of (``detached``, with its own
+        descriptor in this connection's stream): it holds its slot in ``filling``."""
+        slot = detached.slot
+        self.slot, self.filling = slot, filling
+        self.session.handle(Event.START_ACCEPTED)
+        self.session.errors = detached.errors
+        self.session.refused = detached.errors >= self.session.error_limit
+        self.session.held = detached.held
+        self.session.early_lines = detached.early_lines
+        if detached.leftover:
+            self.codec.receive_data(detached.leftover)
+        self._adopted = True
+        self.log = self.log.bind(team=slot.team, agent=slot.agent)
 
     def kill(self, reason: str) -> None:
         """Close the socket at once (from any task); its tasks end at their next checkpoint."""
@@ -309,9 +420,24 @@ class Connection:
             if codec.eof:
                 return None
             blank = codec.blank_lines
-            await self.reader.fill()
+            if self._requests is None:
+                await self._fill_before_dungeon()
+            else:
+                await self.reader.fill()
             if codec.blank_lines != blank:
                 self._count_early(codec.blank_lines - blank)
+
+    async def _fill_before_dungeon(self) -> None:
+        """Read more, unless a hand-off was asked for (then _Detach): its cancellation reaches
+        the read only while it waits, so nothing read is lost."""
+        if self._detaching:
+            raise _Detach
+        with trio.CancelScope() as scope:
+            self._fill_scope = scope
+            await self.reader.fill()
+        self._fill_scope = None
+        if scope.cancelled_caught:
+            raise _Detach
 
     def _count_early(self, lines: int) -> None:
         """Lines received after the start and before ``dungeon``: beyond the budget, the socket
@@ -334,9 +460,10 @@ class Connection:
 
     async def _read(self) -> bool:
         deadline = trio.current_time() + self.config.start_timeout
-        outcome = _Handshake.LATE
-        with trio.move_on_at(deadline):
-            outcome = await self._handshake()
+        outcome = _Handshake.JOINED if self._adopted else _Handshake.LATE
+        if not self._adopted:
+            with trio.move_on_at(deadline):
+                outcome = await self._handshake()
         if outcome is _Handshake.JOINED:
             idle = self.limits.idle_seconds
             if idle is not None:
@@ -434,6 +561,12 @@ def _is_game_over(item: Outgoing | Close) -> bool:
     return isinstance(item, GameOver) or (isinstance(item, tuple) and isinstance(item[0], GameOver))
 
 
+def _unfinished_line(codec: Codec) -> bytes:
+    """What ``codec`` holds of a line whose newline has not come yet. The codec keeps it to
+    itself; only a hand-off to another process needs it (the codec there is fed it first)."""
+    return bytes(codec._partial)
+
+
 def last_error(error: Error) -> Error:
     """The error that reaches a socket's limit: it says so in its code; its text keeps the
     cause."""
@@ -447,6 +580,10 @@ _BUDGET_CODES = {
     "held_requests": ErrorCode.TOO_MANY_EARLY,
     "partial_line": ErrorCode.LINE_TOO_LONG,
 }
+
+
+class _Detach(Exception):
+    """Raised in the reader instead of reading: its socket is being handed off."""
 
 
 class _Handshake(enum.Enum):

@@ -147,6 +147,11 @@ class Outbox(Generic[Item]):
             self.stopped = True
 
     @property
+    def unwritten(self) -> int:
+        """Items delivered and not yet written (0: the writer is idle)."""
+        return self._unwritten
+
+    @property
     def drained(self) -> bool:
         """False when the writer gave up: the peer did not take its last lines in time."""
         return not self._drain.cancelled_caught

@@ -28,6 +28,11 @@ class Transport:
         self._fd = stream.socket.fileno() if isinstance(stream, trio.SocketStream) else None
 
     @property
+    def fileno(self) -> int | None:
+        """The socket's descriptor (None for other streams, or once closed)."""
+        return None if self.closed else self._fd
+
+    @property
     def writes_now(self) -> bool:
         """True when :meth:`write_now` can write (a socket): otherwise only the writer writes."""
         return self._fd is not None and not self.closed
