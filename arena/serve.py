@@ -3,18 +3,28 @@
 On either signal the server stops accepting, ends every running match as a draw, closes every
 match log cleanly, stops its checker workers and exits: 0 after SIGTERM, 130 after SIGINT
 (Ctrl-C), as every command. Exit 2 on bad usage, 1 when it cannot listen.
+
+``--processes N`` (N > 1): this process runs the lobby and hands each full match to one of N
+worker processes (server.workers); a worker is this module run as ``python -m arena.serve
+--worker FD LEVEL SETTINGS`` (:func:`worker_main`), so that it configures logging and its
+checker pool as this command does (the server never imports the command line).
 """
 
 from __future__ import annotations
 
 import argparse
+import base64
+import os
 import re
 import signal
+import socket
 import sys
 import tomllib
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
+import msgspec
 import structlog
 import trio
 
@@ -27,12 +37,14 @@ from arena.options import (
     dungeon_rules,
     log_level,
     port,
+    positive_count,
     seed,
     web_address,
 )
 from dungeon.config import RulesConfig
 from server.app import Server, limits_for, serve
 from server.collector import Collector
+from server.handoff import Settings
 
 __all__ = ["main"]
 
@@ -79,6 +91,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="also serve the live page (running and finished matches) there",
     )
     parser.add_argument(
+        "--processes",
+        type=positive_count,
+        default=1,
+        help="processes that play matches: above 1, this one runs the lobby and hands each "
+        "full match to one of N worker processes (default 1: this process plays them)",
+    )
+    parser.add_argument(
         "--log-level", type=log_level, default="info", help="server log level (stderr)"
     )
     return parser.parse_args(argv)
@@ -105,6 +124,11 @@ async def _run(
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(on_signal)
+        if args.processes > 1:
+            await _serve_processes(args, config, tokens, shutdown)
+            nursery.cancel_scope.cancel()
+            log.info("serve_exit")
+            return status
         server = Server(
             config=config,
             log_dir=args.log_dir,
@@ -131,9 +155,78 @@ async def _run(
     return status
 
 
+async def _serve_processes(
+    args: argparse.Namespace,
+    config: RulesConfig,
+    tokens: dict[str, dict[int, str]] | None,
+    shutdown: trio.Event,
+) -> None:
+    """The front of ``--processes N``: the lobby here, every match in a worker process."""
+    from server.workers import WorkerPool
+
+    settings = Settings(
+        config=config.to_dict(),
+        limits=args.limits,
+        log_dir=str(args.log_dir),
+        check_workers=args.check_workers,
+    )
+    pool = WorkerPool(args.processes, partial(_worker_command, settings, args.log_level))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(pool.run)
+        server = Server(
+            config=config,
+            log_dir=args.log_dir,
+            seed=args.seed,
+            checker=None,
+            limits=args.limits,
+            collector=Collector(),
+            tokens=tokens,
+            hand_off=pool.hand_off,
+        )
+        pool.finished = server.lobby.finished
+        try:
+            await serve(server, host=args.host, port=args.port, shutdown=shutdown)
+        finally:
+            with trio.CancelScope(shield=True):
+                await pool.stop()
+
+
+def _worker_command(settings: Settings, level: str, fd: int) -> list[str]:
+    encoded = base64.b64encode(msgspec.msgpack.encode(settings)).decode("ascii")
+    return [sys.executable, "-m", "arena.serve", "--worker", str(fd), level, encoded]
+
+
+@command("arena serve (worker process)")
+def worker_main(argv: list[str]) -> int:
+    """A worker process of ``arena serve --processes N``: ``FD LEVEL SETTINGS`` (its control
+    socket, the log level, the front's settings). Started by the front only."""
+    from server.worker import host
+
+    # The front stops its workers; they are in a process group of their own, and this keeps a
+    # signal sent to them all (kill -INT 0) from printing a KeyboardInterrupt traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    fd, level, encoded = int(argv[0]), argv[1], argv[2]
+    settings = msgspec.msgpack.decode(base64.b64decode(encoded), type=Settings)
+    configure_logging(level=level, stream=_whole_lines())
+    structlog.contextvars.bind_contextvars(worker_pid=os.getpid())
+    control = socket.socket(fileno=fd)
+    pool = None
+    if settings.check_workers > 0:
+        timeout = RulesConfig.from_dict(settings.config).optimum_timeout
+        pool = start_optimum_pool(settings.check_workers, timeout)
+    try:
+        trio.run(partial(host, control, settings, checker=None if pool is None else pool.check))
+    finally:
+        if pool is not None:
+            pool.close()
+    return 0
+
+
 @command("arena serve")
 def main(argv: list[str]) -> int:
     args = parse_args(argv)
+    if args.processes > 1 and args.web is not None:
+        raise UsageError("--web cannot be used with --processes above 1")
     config = dungeon_rules(args.config)
     try:
         args.limits = limits_for(config).with_overrides(args.limit)
@@ -149,9 +242,10 @@ def main(argv: list[str]) -> int:
             tokens = load_tokens(args.teams)
         except ValueError as error:
             raise UsageError(f"--teams {args.teams}: {error}") from None
-    configure_logging(level=args.log_level)
+    # The front and its workers share stderr: each line must reach it in one write.
+    configure_logging(level=args.log_level, stream=_whole_lines() if args.processes > 1 else None)
     pool = None
-    if args.check_workers > 0:
+    if args.check_workers > 0 and args.processes == 1:  # with workers, each has its own
         pool = start_optimum_pool(args.check_workers, config.optimum_timeout)
     try:
         status: int = trio.run(_run, args, config, None if pool is None else pool.check, tokens)
@@ -169,6 +263,16 @@ def main(argv: list[str]) -> int:
         if pool is not None:
             pool.close()
     return status
+
+
+def _whole_lines() -> TextIO:
+    """stderr, written a whole line at a time (``print`` writes a line and its newline apart
+    when Python runs unbuffered, PYTHONUNBUFFERED=1, and several processes writing to one
+    stderr would then interleave their lines)."""
+    return open(  # for the life of the process, like sys.stderr
+        sys.stderr.fileno(), "w", buffering=1, encoding="utf-8", errors="backslashreplace",
+        closefd=False,
+    )  # fmt: skip
 
 
 def start_optimum_pool(workers: int, timeout: float) -> Any:
@@ -218,3 +322,9 @@ def _os_error(failure: BaseException) -> OSError | None:
             if found is not None:
                 return found
     return None
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["--worker"]:
+        sys.exit("arena.serve: run `arena serve`; --worker is for its own worker processes")
+    sys.exit(worker_main(sys.argv[2:]))
