@@ -223,4 +223,4 @@ def test_compact_logs_write_the_map_once_and_verify(tmp_path: Path) -> None:
             assert verify_log(read_log(path)).ok
             text = path.read_text()
             assert text.count('"nodes":[[') == (1 if extra else 12)
-    assert sizes["compact"] < 0.6 * sizes["full"]
+    assert sizes["full"] - sizes["compact"] > 2 * 11 * 50_000  # two logs, eleven maps each
