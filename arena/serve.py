@@ -170,7 +170,7 @@ async def _serve_processes(
         log_dir=str(args.log_dir),
         check_workers=args.check_workers,
     )
-    pool = WorkerPool(args.processes, partial(_worker_command, settings, args.log_level))
+    pool = WorkerPool(args.processes, partial(worker_command, settings, args.log_level))
     async with trio.open_nursery() as nursery:
         await nursery.start(pool.run)
         server = Server(
@@ -191,7 +191,8 @@ async def _serve_processes(
                 await pool.stop()
 
 
-def _worker_command(settings: Settings, level: str, fd: int) -> list[str]:
+def worker_command(settings: Settings, level: str, fd: int) -> list[str]:
+    """How the front starts a worker with control socket ``fd``."""
     encoded = base64.b64encode(msgspec.msgpack.encode(settings)).decode("ascii")
     return [sys.executable, "-m", "arena.serve", "--worker", str(fd), level, encoded]
 

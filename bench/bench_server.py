@@ -37,8 +37,12 @@ Environment: BENCH_SERVER_THINK_MS (default "0,250": one run of the levels per t
 BENCH_SERVER_JITTER (default 1: waits spread over 0.5-1.5 times the think time; 0: fixed),
 BENCH_SERVER_LEVELS (default "10,25,40,50"), BENCH_SERVER_SECONDS (window, 5),
 BENCH_SERVER_STALLS=1 (print, per level, the server's longest task step and garbage collection
-in CPU time: what the server itself holds requests up by, whatever else the machine runs). The
-default run takes about 90 s.
+in CPU time: what the server itself holds requests up by, whatever else the machine runs),
+BENCH_SERVER_PROCESSES (default 1: the server as above; N > 1: ``arena serve --processes N``'s
+front and N worker processes, none pinned, since N processes cannot share one core to any
+purpose: they may use every CPU, the load process stays on the others; server latencies come
+from the workers, server CPU and memory add up the front and its workers). The default run
+takes about 90 s.
 """
 
 from __future__ import annotations
@@ -69,6 +73,8 @@ THINK_MS = env_numbers("BENCH_SERVER_THINK_MS", [0.0, 150.0], minimum=0.0)
 NAIVE = os.environ.get("BENCH_SERVER_NAIVE", "1") not in ("", "0")
 JITTER = os.environ.get("BENCH_SERVER_JITTER", "1") not in ("", "0")
 STALLS = os.environ.get("BENCH_SERVER_STALLS", "") not in ("", "0")
+#: Server processes: 1, or a front and this many workers (arena serve --processes).
+PROCESSES = env_number("BENCH_SERVER_PROCESSES", 1, minimum=1)
 WARMUP = 2.0
 TARGET_P99_MS = 20.0
 GOAL_MATCHES = 50
@@ -243,6 +249,12 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
     return int(fields[11]) / tick, int(fields[12]) / tick
 
 
+def total_cpu_seconds(pids: list[int]) -> tuple[float, float]:
+    """User and system CPU seconds the processes have used together."""
+    times = [cpu_seconds(pid) for pid in pids]
+    return sum(user for user, _ in times), sum(kernel for _, kernel in times)
+
+
 def resident_kib(pid: int) -> int:
     with open(f"/proc/{pid}/status", encoding="ascii") as status:
         for line in status:
@@ -376,11 +388,17 @@ class Level:
 
 
 async def measure_level(
-    process: subprocess.Popen[str], port: int, matches: int, think_ms: float, naive: bool
+    process: subprocess.Popen[str],
+    port: int,
+    matches: int,
+    think_ms: float,
+    naive: bool,
+    workers: list[int] | None = None,
 ) -> Level:
     recorder = Recorder(think_ms / 1000)
     stop = trio.Event()
-    rss_before = resident_kib(process.pid)
+    pids = [process.pid, *(workers or [])]  # the server's processes: CPU and memory add up
+    rss_before = sum(map(resident_kib, pids))
     async with trio.open_nursery() as nursery:
         for slot in range(matches):
             nursery.start_soon(keep_match_going, port, slot, recorder, stop)
@@ -388,14 +406,14 @@ async def measure_level(
         if not naive:
             server_latencies(process, "reset")
         recorder.recording = True
-        started, (user_started, kernel_started) = time.perf_counter(), cpu_seconds(process.pid)
+        started, (user_started, kernel_started) = time.perf_counter(), total_cpu_seconds(pids)
         await trio.sleep(WINDOW)
         recorder.recording = False
         elapsed = time.perf_counter() - started
-        user_ended, kernel_ended = cpu_seconds(process.pid)
+        user_ended, kernel_ended = total_cpu_seconds(pids)
         user, kernel = user_ended - user_started, kernel_ended - kernel_started
         served = [] if naive else server_latencies(process, "report")
-        rss = resident_kib(process.pid)
+        rss = sum(map(resident_kib, pids))
         stop.set()
         nursery.cancel_scope.cancel()  # the server sees every team leave: forfeits, then draws
     level = Level(
@@ -460,8 +478,9 @@ def summary(levels: list[Level]) -> list[str]:
 
 def start_server(
     log_dir: str, cpu: int, *, naive: bool = False
-) -> tuple[subprocess.Popen[str], int]:
-    """The server process (``naive``: bench/naive_server.py), pinned to ``cpu``, and its port."""
+) -> tuple[subprocess.Popen[str], int, list[int]]:
+    """The server process (``naive``: bench/naive_server.py), pinned to ``cpu`` (with
+    BENCH_SERVER_PROCESSES > 1: not pinned), its port and its workers' process ids."""
     module = "bench.naive_server" if naive else "bench.bench_server"
     process = subprocess.Popen(
         [sys.executable, "-m", module, *([] if naive else ["serve"]), log_dir, str(cpu)],
@@ -471,7 +490,10 @@ def start_server(
     )
     assert process.stdout is not None
     port = int(process.stdout.readline())
-    return process, port
+    workers: list[int] = []
+    if PROCESSES > 1 and not naive:
+        workers = json.loads(process.stdout.readline())
+    return process, port, workers
 
 
 @contextlib.contextmanager
@@ -498,11 +520,20 @@ def fresh_server(
 ) -> Iterator[tuple[subprocess.Popen[str], int]]:
     """A server process of its own (logs in a scratch directory) and its port, with the load's
     collections paused; stopped on the way out."""
+    with fresh_servers(server_cpu, naive=naive) as (process, port, _):
+        yield process, port
+
+
+@contextlib.contextmanager
+def fresh_servers(
+    server_cpu: int, *, naive: bool = False
+) -> Iterator[tuple[subprocess.Popen[str], int, list[int]]]:
+    """:func:`fresh_server`, and its worker processes' ids (BENCH_SERVER_PROCESSES > 1)."""
     with tempfile.TemporaryDirectory() as log_dir:
-        process, port = start_server(log_dir, server_cpu, naive=naive)
+        process, port, workers = start_server(log_dir, server_cpu, naive=naive)
         try:
             with collections_paused():
-                yield process, port
+                yield process, port, workers
         finally:
             process.terminate()
             process.wait(timeout=30)
@@ -523,8 +554,8 @@ def split_cpus() -> tuple[int, str]:
 def run_level(matches: int, think_ms: float, server_cpu: int, naive: bool = False) -> Level:
     """One level against a fresh server process, so that its memory at rest is the baseline
     (a server that has held more matches keeps their heap) and no level inherits another's."""
-    with fresh_server(server_cpu, naive=naive) as (process, port):
-        return trio.run(measure_level, process, port, matches, think_ms, naive)
+    with fresh_servers(server_cpu, naive=naive) as (process, port, workers):
+        return trio.run(measure_level, process, port, matches, think_ms, naive, workers)
 
 
 def main() -> None:
@@ -538,8 +569,13 @@ def main() -> None:
         for naive in ((False, True) if NAIVE and think_ms > 0 else (False,))
         for matches in LEVELS
     ]
+    hosting = (
+        "on one server core"
+        if PROCESSES == 1
+        else f"on {PROCESSES} server processes (a front and {PROCESSES} workers, not pinned)"
+    )
     print_table(
-        f"server: concurrent rusher matches on one server core, {WINDOW:g} s windows "
+        f"server: concurrent rusher matches {hosting}, {WINDOW:g} s windows "
         f"(goal: p99 <= {TARGET_P99_MS:g} ms at >= {GOAL_MATCHES} matches); "
         f"load average before the run: {load} on {os.cpu_count()} CPUs",
         [
@@ -571,29 +607,68 @@ def _serve(log_dir: str, cpu: int) -> None:
     from server.app import Server, serve
     from server.collector import Collector
 
-    os.sched_setaffinity(0, {cpu})
     configure_logging(level="warning")
     latencies: list[float] = []
-    server = Server(log_dir=log_dir, latency=latencies.append, collector=Collector())
+    if PROCESSES > 1:
+        # N processes cannot share one core to any purpose: every CPU (the workers inherit it).
+        os.sched_setaffinity(0, range(os.cpu_count() or 1))
+        pool = worker_pool(log_dir)
+        server = Server(log_dir=log_dir, collector=Collector(), hand_off=pool.hand_off)
+        pool.finished = server.lobby.finished
+    else:
+        os.sched_setaffinity(0, {cpu})
+        pool = None
+        server = Server(log_dir=log_dir, latency=latencies.append, collector=Collector())
     probe = StallProbe() if STALLS else None
 
     async def run() -> None:
         if probe is not None:
             trio.lowlevel.add_instrument(probe)
         async with trio.open_nursery() as nursery:
+            if pool is not None:
+                await nursery.start(pool.run)
             port = await nursery.start(partial(serve, server, host=HOST, port=0))
             print(port, flush=True)
+            if pool is not None:
+                print(json.dumps(pool.pids), flush=True)
             async for line in trio.wrap_file(sys.stdin):
                 if line.strip() == "reset":
                     latencies.clear()
+                    if pool is not None:
+                        await pool.latencies(reset=True)
                     if probe is not None:
                         probe.reset()
                 elif line.strip() == "report":
+                    if pool is not None:
+                        latencies[:] = await pool.latencies()
                     stalls = "" if probe is None else probe.summary(len(latencies))
                     print(json.dumps({"latencies": latencies, "stalls": stalls}), flush=True)
+            if pool is not None:
+                await pool.stop()
             nursery.cancel_scope.cancel()
 
     trio.run(run)
+
+
+def worker_pool(log_dir: str) -> Any:
+    """``arena serve --processes N``'s workers for the benchmark's front: default rules, no
+    optimum checks, each recording its request-to-answer times. The benchmark ends its server
+    with SIGTERM, which kills the front at once: the workers see their control socket close and
+    stop (the load has left by then: they have no match to end)."""
+    from arena.serve import worker_command
+    from dungeon.config import DEFAULT_RULES
+    from server.app import limits_for
+    from server.handoff import Settings
+    from server.workers import WorkerPool
+
+    settings = Settings(
+        config=DEFAULT_RULES.to_dict(),
+        limits=limits_for(DEFAULT_RULES),
+        log_dir=log_dir,
+        check_workers=0,
+        probe=True,
+    )
+    return WorkerPool(PROCESSES, partial(worker_command, settings, "warning"))
 
 
 if __name__ == "__main__":

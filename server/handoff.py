@@ -6,8 +6,9 @@ descriptors with its first byte (``SCM_RIGHTS``), so they arrive with the frame 
 
 front -> worker: :class:`Match` (a full match: its seed, and per seat the socket's state as
 :class:`server.connection.Detached` describes it), :class:`Stop` (end every match as a draw and
-exit; so does the end of the stream). worker -> front: :class:`Ready`, then :class:`Over` for
-each match it has finished (its log closed).
+exit; so does the end of the stream), :class:`Probe` (a benchmark's question). worker ->
+front: :class:`Ready`, then :class:`Over` for each match it has finished (its log closed), and
+:class:`Latencies` answering each :class:`Probe`.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from server.net import Limits
 
 __all__ = [
     "MAX_FRAME",
+    "Latencies",
     "Match",
     "Over",
+    "Probe",
     "Ready",
     "Seat",
     "Settings",
@@ -46,6 +49,8 @@ class Settings(msgspec.Struct, frozen=True, tag="settings"):
     limits: Limits
     log_dir: str | None
     check_workers: int
+    #: Record each request-to-answer time (``Server(latency=...)``) for :class:`Probe`.
+    probe: bool = False
 
 
 class Seat(msgspec.Struct, frozen=True):
@@ -90,7 +95,20 @@ class Over(msgspec.Struct, frozen=True, tag="over"):
     log: str | None
 
 
-Frame = Match | Stop | Ready | Over
+class Probe(msgspec.Struct, frozen=True, tag="probe"):
+    """Send the request-to-answer times recorded since the last probe (with ``Settings.probe``;
+    ``reset``: only forget them)."""
+
+    reset: bool = False
+
+
+class Latencies(msgspec.Struct, frozen=True, tag="latencies"):
+    """The answer to a :class:`Probe`: seconds from reading each request to its answer."""
+
+    seconds: list[float]
+
+
+Frame = Match | Stop | Probe | Ready | Over | Latencies
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Frame)
 

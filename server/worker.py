@@ -28,7 +28,17 @@ from server.actor import Checker, MatchActor
 from server.app import Server
 from server.collector import Collector
 from server.connection import Connection, Detached
-from server.handoff import Match, Over, Ready, Settings, Stop, receive_frame, send_frame
+from server.handoff import (
+    Latencies,
+    Match,
+    Over,
+    Probe,
+    Ready,
+    Settings,
+    Stop,
+    receive_frame,
+    send_frame,
+)
 from server.lobby import Filling
 
 __all__ = ["host"]
@@ -46,6 +56,7 @@ async def host(
     """Play the matches the front sends over ``control`` until it says stop or goes away."""
     sock = trio.socket.from_stdlib_socket(control)
     config = RulesConfig.from_dict(settings.config)
+    latencies: list[float] = []
     server = Server(
         config=config,
         log_dir=None if settings.log_dir is None else Path(settings.log_dir),
@@ -54,6 +65,7 @@ async def host(
         limits=settings.limits,
         # This process is the server's own: keep the collector off its answer times.
         collector=Collector(),
+        latency=latencies.append if settings.probe else None,
     )
     # One small record per finished match, sent by the reporter in order (as many as the
     # matches this worker was given, each sent as soon as the reporter runs).
@@ -90,14 +102,16 @@ async def host(
             outer.start_soon(reporter)
             task_status.started()
             log.info("worker_started")
-            await _receive_matches(sock, server)
+            await _receive_matches(sock, server, latencies)
             server.shutdown()
         outer.cancel_scope.cancel()
     sock.close()
     log.info("worker_stopped")
 
 
-async def _receive_matches(sock: trio.socket.SocketType, server: Server) -> None:
+async def _receive_matches(
+    sock: trio.socket.SocketType, server: Server, latencies: list[float]
+) -> None:
     while True:
         broken: str | None = None
         try:
@@ -117,6 +131,13 @@ async def _receive_matches(sock: trio.socket.SocketType, server: Server) -> None
             return
         if isinstance(frame, Match):
             _play(server, frame, fds)
+        elif isinstance(frame, Probe):
+            answer = Latencies([] if frame.reset else list(latencies))
+            latencies.clear()
+            try:
+                await send_frame(sock, answer)
+            except OSError:
+                return
         else:
             for fd in fds:
                 os.close(fd)

@@ -33,7 +33,17 @@ import trio
 
 from dungeon.engine import AgentId
 from server.connection import Connection, Detached
-from server.handoff import Match, Over, Ready, Seat, Stop, receive_frame, send_frame
+from server.handoff import (
+    Latencies,
+    Match,
+    Over,
+    Probe,
+    Ready,
+    Seat,
+    Stop,
+    receive_frame,
+    send_frame,
+)
 from server.lobby import Filling
 
 __all__ = ["STOP_GRACE", "WorkerPool"]
@@ -56,8 +66,10 @@ class _Worker:
     pid: int = 0
     matches: dict[int, Filling[Connection]] = field(default_factory=dict)
     sending: trio.Lock = field(default_factory=trio.Lock)
+    #: Answers to probes, in order (at most one probe is out per worker: WorkerPool.latencies).
+    answers: trio.MemorySendChannel[Latencies] | None = None
 
-    async def send(self, frame: Match | Stop, fds: list[int] | None = None) -> None:
+    async def send(self, frame: Match | Stop | Probe, fds: list[int] | None = None) -> None:
         async with self.sending:  # one frame at a time on the stream
             await send_frame(self.control, frame, fds)
 
@@ -109,6 +121,23 @@ class WorkerPool:
             if worker.process.returncode is None:
                 log.warning("worker_killed", worker=worker.index, pid=worker.process.pid)
                 worker.process.kill()
+
+    async def latencies(self, *, reset: bool = False) -> list[float]:
+        """Every worker's request-to-answer times since the last call (workers started with
+        ``Settings.probe``; for benchmarks); ``reset``: forget them instead. One call at a time."""
+        found: list[float] = []
+        for worker in [w for w in self._workers if w is not None]:
+            answers, replies = trio.open_memory_channel[Latencies](1)
+            worker.answers = answers
+            try:
+                await worker.send(Probe(reset))
+                with trio.move_on_after(STOP_GRACE):
+                    found += (await replies.receive()).seconds
+            except OSError:
+                pass  # gone: it has nothing to report
+            finally:
+                worker.answers = None
+        return found
 
     async def _keep(self, index: int, *, task_status: trio.TaskStatus[None]) -> None:
         """Worker slot ``index``: a process, replaced when it dies (once it had been ready)."""
@@ -189,6 +218,9 @@ class WorkerPool:
                     filling = worker.matches.pop(frame.number, None)
                     if filling is not None:
                         self.finished(filling)
+                elif isinstance(frame, Latencies) and worker.answers is not None:
+                    with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError):
+                        worker.answers.send_nowait(frame)
         finally:
             if task_status is not None:
                 task_status.started()  # it failed to start: the front serves on without it
