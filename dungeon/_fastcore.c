@@ -15,10 +15,18 @@
  * clauses of distinct variables are disjoint, so the bound is sound). The next variable is the
  * one with the most unit clauses, else the one named most often; its value first is the one
  * most unit clauses (then most occurrences) want. Deterministic: the same clauses always give
- * the same model.
+ * the same model. Each node costs little: the unassigned variables are kept as a set (bound()
+ * looks at those alone, each variable's rank a precomputed key), each literal's clauses as
+ * their own list (assigning walks the clauses it makes true, then those it makes false), and
+ * once no clause is open the leaf the search would reach (every open variable at its first
+ * value, the cost unchanged) is recorded at once. Sound pruning never changes which leaf the
+ * search finds first, and those shortcuts leave the order of the search as it was: the same
+ * model as the plain search gives (tests/test_fastcore.py holds the brute force and pysat
+ * figures; the golden match logs the models).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 #define MAX_VARS 64
@@ -29,15 +37,25 @@ typedef struct {
     int nvars, nclauses;
     int lits[MAX_CLAUSES][MAX_WIDTH];
     int width[MAX_CLAUSES];
-    int nfalse[MAX_CLAUSES]; /* literals made false so far */
-    int nsat[MAX_CLAUSES];   /* literals made true so far */
-    /* occurrences of variable v: occ_clause/occ_pos[occ_start[v] .. occ_start[v + 1]) */
-    int occ_start[MAX_VARS + 2];
-    int occ_clause[MAX_CLAUSES * MAX_WIDTH];
-    int occ_pos[MAX_CLAUSES * MAX_WIDTH]; /* 1 if the literal is positive */
-    int positive[MAX_VARS + 1];           /* positive occurrences */
-    /* unit clauses (none true, all false but one) whose open literal is on v: want[v][sign] */
-    int want[MAX_VARS + 1][2];
+    int left[MAX_CLAUSES]; /* literals not made false so far */
+    int nsat[MAX_CLAUSES]; /* literals made true so far */
+    int nopen;             /* clauses neither true nor false yet */
+    /* the clauses where literal v (sign 1) or -v (sign 0) occurs: occ[occ_start[2 v + sign]
+     * .. occ_start[2 v + sign + 1]) */
+    int occ_start[2 * MAX_VARS + 3];
+    int occ[MAX_CLAUSES * MAX_WIDTH];
+    signed char free_first[MAX_VARS + 1]; /* the value first tried when no clause decides */
+    /* unit clauses (none true, all false but one) whose open literal is on v: want[sign][v] */
+    int want[2][MAX_VARS + 1];
+    /* the unassigned variables, in free[0 .. nfree), in no particular order: assigning one
+     * swaps it to free[nfree - 1] and drops it; the search unassigns in the reverse order of
+     * assigning, so each comes back by nfree++ (the set is exact, its order changes) */
+    int free[MAX_VARS];
+    int free_at[MAX_VARS + 1]; /* v's index in free */
+    int nfree;
+    /* bound()'s tie-break among variables with as many unit clauses, as a number that is
+     * larger for the one to prefer: more occurrences, then the lower variable */
+    int tie[MAX_VARS + 1];
     signed char value[MAX_VARS + 1]; /* -1 unassigned, 0 false, 1 true */
     signed char best_value[MAX_VARS + 1];
     int cost, best;
@@ -49,114 +67,154 @@ typedef struct {
  * in between, so one static workspace serves them all (no 50 KB to allocate and clear). */
 static Search workspace;
 
+/* tie[v] = occurrences << TIE_SHIFT | (TIE_LAST - v): the low bits give the variable back. */
+#define TIE_SHIFT 7
+#define TIE_LAST 127
+#define UNITS_SHIFT 17 /* above tie's bits: occurrences <= MAX_CLAUSES = 2^9, tie < 2^17 */
+
 /* Count (delta +1) or uncount (-1) unit clause c under its one unassigned literal. */
 static inline void count_unit(Search *s, int c, int delta) {
     for (int j = 0; j < s->width[c]; j++) {
         int lit = s->lits[c][j];
         int var = lit > 0 ? lit : -lit;
         if (s->value[var] < 0) {
-            s->want[var][lit > 0] += delta;
+            s->want[lit > 0][var] += delta;
             return;
         }
     }
 }
 
-/* Assigning and unassigning keep nsat, nfalse, cost and want exact; each case below is one
- * clause's change of state (a unit clause is one with no true literal and one open). */
+/* Assigning and unassigning keep nsat, left, nopen, cost and want exact; each case below is
+ * one clause's change of state (an open clause has no true literal and one not false at
+ * least; a unit clause is an open one with exactly one). A clause names a variable once, so
+ * each clause changes once, and the order in which they do does not matter. */
 static void assign(Search *s, int var, int val) {
     s->value[var] = (signed char)val;
-    for (int k = s->occ_start[var]; k < s->occ_start[var + 1]; k++) {
-        int c = s->occ_clause[k], pos = s->occ_pos[k], w = s->width[c];
-        if (s->nsat[c] > 0) {
-            if (pos == val) {
-                s->nsat[c]++;
-            } else {
-                s->nfalse[c]++;
+    int last = s->free[--s->nfree], at = s->free_at[var];
+    s->free[at] = last;
+    s->free_at[last] = at;
+    s->free[s->nfree] = var;
+    s->free_at[var] = s->nfree;
+    int *nsat = s->nsat, *left = s->left, *occ = s->occ;
+    int nopen = s->nopen, cost = s->cost;
+    /* the clauses var makes true */
+    int k = s->occ_start[2 * var + val], end = s->occ_start[2 * var + val + 1];
+    for (; k < end; k++) {
+        int c = occ[k];
+        if (nsat[c]++ == 0) {
+            nopen--;
+            if (left[c] == 1) {
+                s->want[val][var]--; /* a unit clause on var, now true */
             }
-        } else if (pos == val) {
-            if (s->nfalse[c] == w - 1) {
-                s->want[var][pos]--; /* a unit clause on var, now true */
-            }
-            s->nsat[c] = 1;
-        } else {
-            int nf = ++s->nfalse[c];
-            if (nf == w) {
-                s->want[var][pos]--; /* a unit clause on var, now false */
-                s->cost++;
-            } else if (nf == w - 1) {
+        }
+    }
+    /* the clauses where var's literal is now false */
+    k = s->occ_start[2 * var + !val], end = s->occ_start[2 * var + !val + 1];
+    for (; k < end; k++) {
+        int c = occ[k], now = --left[c];
+        if (nsat[c] == 0) {
+            if (now == 0) {
+                s->want[!val][var]--; /* a unit clause on var, now false */
+                cost++;
+                nopen--;
+            } else if (now == 1) {
                 count_unit(s, c, 1); /* a new unit clause on its last open literal */
             }
         }
     }
+    s->nopen = nopen;
+    s->cost = cost;
 }
 
 static void unassign(Search *s, int var, int val) {
-    for (int k = s->occ_start[var]; k < s->occ_start[var + 1]; k++) {
-        int c = s->occ_clause[k], pos = s->occ_pos[k], w = s->width[c];
-        if (pos == val) {
-            if (--s->nsat[c] == 0 && s->nfalse[c] == w - 1) {
-                s->want[var][pos]++; /* unit again, var its open literal */
+    int *nsat = s->nsat, *left = s->left, *occ = s->occ;
+    int nopen = s->nopen, cost = s->cost;
+    int k = s->occ_start[2 * var + val], end = s->occ_start[2 * var + val + 1];
+    for (; k < end; k++) {
+        int c = occ[k];
+        if (--nsat[c] == 0) {
+            nopen++;
+            if (left[c] == 1) {
+                s->want[val][var]++; /* unit again, var its open literal */
             }
-        } else if (s->nsat[c] > 0) {
-            s->nfalse[c]--;
-        } else {
-            int nf = s->nfalse[c]--;
-            if (nf == w) {
-                s->want[var][pos]++;
-                s->cost--;
-            } else if (nf == w - 1) {
+        }
+    }
+    k = s->occ_start[2 * var + !val], end = s->occ_start[2 * var + !val + 1];
+    for (; k < end; k++) {
+        int c = occ[k], was = left[c]++;
+        if (nsat[c] == 0) {
+            if (was == 0) {
+                s->want[!val][var]++;
+                cost--;
+                nopen++;
+            } else if (was == 1) {
                 count_unit(s, c, -1); /* var still counts as assigned: finds the other */
             }
         }
     }
+    s->nopen = nopen;
+    s->cost = cost;
     s->value[var] = -1;
+    s->nfree++; /* var is free[nfree]: see free */
 }
 
-/* The lower bound beyond s->cost, and the next variable to branch on (0: all assigned). */
+/* The lower bound beyond s->cost, and the next variable to branch on (0: all assigned): the
+ * unassigned one with the most unit clauses, then the most occurrences, then the lowest. */
 static int bound(const Search *s, int *next, int *first) {
-    int extra = 0, chosen = 0, chosen_units = -1, chosen_occ = -1;
-    for (int var = 1; var <= s->nvars; var++) {
-        if (s->value[var] >= 0) {
-            continue;
-        }
-        int t = s->want[var][1], f = s->want[var][0];
+    int extra = 0, top = 0;
+    const int *want_t = s->want[1], *want_f = s->want[0], *tie = s->tie;
+    for (int i = 0; i < s->nfree; i++) {
+        int var = s->free[i], t = want_t[var], f = want_f[var];
         extra += t < f ? t : f;
-        int units = t + f, occ = s->occ_start[var + 1] - s->occ_start[var];
-        if (units > chosen_units || (units == chosen_units && occ > chosen_occ)) {
-            chosen = var;
-            chosen_units = units;
-            chosen_occ = occ;
-        }
+        int key = ((t + f) << UNITS_SHIFT) | tie[var];
+        top = key > top ? key : top;
     }
+    int chosen = top ? TIE_LAST - (top & TIE_LAST) : 0;
     *next = chosen;
     if (chosen) {
-        int t = s->want[chosen][1], f = s->want[chosen][0];
-        *first = t != f ? t > f : 2 * s->positive[chosen] >= chosen_occ;
+        int t = s->want[1][chosen], f = s->want[0][chosen];
+        *first = t != f ? t > f : s->free_first[chosen];
     }
     return extra;
 }
 
+/* A leaf: the assignment so far, each variable still open taking its free_first value. */
+static void record(Search *s) {
+    s->best = s->cost;
+    for (int var = 0; var <= s->nvars; var++) {
+        s->best_value[var] = s->value[var] >= 0 ? s->value[var] : s->free_first[var];
+    }
+    if (s->best <= s->floor) {
+        s->done = 1;
+    }
+}
+
 static void search(Search *s) {
+    if (s->nopen == 0) {
+        /* Every clause is settled: no unit clause is left, so from here the search would
+         * assign each open variable its free_first value, one node each, in bound()'s order,
+         * with the cost unchanged, and reach a leaf with that cost. Record that leaf now. */
+        if (s->cost < s->best) {
+            record(s);
+        }
+        return;
+    }
     int next = 0, first = 1;
     int lower = s->cost + bound(s, &next, &first);
     if (lower >= s->best) {
         return;
     }
-    if (next == 0) {
-        s->best = s->cost;
-        memcpy(s->best_value, s->value, (size_t)(s->nvars + 1));
-        if (s->best <= s->floor) {
-            s->done = 1;
-        }
+    if (next == 0) { /* not reached: an open clause has an open variable */
+        record(s);
         return;
     }
     /* A branch falsifies the unit clauses that want the other value of `next`: skip it when
      * that alone reaches the bound (it would be pruned on entry, at the cost of a node). */
-    int t = s->want[next][1], f = s->want[next][0];
+    int t = s->want[1][next], f = s->want[0][next];
     int rest = lower - (t < f ? t : f);
     for (int round = 0; round < 2 && !s->done; round++) {
         int val = round == 0 ? first : !first;
-        if (rest + s->want[next][!val] >= s->best) {
+        if (rest + s->want[!val][next] >= s->best) {
             continue;
         }
         assign(s, next, val);
@@ -165,7 +223,29 @@ static void search(Search *s) {
     }
 }
 
-/* Read the clauses into s; 0 when they are not something this solver handles. */
+/* A literal's value when it is an int of a machine word (1: read), without the general
+ * conversion's call for the small ones a trap holds. */
+static inline int literal_value(PyObject *item, long *out) {
+#if PY_VERSION_HEX < 0x030C0000
+    Py_ssize_t size = Py_SIZE(item);
+    if (size == 1 || size == -1) {
+        long digit = (long)((PyLongObject *)item)->ob_digit[0];
+        *out = size < 0 ? -digit : digit;
+        return 1;
+    }
+#else
+    if (PyUnstable_Long_IsCompact((PyLongObject *)item)) {
+        *out = (long)PyUnstable_Long_CompactValue((PyLongObject *)item);
+        return 1;
+    }
+#endif
+    int overflow = 0;
+    *out = PyLong_AsLongAndOverflow(item, &overflow);
+    return !overflow;
+}
+
+/* Read the clauses into s, counting each literal's occurrences (in occ_start[2 v + sign + 1]);
+ * 0 when they are not something this solver handles. */
 static int load(Search *s, PyObject *clauses) {
     PyObject *seq = PySequence_Fast(clauses, "clauses must be a sequence");
     if (seq == NULL) {
@@ -176,6 +256,7 @@ static int load(Search *s, PyObject *clauses) {
     int ok = n <= MAX_CLAUSES;
     s->nclauses = (int)n;
     s->nvars = 0;
+    memset(s->occ_start, 0, sizeof(s->occ_start));
     for (Py_ssize_t c = 0; ok && c < n; c++) {
         PyObject *clause = rows[c];
         PyObject *items = clause;
@@ -192,25 +273,23 @@ static int load(Search *s, PyObject *clauses) {
         PyObject **literals = PySequence_Fast_ITEMS(items);
         ok = width <= MAX_WIDTH;
         int *row = s->lits[c];
+        uint64_t named = 0; /* the clause's variables so far, bit v - 1 */
         for (Py_ssize_t j = 0; ok && j < width; j++) {
             PyObject *item = literals[j];
-            if (!PyLong_CheckExact(item)) {
-                ok = 0; /* bools and other int subclasses included */
-                break;
-            }
-            int overflow = 0;
-            long lit = PyLong_AsLongAndOverflow(item, &overflow);
-            long var = lit > 0 ? lit : -lit;
-            if (overflow || lit == 0 || var > MAX_VARS) {
+            long lit;
+            /* bools and other int subclasses are refused */
+            if (!PyLong_CheckExact(item) || !literal_value(item, &lit)) {
                 ok = 0;
                 break;
             }
-            for (Py_ssize_t k = 0; k < j; k++) {
-                if (row[k] == lit || row[k] == -lit) {
-                    ok = 0; /* a variable twice in one clause */
-                }
+            long var = lit > 0 ? lit : -lit;
+            if (lit == 0 || var > MAX_VARS || (named >> (var - 1) & 1)) {
+                ok = 0; /* no literal, beyond MAX_VARS, or a variable twice in one clause */
+                break;
             }
+            named |= (uint64_t)1 << (var - 1);
             row[j] = (int)lit;
+            s->occ_start[2 * var + (lit > 0) + 1]++;
             if (var > s->nvars) {
                 s->nvars = (int)var;
             }
@@ -222,14 +301,20 @@ static int load(Search *s, PyObject *clauses) {
     return ok;
 }
 
-static PyObject *fast_maxsat(PyObject *self, PyObject *args) {
-    PyObject *clauses;
-    Py_ssize_t switches = 0;
-    if (!PyArg_ParseTuple(args, "O|n", &clauses, &switches)) {
+static PyObject *fast_maxsat(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs < 1 || nargs > 2) {
+        PyErr_Format(PyExc_TypeError, "maxsat takes 1 or 2 arguments (%zd given)", nargs);
         return NULL;
     }
+    Py_ssize_t switches = 0;
+    if (nargs == 2) {
+        switches = PyNumber_AsSsize_t(args[1], PyExc_OverflowError);
+        if (switches == -1 && PyErr_Occurred()) {
+            return NULL;
+        }
+    }
     Search *s = &workspace;
-    int loaded = load(s, clauses);
+    int loaded = load(s, args[0]);
     if (loaded <= 0) {
         if (loaded < 0) {
             return NULL;
@@ -237,41 +322,45 @@ static PyObject *fast_maxsat(PyObject *self, PyObject *args) {
         Py_RETURN_NONE;
     }
     int n = s->nvars;
-    /* occurrence lists by variable, in clause order: counts, then running starts */
-    memset(s->occ_start, 0, sizeof(int) * (size_t)(n + 2));
-    memset(s->positive, 0, sizeof(int) * (size_t)(n + 1));
-    memset(s->want, 0, sizeof(s->want[0]) * (size_t)(n + 1));
-    for (int c = 0; c < s->nclauses; c++) {
-        for (int j = 0; j < s->width[c]; j++) {
-            int lit = s->lits[c][j];
-            s->occ_start[(lit > 0 ? lit : -lit) + 1]++;
-        }
+    /* occurrence lists by literal, in clause order: running starts, then filled */
+    int lists = 2 * n + 2; /* literals -0, +0 (none), -1, +1, ..., -n, +n */
+    for (int i = 1; i <= lists; i++) {
+        s->occ_start[i] += s->occ_start[i - 1];
     }
-    for (int var = 1; var <= n + 1; var++) {
-        s->occ_start[var] += s->occ_start[var - 1];
-    }
-    int fill[MAX_VARS + 1];
-    memcpy(fill, s->occ_start, sizeof(int) * (size_t)(n + 1));
+    int fill[2 * MAX_VARS + 2];
+    memcpy(fill, s->occ_start, sizeof(int) * (size_t)lists);
+    memset(s->want, 0, sizeof(s->want));
+    memset(s->nsat, 0, sizeof(int) * (size_t)s->nclauses);
     s->cost = 0;
+    s->nopen = 0;
     for (int c = 0; c < s->nclauses; c++) {
-        s->nsat[c] = 0;
-        s->nfalse[c] = 0;
-        for (int j = 0; j < s->width[c]; j++) {
+        int w = s->width[c];
+        s->left[c] = w;
+        s->nopen += w > 0;
+        for (int j = 0; j < w; j++) {
             int lit = s->lits[c][j], var = lit > 0 ? lit : -lit;
-            s->occ_clause[fill[var]] = c;
-            s->occ_pos[fill[var]++] = lit > 0;
-            s->positive[var] += lit > 0;
+            s->occ[fill[2 * var + (lit > 0)]++] = c;
         }
-        if (s->width[c] == 0) {
+        if (w == 0) {
             s->cost++; /* an empty clause is false whatever the assignment */
-        } else if (s->width[c] == 1) {
+        } else if (w == 1) {
             int lit = s->lits[c][0];
-            s->want[lit > 0 ? lit : -lit][lit > 0]++;
+            s->want[lit > 0][lit > 0 ? lit : -lit]++;
         }
     }
     for (int var = 0; var <= n; var++) {
         s->value[var] = -1;
         s->best_value[var] = 0;
+    }
+    s->free_first[0] = -1;
+    s->nfree = n;
+    for (int var = 1; var <= n; var++) {
+        int negative = s->occ_start[2 * var + 1] - s->occ_start[2 * var];
+        int positive = s->occ_start[2 * var + 2] - s->occ_start[2 * var + 1];
+        s->free[var - 1] = var;
+        s->free_at[var] = var - 1;
+        s->tie[var] = (negative + positive) << TIE_SHIFT | (TIE_LAST - var);
+        s->free_first[var] = (signed char)(positive >= negative);
     }
     /* Deepening on the bound: is there an assignment leaving `floor` clauses false? If not,
      * floor + 1? ... Most trap problems are satisfiable, and a search that may leave none
@@ -395,7 +484,7 @@ done:
 }
 
 static PyMethodDef methods[] = {
-    {"maxsat", fast_maxsat, METH_VARARGS,
+    {"maxsat", (PyCFunction)(void (*)(void))fast_maxsat, METH_FASTCALL,
      "maxsat(clauses, switches=0) -> (cost, assignment) | None: exact MaxSAT, every clause of "
      "weight 1; one bool a switch."},
     {"hops", fast_hops, METH_VARARGS,
