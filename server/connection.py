@@ -390,6 +390,8 @@ class Connection:
             self._say(code, text, closing=closing)
             return True
         self.log.info("error_sent", code=code, message=text, closing=closing)
+        if closing:
+            self.fault = self.fault or text
         refused = Refused(self, code, text, closing)
         try:
             try:

@@ -404,6 +404,30 @@ async def test_errors_the_server_answers_are_in_its_own_log() -> None:
     assert sent[1]["closing"] is True
 
 
+async def test_a_line_that_is_not_json_during_play_is_the_clients_fault() -> None:
+    """A socket closed for a fatal line after ``dungeon`` is reported as its client's fault
+    (a tournament says ``protocol_error``), as it is before the match begins."""
+    closed: list[Connection] = []
+
+    def observe(what: str, subject: object) -> None:
+        if what == "closed" and isinstance(subject, Connection):
+            closed.append(subject)
+
+    async with running_server(observer=observe) as (server, nursery):
+        agents, _ = await memory_match(server, nursery)
+        garbler = agents[AgentId(1, 2)]
+        await garbler.send(b"this is not JSON\n")
+        [refusal] = [m for m in await garbler.until_closed() if isinstance(m, Error)]
+        with trio.fail_after(5):
+            while not closed:
+                await trio.sleep(0.01)
+        assert [conn.slot for conn in closed] == [AgentId(1, 2)]
+    assert isinstance(refusal, Error)
+    assert refusal.code == "bad_json"
+    assert closed[0].fault == refusal.message
+    assert all(conn.fault is None for conn in closed[1:])  # the others left at the shutdown
+
+
 # --- the match log on disk, and what a finished match leaves behind -------------------------
 
 

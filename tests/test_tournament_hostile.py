@@ -222,15 +222,7 @@ threading.Event().wait()  # the other five sockets stay open: the match plays on
         # Each refused with an error; past the error limit (100) the socket is closed.
         pytest.param(b'{"type": "garbage", "x": 1}\n', 150, id="error-limit"),
         # Closed at the first line (protocol: a line that is not JSON is fatal).
-        pytest.param(
-            b"this is not JSON\n", 1, id="not-json",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="server: a fatal line during play is refused through the match's actor "
-                "(Connection._refuse -> Refused -> MatchActor._handle), which closes the "
-                "socket without setting Connection.fault; the tournament then reports `hung`",
-            ),
-        ),
+        pytest.param(b"this is not JSON\n", 1, id="not-json"),
     ],
 )  # fmt: skip
 def test_a_program_that_spins_and_one_that_sends_garbage_lose_with_their_reasons(
