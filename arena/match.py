@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Literal
 
 import trio
 
@@ -63,10 +64,11 @@ async def play_match(
     seed: int | None = None,
     config: RulesConfig = DEFAULT_RULES,
     log_dir: Path | None = None,
+    log_maps: Literal["each", "once"] = "each",
     checker: Checker | None = None,
 ) -> MatchReport:
     """Host one match on a free loopback port and play it with both teams."""
-    server = Server(config=config, log_dir=log_dir, seed=seed, checker=checker)
+    server = Server(config=config, log_dir=log_dir, log_maps=log_maps, seed=seed, checker=checker)
     shutdown = trio.Event()
     seeds = strategy_seeds(seed)
     results: list[TeamResult | None] = [None, None]
@@ -135,6 +137,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = ArgumentParser(prog="arena match", description=__doc__.splitlines()[0])
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="where the log goes")
     parser.add_argument(
+        "--compact-logs", action="store_true", help="write the log's map once, not twelve times"
+    )
+    parser.add_argument(
         "--strategies",
         default="reference,rusher",
         help=f"team 0 and team 1 strategies, comma-separated; known: {', '.join(STRATEGIES)}, "
@@ -181,6 +186,7 @@ def main(argv: list[str]) -> int:
                 seed=match_seed,
                 config=config,
                 log_dir=args.log_dir,
+                log_maps="once" if args.compact_logs else "each",
                 checker=None if pool is None else pool.check,
             )
         )

@@ -58,6 +58,11 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=port, default=7700, help="TCP port (0: any free port)")
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="match logs go here")
+    parser.add_argument(
+        "--compact-logs",
+        action="store_true",
+        help="write each match log's map once, not twelve times (about half the size)",
+    )
     add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.1")
     parser.add_argument(
         "--seed", type=seed, default=None, help="first match's seed, +1 per match (default: random)"
@@ -132,6 +137,7 @@ async def _run(
         server = Server(
             config=config,
             log_dir=args.log_dir,
+            log_maps="once" if args.compact_logs else "each",
             seed=args.seed,
             checker=checker,
             check_workers=max(1, args.check_workers),
@@ -169,6 +175,7 @@ async def _serve_processes(
         limits=args.limits,
         log_dir=str(args.log_dir),
         check_workers=args.check_workers,
+        log_maps="once" if args.compact_logs else "each",
     )
     pool = WorkerPool(args.processes, partial(worker_command, settings, args.log_level))
     async with trio.open_nursery() as nursery:

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Literal
 
 import structlog
 import trio
@@ -70,6 +70,7 @@ class MatchActor:
         seed: int,
         config: RulesConfig,
         log_dir: Path | None,
+        log_maps: Literal["each", "once"] = "each",
         checker: Checker | None,
         check_limiter: trio.CapacityLimiter | None,
         prepare_limiter: trio.CapacityLimiter | None = None,
@@ -83,6 +84,7 @@ class MatchActor:
         self.seed = seed
         self.config = config
         self.log_dir = log_dir
+        self.log_maps: Literal["each", "once"] = log_maps
         self.log_path: Path | None = None
         self.end_reason: str | None = None
         self.winner: int | None = None
@@ -160,7 +162,9 @@ class MatchActor:
             # Lines are flushed once per input, before any of its messages is queued for a
             # socket (see _apply), not once per line: one write instead of about five per request.
             writer = (
-                MatchLogWriter(stream, clock=time.monotonic, flush_each_line=False)
+                MatchLogWriter(
+                    stream, clock=time.monotonic, flush_each_line=False, maps=self.log_maps
+                )
                 if stream is not None
                 else None
             )

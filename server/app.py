@@ -18,6 +18,7 @@ import resource
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
+from typing import Literal
 
 import structlog
 import trio
@@ -52,6 +53,7 @@ class Server:
         *,
         config: RulesConfig = DEFAULT_RULES,
         log_dir: Path | str | None = None,
+        log_maps: Literal["each", "once"] = "each",
         seed: int | None = None,
         checker: Checker | None = None,
         check_workers: int = 2,
@@ -80,6 +82,8 @@ class Server:
         self.collector = collector
         self._check_grace = check_grace
         self.log_dir = None if log_dir is None else Path(log_dir)
+        #: "once": compact match logs, the map written once (docs/log-format.md).
+        self.log_maps: Literal["each", "once"] = log_maps
         self._seeds = itertools.count(seed) if seed is not None else None
         self._checker = checker
         self._limiter = trio.CapacityLimiter(check_workers)
@@ -239,6 +243,7 @@ class Server:
             seed=seed,
             config=self.config,
             log_dir=self.log_dir,
+            log_maps=self.log_maps,
             checker=self._checker,
             check_limiter=self._limiter,
             prepare_limiter=self._prepare_limiter,

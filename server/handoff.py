@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import array
 import socket
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 import trio
@@ -49,6 +49,8 @@ class Settings(msgspec.Struct, frozen=True, tag="settings"):
     limits: Limits
     log_dir: str | None
     check_workers: int
+    #: Compact match logs (``Server(log_maps=...)``).
+    log_maps: Literal["each", "once"] = "each"
     #: Record each request-to-answer time (``Server(latency=...)``) for :class:`Probe`.
     probe: bool = False
 

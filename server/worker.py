@@ -60,6 +60,7 @@ async def host(
     server = Server(
         config=config,
         log_dir=None if settings.log_dir is None else Path(settings.log_dir),
+        log_maps=settings.log_maps,
         checker=checker,
         check_workers=max(1, settings.check_workers),
         limits=settings.limits,

@@ -189,6 +189,22 @@ def test_arena_match_plays_one_match(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert len(log.optima) == len([e for e in log.outputs if e.event == "trap_problem"])
 
 
+def test_arena_match_compact_logs_write_the_map_once(tmp_path: Path) -> None:
+    """`arena match --compact-logs`: the log holds the map once, says so in its header, and
+    verifies like a full log."""
+    from replay.rerun import verify_log
+
+    argv = ["--log-dir", str(tmp_path), "--seed", "4", "--compact-logs", "--no-optimum",
+            "--config", "nodes=150", "radius=0.16"]  # fmt: skip
+    assert match_cli.main(argv) == 0
+    [path] = sorted(tmp_path.glob("*.jsonl"))
+    assert path.read_text().count('"nodes":[[') == 1
+    log = read_log(path)
+    assert log.header["maps"] == "once"
+    assert sum(1 for e in log.outputs if e.data.get("message", {}).get("type") == "dungeon") == 12
+    assert verify_log(log).ok
+
+
 @pytest.mark.parametrize(
     ("main", "argv", "message"),
     [

@@ -137,8 +137,8 @@ class TournamentRun:
         self.records: dict[int, dict[str, Any]] = {}
         self.results: dict[int, Points] = {}
         self.server = Server(
-            config=tournament.config, log_dir=self.out / "logs", tokens=self.tokens,
-            seeds=self.seeds, observer=self._observe, check_workers=1,
+            config=tournament.config, log_dir=self.out / "logs", log_maps="once",
+            tokens=self.tokens, seeds=self.seeds, observer=self._observe, check_workers=1,
         )  # fmt: skip
         self.port = 0
         self.journal: Journal | None = None
