@@ -1,4 +1,4 @@
-/* dungeon._fastcore: the two hot loops of a headless match, in C.
+/* dungeon._fastcore: the hot loops of a headless match, in C.
  *
  * maxsat(clauses, switches=0): an exact branch-and-bound MaxSAT solver for trap problems (every
  *   clause soft, weight 1), reading a sequence of int tuples directly. Returns (cost,
@@ -9,6 +9,14 @@
  *   nonzero int): the caller then takes the pure path.
  * hops(indptr, indices, source, out): breadth-first hop counts from source along the rows of a
  *   CSR graph (int32 buffers), written into the int32 buffer out (-1: never reached).
+ * draw_traps(capsule, count, kinds, highest, table): the engine's trap draw (dungeon/traps.py,
+ *   _draw_kinds) from a numpy bit generator's capsule: count raw 64-bit outputs, each above
+ *   highest replaced in order by the generator's next one that is not, each taken modulo
+ *   kinds and looked up in table; returns the tuple of table entries. The same calls of the
+ *   same generator function numpy's random_raw makes, so the same traps and the same state.
+ * active(traps, assignment): how many clauses the assignment (a sequence of bools, bool i for
+ *   variable i + 1) leaves with no true literal; None for what it does not read (an item that
+ *   is not a bool, a literal that is not a nonzero int or names no variable of the assignment).
  *
  * The search: depth-first over variables, each node bounded below by the clauses already false
  * plus, for every unassigned variable, min(unit clauses wanting it true, wanting it false) (unit
@@ -483,12 +491,159 @@ done:
     return result;
 }
 
+/* numpy's bit generator interface (numpy/random/bitgen.h), as its capsule "BitGenerator"
+ * holds it: documented for C and Cython extensions, declared here so the build needs no numpy
+ * headers. */
+typedef struct {
+    void *state;
+    uint64_t (*next_uint64)(void *st);
+    uint32_t (*next_uint32)(void *st);
+    double (*next_double)(void *st);
+    uint64_t (*next_raw)(void *st);
+} bitgen_t;
+
+#define DRAW_ON_STACK 256
+
+static PyObject *fast_draw_traps(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 5) {
+        PyErr_Format(PyExc_TypeError, "draw_traps takes 5 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    bitgen_t *bitgen = PyCapsule_GetPointer(args[0], "BitGenerator");
+    if (bitgen == NULL) {
+        return NULL;
+    }
+    Py_ssize_t count = PyNumber_AsSsize_t(args[1], PyExc_OverflowError);
+    if (count == -1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    uint64_t kinds = PyLong_AsUnsignedLongLong(args[2]);
+    if (kinds == (uint64_t)-1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    uint64_t highest = PyLong_AsUnsignedLongLong(args[3]);
+    if (highest == (uint64_t)-1 && PyErr_Occurred()) {
+        return NULL;
+    }
+    if (count < 0 || kinds == 0) {
+        PyErr_SetString(PyExc_ValueError, "draw_traps: count must be >= 0 and kinds > 0");
+        return NULL;
+    }
+    PyObject *table = PySequence_Fast(args[4], "draw_traps: table must be a sequence");
+    if (table == NULL) {
+        return NULL;
+    }
+    if ((uint64_t)PySequence_Fast_GET_SIZE(table) < kinds) {
+        Py_DECREF(table);
+        PyErr_SetString(PyExc_ValueError, "draw_traps: the table has fewer entries than kinds");
+        return NULL;
+    }
+    uint64_t on_stack[DRAW_ON_STACK];
+    uint64_t *words = on_stack;
+    if (count > DRAW_ON_STACK) {
+        words = PyMem_Malloc(sizeof(uint64_t) * (size_t)count);
+        if (words == NULL) {
+            Py_DECREF(table);
+            return PyErr_NoMemory();
+        }
+    }
+    /* as random_raw(count), then _redraw: every word first, the replacements after */
+    for (Py_ssize_t i = 0; i < count; i++) {
+        words[i] = bitgen->next_raw(bitgen->state);
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        while (words[i] > highest) {
+            words[i] = bitgen->next_raw(bitgen->state);
+        }
+    }
+    PyObject *result = PyTuple_New(count);
+    if (result != NULL) {
+        PyObject **entries = PySequence_Fast_ITEMS(table);
+        for (Py_ssize_t i = 0; i < count; i++) {
+            PyObject *entry = entries[words[i] % kinds];
+            Py_INCREF(entry);
+            PyTuple_SET_ITEM(result, i, entry);
+        }
+    }
+    if (words != on_stack) {
+        PyMem_Free(words);
+    }
+    Py_DECREF(table);
+    return result;
+}
+
+static PyObject *fast_active(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "active takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *clauses = PySequence_Fast(args[0], "active: traps must be a sequence");
+    if (clauses == NULL) {
+        return NULL;
+    }
+    PyObject *values = PySequence_Fast(args[1], "active: the assignment must be a sequence");
+    if (values == NULL) {
+        Py_DECREF(clauses);
+        return NULL;
+    }
+    Py_ssize_t nvalues = PySequence_Fast_GET_SIZE(values);
+    PyObject **items = PySequence_Fast_ITEMS(values);
+    /* truth[l + MAX_VARS]: literal l true (1) or false (0); 2 for a variable not given */
+    signed char truth[2 * MAX_VARS + 1];
+    memset(truth, 2, sizeof(truth));
+    int ok = nvalues <= MAX_VARS;
+    for (Py_ssize_t i = 0; ok && i < nvalues; i++) {
+        if (items[i] != Py_True && items[i] != Py_False) {
+            ok = 0;
+            break;
+        }
+        int on = items[i] == Py_True;
+        truth[MAX_VARS + i + 1] = (signed char)on;
+        truth[MAX_VARS - i - 1] = (signed char)!on;
+    }
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(clauses);
+    PyObject **rows = PySequence_Fast_ITEMS(clauses);
+    long left = 0;
+    for (Py_ssize_t c = 0; ok && c < n; c++) {
+        PyObject *clause = rows[c];
+        if (!PyTuple_CheckExact(clause)) {
+            ok = 0; /* the engine's traps are tuples; anything else goes the pure way */
+            break;
+        }
+        Py_ssize_t width = PyTuple_GET_SIZE(clause);
+        int any = 0;
+        for (Py_ssize_t j = 0; j < width; j++) {
+            PyObject *item = PyTuple_GET_ITEM(clause, j);
+            long lit;
+            if (!PyLong_CheckExact(item) || !literal_value(item, &lit) || lit == 0 ||
+                lit > MAX_VARS || lit < -MAX_VARS || truth[MAX_VARS + lit] == 2) {
+                ok = 0;
+                break;
+            }
+            any |= truth[MAX_VARS + lit];
+        }
+        left += !any;
+    }
+    Py_DECREF(clauses);
+    Py_DECREF(values);
+    if (!ok) {
+        Py_RETURN_NONE;
+    }
+    return PyLong_FromLong(left);
+}
+
 static PyMethodDef methods[] = {
     {"maxsat", (PyCFunction)(void (*)(void))fast_maxsat, METH_FASTCALL,
      "maxsat(clauses, switches=0) -> (cost, assignment) | None: exact MaxSAT, every clause of "
      "weight 1; one bool a switch."},
     {"hops", fast_hops, METH_VARARGS,
      "hops(indptr, indices, source, out): breadth-first hop counts into out (-1: never)."},
+    {"draw_traps", (PyCFunction)(void (*)(void))fast_draw_traps, METH_FASTCALL,
+     "draw_traps(capsule, count, kinds, highest, table) -> tuple: count table entries, each "
+     "at a raw 64-bit output of the bit generator (redrawn above highest) modulo kinds."},
+    {"active", (PyCFunction)(void (*)(void))fast_active, METH_FASTCALL,
+     "active(traps, assignment) -> int | None: the clauses the bools leave with no true "
+     "literal."},
     {NULL, NULL, 0, NULL},
 };
 

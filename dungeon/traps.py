@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dungeon.config import RulesConfig
+from dungeon.fastcore import load as load_fastcore
 
 __all__ = [
     "DrawnProblem",
@@ -65,6 +66,13 @@ def _draw_kinds(rng: np.random.Generator, switches: int, traps: int) -> _Kinds:
         words = _redraw(rng, words, highest)
     drawn: _Kinds = words % kinds
     return drawn
+
+
+@functools.lru_cache(maxsize=8)
+def _word_bounds_int(switches: int) -> tuple[int, int]:
+    """:func:`_word_bounds` as Python ints (for the compiled draw)."""
+    kinds, highest = _word_bounds(switches)
+    return int(kinds), int(highest)
 
 
 @functools.lru_cache(maxsize=8)
@@ -134,6 +142,13 @@ def _clause_table(switches: int) -> tuple[_Traps, npt.NDArray[np.uint8]]:
     return np.fromiter(rows, dtype=object, count=len(traps)), literal_bytes
 
 
+@functools.lru_cache(maxsize=4)
+def _trap_list(switches: int) -> list[Trap]:
+    """The clause table's trap tuples as a list (the same tuple objects), for the C draw."""
+    traps: list[Trap] = _clause_table(switches)[0].tolist()
+    return traps
+
+
 #: What a literal byte becomes under an assignment (see DrawnProblem.active): 0 when the literal
 #: is false, 1 when it is true; the byte that ends a trap (0) becomes 2.
 _FALSE, _TRUE, _END = b"\x00", b"\x01", b"\x02"
@@ -153,6 +168,13 @@ class DrawnProblem:
 
     def active(self, assignment: Sequence[bool]) -> int:
         """How many traps ``assignment`` (one bool per switch) leaves active."""
+        core = load_fastcore()
+        if core is not None:
+            # The compiled count (dungeon._fastcore) reads the trap tuples and the bools at
+            # once; None for anything else (ints for bools, say), which the paths below read.
+            count: int | None = core.active(self.traps, assignment)
+            if count is not None:
+                return count
         if self.kinds is None:
             return active_traps(self.traps, assignment)
         # The traps as bytes, a literal l as l % 256 and 0 after each trap, translated by the
@@ -185,8 +207,19 @@ def draw_traps(rng: np.random.Generator, switches: int, traps: int) -> DrawnProb
 
     The engine's path. Up to 24 switches each trap is a tuple looked up in the clause table by
     its kind (a `sat` message carries tuples), and the kinds make :meth:`DrawnProblem.active`
-    cheap.
+    cheap. With the compiled core (dungeon._fastcore) the words, their redraws, the modulo and
+    the look-ups are one C call on the generator's own bit generator: the same calls numpy's
+    ``random_raw`` makes, so the same traps and the same generator state after.
     """
+    core = load_fastcore() if switches <= _CLAUSE_TABLE_SWITCHES else None
+    if core is not None:
+        kinds_count, highest = _word_bounds_int(switches)
+        bit_generator = rng.bit_generator
+        with bit_generator.lock:  # as random_raw holds it
+            drawn: tuple[Trap, ...] = core.draw_traps(
+                bit_generator.capsule, traps, kinds_count, highest, _trap_list(switches)
+            )
+        return DrawnProblem(drawn, switches, None)
     kinds = _draw_kinds(rng, switches, traps)
     if switches > _CLAUSE_TABLE_SWITCHES:
         clauses = cast(list[Trap], list(map(tuple, _decode(kinds, switches).tolist())))

@@ -1,5 +1,6 @@
 """dungeon._fastcore: the C MaxSAT search and hop tables against pysat, brute force and scipy,
-and the pure path when the extension is hidden.
+the engine's trap draws and active-trap counts against their numpy path, and the pure path
+when the extension is hidden.
 
 The C optimum must equal pysat's (RC2) on random problems of many sizes, equal brute force on
 small ones, and its assignment must leave exactly that many traps active: the headless
@@ -8,6 +9,7 @@ figures (mean active traps, optima) depend on nothing else.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import logging
 import sys
@@ -20,8 +22,8 @@ from scipy.sparse import csr_matrix
 
 from client.strategies.knowledge import hop_table, hop_table_pure
 from client.strategies.solver import TrapSolver
-from dungeon import fastcore, sat
-from dungeon.traps import active_traps, draw_problem
+from dungeon import fastcore, sat, traps
+from dungeon.traps import active_traps, draw_problem, draw_traps
 
 core = pytest.importorskip("dungeon._fastcore")
 
@@ -167,6 +169,92 @@ def test_c_hop_tables_equal_scipy(nodes: int, edges: list[tuple[int, int]], sour
     assert list(hop_table(graph, source)) == list(hop_table_pure(graph, source))
 
 
+def pure_draw(generator: np.random.Generator, switches: int, count: int) -> tuple:
+    """The engine's draw on its numpy path (dungeon/traps.py without the extension)."""
+    table, _ = traps._clause_table(switches)
+    return tuple(table.take(traps._draw_kinds(generator, switches, count)).tolist())
+
+
+@settings(max_examples=60)
+@given(
+    seed=st.integers(0, 2**64 - 1),
+    switches=st.integers(3, traps._CLAUSE_TABLE_SWITCHES),
+    count=st.integers(0, 300),
+)
+def test_c_draw_gives_the_numpy_draws_traps_and_leaves_the_same_state(
+    seed: int, switches: int, count: int
+) -> None:
+    """Two draws in a row (the second from the state the first left), then the next double:
+    the compiled draw makes the very calls numpy's random_raw makes."""
+    compiled = np.random.Generator(np.random.PCG64(seed))
+    numpy_path = copy.deepcopy(compiled)
+    for _ in range(2):
+        assert draw_traps(compiled, switches, count).traps == pure_draw(numpy_path, switches, count)
+    assert compiled.bit_generator.state == numpy_path.bit_generator.state
+    assert compiled.random() == numpy_path.random()
+
+
+@pytest.mark.parametrize("highest", [2**62, 2**63, 2**64 - 2**60])
+def test_c_draw_redraws_words_above_highest_in_order(highest: int) -> None:
+    """With a low bound many words are redrawn: the same replacements as _redraw makes."""
+    for seed in range(20):
+        compiled = np.random.Generator(np.random.PCG64(seed))
+        numpy_path = copy.deepcopy(compiled)
+        kinds = traps.trap_kinds(20)
+        drawn = core.draw_traps(
+            compiled.bit_generator.capsule, 300, kinds, highest, traps._trap_list(20)
+        )
+        words = numpy_path.bit_generator.random_raw(300)
+        if np.maximum.reduce(words) > highest:
+            words = traps._redraw(numpy_path, words, np.uint64(highest))
+        table, _ = traps._clause_table(20)
+        assert drawn == tuple(table.take(words % np.uint64(kinds)).tolist())
+        assert compiled.bit_generator.state == numpy_path.bit_generator.state
+
+
+def test_c_draw_refuses_what_it_cannot_draw() -> None:
+    capsule = np.random.Generator(np.random.PCG64(1)).bit_generator.capsule
+    table = traps._trap_list(3)
+    with pytest.raises(ValueError, match="fewer entries"):
+        core.draw_traps(capsule, 5, len(table) + 1, 2**64 - 1, table)
+    with pytest.raises(ValueError, match="kinds > 0"):
+        core.draw_traps(capsule, 5, 0, 2**64 - 1, table)
+    with pytest.raises(ValueError, match="PyCapsule"):
+        core.draw_traps(object(), 5, 48, 2**64 - 1, table)
+    with pytest.raises(TypeError):
+        core.draw_traps(capsule, 5, 48, 2**64 - 1)
+
+
+@settings(max_examples=100)
+@given(seed=st.integers(0, 2**32 - 1), switches=st.integers(3, 24), count=st.integers(0, 120))
+def test_c_active_count_equals_numpy(seed: int, switches: int, count: int) -> None:
+    """The engine's count of active traps, in C and by numpy, for 10 assignments a problem."""
+    generator = np.random.Generator(np.random.PCG64(seed))
+    problem = draw_traps(generator, switches, count)
+    for _ in range(10):
+        values = [bool(v) for v in generator.integers(0, 2, switches)]
+        expected = active_traps(problem.traps, values) if count else 0
+        assert core.active(problem.traps, values) == expected
+        assert problem.active(values) == expected
+        assert problem.active(tuple(values)) == expected
+
+
+@pytest.mark.parametrize(
+    ("clauses", "values"),
+    [
+        ([(1, 2, 3)], [1, 0, 0]),  # ints for bools: the pure path reads them
+        ([(1, 2, 4)], [True, False, False]),  # a switch the assignment does not have
+        ([[1, 2, 3]], [True, False, False]),  # a clause that is not a tuple
+        ([(1, 0, 2)], [True, False, False]),
+        ([(1, True, 2)], [True, False, False]),
+    ],
+)
+def test_c_active_leaves_what_it_does_not_read_to_the_pure_path(
+    clauses: list, values: list
+) -> None:
+    assert core.active(clauses, values) is None
+
+
 def test_hops_refuses_inconsistent_buffers() -> None:
     from array import array
 
@@ -203,6 +291,11 @@ def test_without_the_extension_the_pure_path_solves_with_one_notice(
     assert notices[0].levelno == logging.WARNING
     graph = csr_matrix(np.array([[0, 1, 0], [0, 0, 1], [0, 0, 0]]))
     assert list(hop_table(graph, 0)) == [0, 1, 2]
+    problem = draw_traps(np.random.Generator(np.random.PCG64(3)), 20, 85)
+    assert problem.kinds is not None  # drawn by numpy
+    assert problem.traps == pure_draw(np.random.Generator(np.random.PCG64(3)), 20, 85)
+    values = [True, False] * 10
+    assert problem.active(values) == active_traps(problem.traps, values)
 
 
 @pytest.mark.parametrize(
