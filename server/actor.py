@@ -29,7 +29,8 @@ from protocol.encoding import encode_lines
 from protocol.errors import ErrorCode
 from protocol.messages import Enemy, Error
 from replay.matchlog import MatchLogWriter, software_version
-from server.connection import Closed, Connection, Outgoing, Refused, Submitted, last_error
+from server.connection import Connection
+from server.inbox import Closed, Outgoing, Refused, Submitted, last_error
 from server.lobby import Filling
 from server.net import CLOSE, Close
 

@@ -12,18 +12,16 @@ reader stops, the actor drops what was already in its inbox).
 With ``arena serve --processes N`` a socket's ``start`` is read here in the front process and
 its match played in a worker process (:mod:`server.workers`): :meth:`Connection.detach` stops
 the reader where nothing read is lost and gives up the socket, and :meth:`Connection.adopt`
-takes it up again in the worker, as if that process had read the ``start`` itself.
+takes it up again in the worker, as if that process had read the ``start`` itself
+(:mod:`server.detach`). What the socket and its actor pass each other is in :mod:`server.inbox`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import enum
 import math
-import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -36,78 +34,21 @@ from protocol.errors import ErrorCode
 from protocol.messages import (
     ClientMessage,
     Error,
-    GameOver,
     Message,
     Move,
-    Moved,
-    Sat,
-    ServerMessage,
     Solution,
     Start,
 )
 from protocol.session import Event, Session
-from server.lobby import Filling, Lobby, SlotTaken
+from server.detach import Detach, Detached, HandOff, detached_state
+from server.handshake import Handshake, handshake
+from server.inbox import Closed, Outgoing, Refused, Submitted, is_game_over, last_error, render
+from server.lobby import Filling, Lobby
 from server.net import CLOSE, Close, FrameReader, InputBudget, Limits, Outbox, OverBudget, Transport
 
-__all__ = [
-    "CLOSE",
-    "Closed",
-    "Connection",
-    "Detached",
-    "Outgoing",
-    "Refused",
-    "Submitted",
-    "last_error",
-]
+__all__ = ["CLOSE", "Connection"]
 
 log = structlog.get_logger()
-
-#: A message, a line already encoded (the big `dungeon` lines, sightings), or a message with its
-#: line already encoded (the match's answers: the socket still inspects them).
-Outgoing = ServerMessage | bytes | tuple[ServerMessage, bytes]
-
-
-@dataclass(frozen=True, slots=True)
-class Submitted:
-    """A request of ``conn``, for its match's actor."""
-
-    conn: Connection
-    message: Move | Solution
-
-
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """A line of ``conn`` refused before it could be a request (the codec's verdict, a second
-    start), for its match's actor, which answers it in order with the requests before it;
-    ``closing``: the socket closes after the error."""
-
-    conn: Connection
-    code: str
-    text: str
-    closing: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Detached:
-    """What another process needs to go on serving a socket whose ``start`` was read here: a
-    duplicate of its descriptor (the caller owns it and closes it), its slot, what was read of
-    an unfinished line, and its session's counters (spec section 4: errors count from the first
-    line; lines and requests before ``dungeon`` count toward their budget and are answered)."""
-
-    fd: int
-    number: int
-    slot: AgentId
-    leftover: bytes
-    errors: int
-    held: int
-    early_lines: int
-
-
-@dataclass(frozen=True, slots=True)
-class Closed:
-    """``conn`` has closed (the last thing it sends its actor)."""
-
-    conn: Connection
 
 
 class Connection:
@@ -154,13 +95,8 @@ class Connection:
         self._latency = latency
         self._request_read_at: float | None = None
         self.log = log.bind(conn=number)
-        #: The hand-off to another process (server.workers): asked for, the read it cancels,
-        #: the reader stopped, and what it left (None: the socket could not be handed off).
-        self._detaching = False
-        self._fill_scope: trio.CancelScope | None = None
-        self._reader_stopped = trio.Event()
-        self._detached: Detached | None = None
-        self._abandoned = False  # the hand-off was called off: nothing to hand on
+        #: The hand-off to another process (server.workers).
+        self._handoff = HandOff()
         #: The start was read by another process (:meth:`adopt`): no handshake here.
         self._adopted = False
 
@@ -174,7 +110,7 @@ class Connection:
                     tasks.start_soon(self._read_then_wait, tasks.cancel_scope)
                     await self.outbox.run()
                     tasks.cancel_scope.cancel()  # written the last line: stop reading
-                if self._detached is not None:
+                if self._handoff.detached is not None:
                     return  # another process serves it now: only our descriptor closes
                 if not self.outbox.drained:
                     self.log.info("connection_killed", reason="not_reading", slot=self.slot)
@@ -194,11 +130,11 @@ class Connection:
         """The reader; when the peer has gone (EOF) the socket closes at once."""
         try:
             gone = await self._reader()
-        except _Detach:
-            self._detached = self._detach_now()
+        except Detach:
+            self._handoff.detached = detached_state(self, self._handoff)
             gone = True
         finally:
-            self._reader_stopped.set()
+            self._handoff.reader_stopped.set()
         if gone:
             tasks.cancel()
 
@@ -212,42 +148,7 @@ class Connection:
         None if the socket cannot be handed off: it has closed or is closing, is not a TCP
         socket, or still has unwritten lines (its client does not read; it is closed).
         """
-        self._detaching = True
-        if self._fill_scope is not None:
-            self._fill_scope.cancel()
-        try:
-            await self._reader_stopped.wait()
-        except BaseException:  # cancelled (the server is stopping): the duplicate is ours
-            self._abandoned = True
-            if self._detached is not None:
-                os.close(self._detached.fd)
-            raise
-        return self._detached
-
-    def _detach_now(self) -> Detached | None:
-        """In the reader's task, at a wait for data: the socket's state for another process."""
-        fd = self.transport.fileno
-        if fd is None or self.closed or self.slot is None or self.outbox.unwritten:
-            self.kill("not_handed_off")
-            return None
-        if self._abandoned:
-            self.kill("shutdown")
-            return None
-        try:
-            duplicate = os.dup(fd)
-        except OSError as error:  # out of descriptors
-            self.kill(f"not_handed_off: {error.strerror}")
-            return None
-        self.log.debug("connection_handed_off")
-        return Detached(
-            fd=duplicate,
-            number=self.number,
-            slot=self.slot,
-            leftover=_unfinished_line(self.codec),
-            errors=self.session.errors,
-            held=self.session.held,
-            early_lines=self.session.early_lines,
-        )
+        return await self._handoff.wait()
 
     def adopt(self, detached: Detached, filling: Filling[Connection]) -> None:
         """Take up a socket another process read the ``start`` of (``detached``, with its own
@@ -338,32 +239,14 @@ class Connection:
         """Send ``items`` without waiting (see :class:`server.net.Outbox`). After a
         ``game_over`` the socket closes: CLOSE tells the outbox so even while its writer is
         still held up by earlier lines (its time to write them is then bounded)."""
-        if any(_is_game_over(item) for item in items):
+        if any(is_game_over(item) for item in items):
             items = [*items, CLOSE]
         return self.outbox.deliver(items)
 
     def _render(self, items: list[Outgoing]) -> tuple[bytearray, bool]:
         """The bytes for ``items`` and whether the socket must close after them (game over);
         notes answer times."""
-        data = bytearray()
-        stop = False
-        answered = False
-        for item in items:
-            if isinstance(item, bytes):
-                data += item
-                continue
-            if isinstance(item, tuple):
-                item, line = item
-                data += line
-            else:
-                data += self.codec.send(item)
-            if isinstance(item, Sat | Error) or (
-                isinstance(item, Moved) and item.reason != "attacked"
-            ):
-                answered = True
-            if isinstance(item, GameOver):
-                stop = True
-                break
+        data, stop, answered = render(self.codec, items)
         # Measured when the answer is ready to write: how long a slow reader then takes to
         # accept the bytes is the client's time, not the server's.
         if answered and self._request_read_at is not None and self._latency is not None:
@@ -371,7 +254,9 @@ class Connection:
             self._request_read_at = None
         return data, stop
 
-    def _say(self, code: str, text: str, *, closing: bool = False) -> None:
+    def say(self, code: str, text: str, *, closing: bool = False) -> None:
+        """Send an error at once (not through the match's actor), counted like every error;
+        ``closing``: the socket closes after it."""
         # The server's own log keeps every error it answers outside the engine (the engine's
         # errors are in the match log): a teacher can see which client misbehaved and how.
         self.log.info("error_sent", code=code, message=text, closing=closing)
@@ -387,7 +272,7 @@ class Connection:
         after those of the requests read before the line (answered at once it overtook them);
         before, at once. False if the actor is gone (the match is over)."""
         if self._requests is None:
-            self._say(code, text, closing=closing)
+            self.say(code, text, closing=closing)
             return True
         self.log.info("error_sent", code=code, message=text, closing=closing)
         if closing:
@@ -404,7 +289,7 @@ class Connection:
 
     # -- reading -------------------------------------------------------------------------------
 
-    async def _next(self) -> Message | RemoteProtocolError | None:
+    async def next_item(self) -> Message | RemoteProtocolError | None:
         """The next message or protocol error from the peer; None once the stream has ended.
         Raises OverBudget."""
         codec = self.codec
@@ -423,23 +308,11 @@ class Connection:
                 return None
             blank = codec.blank_lines
             if self._requests is None:
-                await self._fill_before_dungeon()
+                await self._handoff.fill(self.reader)
             else:
                 await self.reader.fill()
             if codec.blank_lines != blank:
                 self._count_early(codec.blank_lines - blank)
-
-    async def _fill_before_dungeon(self) -> None:
-        """Read more, unless a hand-off was asked for (then _Detach): its cancellation reaches
-        the read only while it waits, so nothing read is lost."""
-        if self._detaching:
-            raise _Detach
-        with trio.CancelScope() as scope:
-            self._fill_scope = scope
-            await self.reader.fill()
-        self._fill_scope = None
-        if scope.cancelled_caught:
-            raise _Detach
 
     def _count_early(self, lines: int) -> None:
         """Lines received after the start and before ``dungeon``: beyond the budget, the socket
@@ -457,73 +330,34 @@ class Connection:
             return await self._read()
         except OverBudget as over:
             code = _BUDGET_CODES.get(over.budget, ErrorCode.SERVER_FULL)
-            self._say(code, f"{over.text}: closing", closing=True)
+            self.say(code, f"{over.text}: closing", closing=True)
             return False
 
     async def _read(self) -> bool:
         deadline = trio.current_time() + self.config.start_timeout
-        outcome = _Handshake.JOINED if self._adopted else _Handshake.LATE
+        outcome = Handshake.JOINED if self._adopted else Handshake.LATE
         if not self._adopted:
             with trio.move_on_at(deadline):
-                outcome = await self._handshake()
-        if outcome is _Handshake.JOINED:
+                outcome = await handshake(self)
+        if outcome is Handshake.JOINED:
             idle = self.limits.idle_seconds
             if idle is not None:
                 self._idle.deadline = trio.current_time() + idle
             with self._idle:
                 return await self._play()
-            self._say(ErrorCode.IDLE_TIMEOUT, f"nothing received for {idle:g} s", closing=True)
+            self.say(ErrorCode.IDLE_TIMEOUT, f"nothing received for {idle:g} s", closing=True)
             return False
-        if outcome is _Handshake.LATE:
+        if outcome is Handshake.LATE:
             seconds = f"{self.config.start_timeout:g}"
-            self._say(ErrorCode.START_TIMEOUT, f"no valid start within {seconds} s: closing",
+            self.say(ErrorCode.START_TIMEOUT, f"no valid start within {seconds} s: closing",
                       closing=True)  # fmt: skip
-        return outcome is _Handshake.EOF
-
-    async def _handshake(self) -> _Handshake:
-        """Read lines until a ``start`` takes a slot, the peer goes, or the socket must close."""
-        first = True
-        while True:
-            item = await self._next()
-            if item is None:
-                return _Handshake.EOF
-            if isinstance(item, RemoteProtocolError):
-                is_start = item.message_type == "start"
-                if item.fatal or (first and not is_start):
-                    code = item.code if is_start or item.fatal else ErrorCode.START_REQUIRED
-                    text = f"{item.text}: closing (a start must come first)"
-                    self._say(code, text, closing=True)
-                    return _Handshake.CLOSE
-                self._say(item.code, item.text)
-            elif isinstance(item, Start):
-                slot = AgentId(item.team, item.agent)
-                try:
-                    self.filling = self.lobby.claim(self, slot, item.match, item.token)
-                except SlotTaken as taken:
-                    self._say(taken.code, f"start: {taken}")
-                else:
-                    self.slot = slot
-                    self.session.handle(Event.START_ACCEPTED)
-                    self.log = self.log.bind(team=slot.team, agent=slot.agent)
-                    self.log.info("slot_taken", match=self.filling.number, name=self.filling.name)
-                    return _Handshake.JOINED
-            elif first:
-                text = f"{_type_name(item)} before start: the first line must be a start; closing"
-                self._say(ErrorCode.START_REQUIRED, text, closing=True)
-                return _Handshake.CLOSE
-            else:
-                self._say(
-                    ErrorCode.NOT_STARTED, f"{_type_name(item)} before start: send a start first"
-                )
-            if self.refused:
-                return _Handshake.CLOSE
-            first = False
+        return outcome is Handshake.EOF
 
     async def _play(self) -> bool:
         """Forward requests to the match (held back as errors until ``dungeon``)."""
         idle = self.limits.idle_seconds
         while True:
-            item = await self._next()
+            item = await self.next_item()
             if item is None:
                 return True
             if idle is not None and self._idle.deadline != math.inf:
@@ -559,41 +393,8 @@ class Connection:
                 return False
 
 
-def _is_game_over(item: Outgoing | Close) -> bool:
-    return isinstance(item, GameOver) or (isinstance(item, tuple) and isinstance(item[0], GameOver))
-
-
-def _unfinished_line(codec: Codec) -> bytes:
-    """What ``codec`` holds of a line whose newline has not come yet. The codec keeps it to
-    itself; only a hand-off to another process needs it (the codec there is fed it first)."""
-    return bytes(codec._partial)
-
-
-def last_error(error: Error) -> Error:
-    """The error that reaches a socket's limit: it says so in its code; its text keeps the
-    cause."""
-    return Error(
-        code=ErrorCode.ERROR_LIMIT, message=f"{error.message} (error limit reached: closing)"
-    )
-
-
 #: The error code for each budget of :class:`server.net.OverBudget` (the rest: server_full).
 _BUDGET_CODES = {
     "held_requests": ErrorCode.TOO_MANY_EARLY,
     "partial_line": ErrorCode.LINE_TOO_LONG,
 }
-
-
-class _Detach(Exception):
-    """Raised in the reader instead of reading: its socket is being handed off."""
-
-
-class _Handshake(enum.Enum):
-    JOINED = "joined"
-    CLOSE = "close"
-    EOF = "eof"
-    LATE = "late"
-
-
-def _type_name(message: Message) -> str:
-    return type(message).__name__.lower()

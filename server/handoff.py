@@ -5,7 +5,7 @@ body (a tagged struct below); a frame that hands a match over carries the match'
 descriptors with its first byte (``SCM_RIGHTS``), so they arrive with the frame they belong to.
 
 front -> worker: :class:`Match` (a full match: its seed, and per seat the socket's state as
-:class:`server.connection.Detached` describes it), :class:`Stop` (end every match as a draw and
+:class:`server.detach.Detached` describes it), :class:`Stop` (end every match as a draw and
 exit; so does the end of the stream), :class:`Probe` (a benchmark's question). worker ->
 front: :class:`Ready`, then :class:`Over` for each match it has finished (its log closed), and
 :class:`Latencies` answering each :class:`Probe`.

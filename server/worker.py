@@ -27,7 +27,8 @@ from dungeon.engine import AgentId
 from server.actor import Checker, MatchActor
 from server.app import Server
 from server.collector import Collector
-from server.connection import Connection, Detached
+from server.connection import Connection
+from server.detach import Detached
 from server.handoff import (
     Latencies,
     Match,

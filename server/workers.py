@@ -32,7 +32,8 @@ import structlog
 import trio
 
 from dungeon.engine import AgentId
-from server.connection import Connection, Detached
+from server.connection import Connection
+from server.detach import Detached
 from server.handoff import (
     Latencies,
     Match,

@@ -1,0 +1,116 @@
+"""A dungeon socket handed from one process to another (``arena serve --processes N``).
+
+A socket's ``start`` is read in the front process and its match played in a worker process
+(:mod:`server.workers`, :mod:`server.worker`): :meth:`server.connection.Connection.detach` stops
+the reader where nothing read is lost and gives up the socket, leaving a :class:`Detached`, and
+:meth:`server.connection.Connection.adopt` takes it up again in the worker, as if that process
+had read the ``start`` itself. :class:`HandOff` is the reader's side of it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import trio
+
+from dungeon.engine import AgentId
+from protocol.codec import Codec
+from server.net import FrameReader
+
+if TYPE_CHECKING:
+    from server.connection import Connection
+
+__all__ = ["Detach", "Detached", "HandOff", "detached_state"]
+
+
+@dataclass(frozen=True, slots=True)
+class Detached:
+    """What another process needs to go on serving a socket whose ``start`` was read here: a
+    duplicate of its descriptor (the caller owns it and closes it), its slot, what was read of
+    an unfinished line, and its session's counters (spec section 4: errors count from the first
+    line; lines and requests before ``dungeon`` count toward their budget and are answered)."""
+
+    fd: int
+    number: int
+    slot: AgentId
+    leftover: bytes
+    errors: int
+    held: int
+    early_lines: int
+
+
+class Detach(Exception):
+    """Raised in the reader instead of reading: its socket is being handed off."""
+
+
+class HandOff:
+    """One socket's hand-off to another process: asked for, the read it cancels, the reader
+    stopped, and what it left (None: the socket could not be handed off)."""
+
+    def __init__(self) -> None:
+        self.asked = False
+        self._fill_scope: trio.CancelScope | None = None
+        self.reader_stopped = trio.Event()
+        self.detached: Detached | None = None
+        self.abandoned = False  # the hand-off was called off: nothing to hand on
+
+    async def wait(self) -> Detached | None:
+        """Ask for the hand-off and wait for the reader to stop (see
+        :meth:`server.connection.Connection.detach`)."""
+        self.asked = True
+        if self._fill_scope is not None:
+            self._fill_scope.cancel()
+        try:
+            await self.reader_stopped.wait()
+        except BaseException:  # cancelled (the server is stopping): the duplicate is ours
+            self.abandoned = True
+            if self.detached is not None:
+                os.close(self.detached.fd)
+            raise
+        return self.detached
+
+    async def fill(self, reader: FrameReader) -> None:
+        """Read more, unless a hand-off was asked for (then :class:`Detach`): its cancellation
+        reaches the read only while it waits, so nothing read is lost."""
+        if self.asked:
+            raise Detach
+        with trio.CancelScope() as scope:
+            self._fill_scope = scope
+            await reader.fill()
+        self._fill_scope = None
+        if scope.cancelled_caught:
+            raise Detach
+
+
+def detached_state(conn: Connection, handoff: HandOff) -> Detached | None:
+    """In the reader's task, at a wait for data: the socket's state for another process."""
+    fd = conn.transport.fileno
+    if fd is None or conn.closed or conn.slot is None or conn.outbox.unwritten:
+        conn.kill("not_handed_off")
+        return None
+    if handoff.abandoned:
+        conn.kill("shutdown")
+        return None
+    try:
+        duplicate = os.dup(fd)
+    except OSError as error:  # out of descriptors
+        conn.kill(f"not_handed_off: {error.strerror}")
+        return None
+    conn.log.debug("connection_handed_off")
+    return Detached(
+        fd=duplicate,
+        number=conn.number,
+        slot=conn.slot,
+        leftover=_unfinished_line(conn.codec),
+        errors=conn.session.errors,
+        held=conn.session.held,
+        early_lines=conn.session.early_lines,
+    )
+
+
+def _unfinished_line(codec: Codec) -> bytes:
+    """What ``codec`` holds of a line whose newline has not come yet. The codec keeps it to
+    itself; only a hand-off to another process needs it (the codec there is fed it first)."""
+    return bytes(codec._partial)

@@ -1,0 +1,90 @@
+"""What passes between a dungeon socket (:mod:`server.connection`) and its match's actor
+(:mod:`server.actor`).
+
+A socket puts its items in the actor's inbox through its own clone of the inbox's send side:
+:class:`Submitted` (a request), :class:`Refused` (a line refused before it could be a request)
+and, last, :class:`Closed`. The actor hands a socket :data:`Outgoing` items to write, and
+:func:`last_error` when an error reaches the socket's limit; :func:`render` makes the bytes the
+socket writes for them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from protocol.codec import Codec
+from protocol.errors import ErrorCode
+from protocol.messages import Error, GameOver, Move, Moved, Sat, ServerMessage, Solution
+
+if TYPE_CHECKING:
+    from server.connection import Connection
+    from server.net import Close
+
+__all__ = ["Closed", "Outgoing", "Refused", "Submitted", "is_game_over", "last_error", "render"]
+
+#: A message, a line already encoded (the big `dungeon` lines, sightings), or a message with its
+#: line already encoded (the match's answers: the socket still inspects them).
+Outgoing = ServerMessage | bytes | tuple[ServerMessage, bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class Submitted:
+    """A request of ``conn``, for its match's actor."""
+
+    conn: Connection
+    message: Move | Solution
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A line of ``conn`` refused before it could be a request (the codec's verdict, a second
+    start), for its match's actor, which answers it in order with the requests before it;
+    ``closing``: the socket closes after the error."""
+
+    conn: Connection
+    code: str
+    text: str
+    closing: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Closed:
+    """``conn`` has closed (the last thing it sends its actor)."""
+
+    conn: Connection
+
+
+def last_error(error: Error) -> Error:
+    """The error that reaches a socket's limit: it says so in its code; its text keeps the
+    cause."""
+    return Error(
+        code=ErrorCode.ERROR_LIMIT, message=f"{error.message} (error limit reached: closing)"
+    )
+
+
+def render(codec: Codec, items: list[Outgoing]) -> tuple[bytearray, bool, bool]:
+    """The bytes for ``items``, whether the socket must close after them (game over), and
+    whether they answer a request (for answer times)."""
+    data = bytearray()
+    stop = False
+    answered = False
+    for item in items:
+        if isinstance(item, bytes):
+            data += item
+            continue
+        if isinstance(item, tuple):
+            item, line = item
+            data += line
+        else:
+            data += codec.send(item)
+        if isinstance(item, Sat | Error) or (isinstance(item, Moved) and item.reason != "attacked"):
+            answered = True
+        if isinstance(item, GameOver):
+            stop = True
+            break
+    return data, stop, answered
+
+
+def is_game_over(item: Outgoing | Close) -> bool:
+    return isinstance(item, GameOver) or (isinstance(item, tuple) and isinstance(item[0], GameOver))
