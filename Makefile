@@ -40,7 +40,7 @@ browser:
 	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq chromium >/dev/null); \
 	  else echo "make: Chromium is missing; install Debian's 'chromium' package for the viewer test" >&2; fi; }
 
-# Untrusted programs (Penguins players, tournament entries) run under bubblewrap (server/sandbox.py).
+# Untrusted programs (Penguins players, tournament entries) run under bubblewrap (server/sandbox/).
 bubblewrap:
 	@command -v bwrap >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null); \
