@@ -31,18 +31,10 @@ from dataclasses import dataclass
 
 import trio
 
-from bench.bench_server import (
-    HOST,
-    Recorder,
-    cpu_seconds,
-    fresh_server,
-    keep_match_going,
-    percentile,
-    resident_kib,
-    server_latencies,
-    split_cpus,
-)
+from bench.bench_server import percentile
 from bench.common import SettingError, env_number, print_table
+from bench.server_host import cpu_seconds, fresh_server, resident_kib, server_latencies, split_cpus
+from bench.server_load import HOST, Recorder, keep_match_going
 
 RUNS = env_number("BENCH_FAIRNESS_RUNS", 3, minimum=1)
 WINDOW = env_number("BENCH_FAIRNESS_SECONDS", 8.0, minimum=0.1)
