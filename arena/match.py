@@ -27,8 +27,8 @@ from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy, stra
 from client.team import TeamError, TeamResult, connect_team
 from dungeon.config import DEFAULT_RULES, RulesConfig
 from dungeon.engine import Match
-from server.actor import Checker
 from server.app import Server, serve
+from server.optimum_checks import Checker
 from sim.plugins import PluginError, dungeon_strategy, resolve_names
 
 __all__ = ["MatchReport", "main", "play_match"]

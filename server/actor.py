@@ -14,8 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -33,32 +32,27 @@ from server.connection import Connection
 from server.inbox import Closed, Outgoing, Refused, Submitted, last_error
 from server.lobby import Filling
 from server.net import CLOSE, Close
+from server.optimum_checks import (
+    CHECK_GRACE,
+    MAX_PENDING_CHECKS,
+    Checker,
+    Optimum,
+    check_optimum,
+)
 
-__all__ = ["Checker", "MatchActor"]
+__all__ = ["MatchActor"]
 
 log = structlog.get_logger()
 
-#: ``check(traps, switches) -> optimum or None``: a blocking call (OptimumPool.check).
-Checker = Callable[[Sequence[Sequence[int]], int], "int | None"]
 #: Requests (of all twelve sockets) waiting for the actor at most; a full inbox makes readers
 #: wait, which is the back-pressure a flooding client feels.
 INBOX_SIZE = 64
-#: Optimum checks one match may have waiting; beyond, a problem's optimum is logged unknown.
-MAX_PENDING_CHECKS = 256
-#: How long a finished match waits for outstanding optimum checks before logging them unknown.
-CHECK_GRACE = 2.0
 #: Inbox items the actor handles in one step when they are already waiting. Their answers go
 #: out together after the last (each takes 0.1-0.3 ms), so the first waits at most ~2 ms more.
 DRAIN = 8
 
 
-@dataclass(frozen=True, slots=True)
-class _Optimum:
-    crossing: int
-    value: int | None
-
-
-_InboxItem = Submitted | Refused | Closed | _Optimum
+_InboxItem = Submitted | Refused | Closed | Optimum
 
 
 class MatchActor:
@@ -295,7 +289,7 @@ class MatchActor:
                     item = await self._inbox_out.receive()
                 except trio.EndOfChannel:
                     return
-                if isinstance(item, _Optimum):
+                if isinstance(item, Optimum):
                     self._handle(item)
 
     def _handle(self, item: _InboxItem) -> None:
@@ -406,28 +400,15 @@ class MatchActor:
                 continue
             self._pending_checks.add(crossing)
             self._checks.start_soon(
-                self._check, crossing, fact.traps, fact.switches, self._results.clone()
+                check_optimum,
+                self._checker,
+                self._limiter,
+                crossing,
+                fact.traps,
+                fact.switches,
+                self._results.clone(),
+                self.log,
             )
-
-    async def _check(
-        self,
-        crossing: int,
-        traps: Sequence[Sequence[int]],
-        switches: int,
-        results: trio.MemorySendChannel[_InboxItem],
-    ) -> None:
-        checker = self._checker
-        assert checker is not None
-        try:
-            value = await trio.to_thread.run_sync(
-                checker, traps, switches, limiter=self._limiter, abandon_on_cancel=True
-            )
-        except Exception:
-            self.log.exception("optimum_check_failed", crossing=crossing)
-            value = None
-        async with results:
-            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-                await results.send(_Optimum(crossing, value))
 
     def _log_optimum(self, crossing: int, value: int | None) -> None:
         if self._writer is not None:

@@ -27,11 +27,12 @@ from dungeon.config import DEFAULT_RULES, RulesConfig
 from protocol.encoding import encode
 from protocol.errors import ErrorCode
 from protocol.messages import Error
-from server.actor import CHECK_GRACE, Checker, MatchActor
+from server.actor import MatchActor
 from server.collector import Collector
 from server.connection import Connection
 from server.lobby import Filling, Lobby
 from server.net import DEFAULT_LIMITS, Gate, Limits, Transport, open_listeners, serve_tcp
+from server.optimum_checks import CHECK_GRACE, Checker
 
 __all__ = ["Server", "limits_for", "serve"]
 

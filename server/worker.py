@@ -24,7 +24,7 @@ import trio
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId
-from server.actor import Checker, MatchActor
+from server.actor import MatchActor
 from server.app import Server
 from server.collector import Collector
 from server.connection import Connection
@@ -41,6 +41,7 @@ from server.handoff import (
     send_frame,
 )
 from server.lobby import Filling
+from server.optimum_checks import Checker
 
 __all__ = ["host"]
 
