@@ -101,6 +101,25 @@ def test_the_step_slider_moves_the_agents_to_where_the_engine_put_them(
         assert before[slot]["transform"] != after[slot]["transform"]
 
 
+def test_every_agent_is_drawn_whole_inside_the_map_from_the_first_frame(
+    rendered: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """At step 0 the agents stand in a ring around their start; a start near the map's edge
+    keeps its ring's markers inside the map's frame (the viewBox, -30 to 1030: a marker is
+    12.5 screen pixels, at most 24 map units at 1024x768), and the first frame is placed, not
+    animated in from the corner."""
+    _, page = rendered
+    dom, _ = dump_dom(page, "step=0", tmp_path / "edge")
+    svg = re.search(r'<svg id="map"[^>]*>', dom)
+    assert svg is not None
+    assert "instant" not in svg.group(0)
+    for slot, attributes in agents_in(dom).items():
+        found = re.fullmatch(r"translate\((-?[\d.]+) (-?[\d.]+)\)", attributes["transform"])
+        assert found is not None, attributes["transform"]
+        for value in map(float, found.groups()):
+            assert -30 + 20 <= value <= 1030 - 20, (slot, attributes["transform"])
+
+
 def test_the_page_draws_the_dungeon_and_the_event_at_the_cursor(
     rendered: tuple[Path, Path], tmp_path: Path
 ) -> None:

@@ -38,6 +38,7 @@
   // stay readable on a small screen and grow with the browser's zoom.
   const map = document.getElementById("map");
   const VIEW = 1060;
+  const EDGE_LOW = -30, EDGE_HIGH = EDGE_LOW + VIEW;  // the map's frame: its viewBox
   let unit = 1;
   function measure() {
     const box = map.getBoundingClientRect();
@@ -212,9 +213,12 @@
     });
     const place = [];
     for (const [node, slots] of byNode) {
+      const n = slots.length, r = n === 1 ? 0 : (13 + 2.5 * n) * unit;
+      // On a place at the map's edge the ring's outer markers are pulled in to stay whole.
+      const inside = (v) => Math.min(Math.max(v, EDGE_LOW + 13 * unit), EDGE_HIGH - 13 * unit);
       slots.forEach((slot, i) => {
-        const n = slots.length, r = n === 1 ? 0 : (13 + 2.5 * n) * unit, a = 2 * Math.PI * i / n - Math.PI / 2;
-        place[slot] = [X(node) + r * Math.cos(a), Y(node) + r * Math.sin(a)];
+        const a = 2 * Math.PI * i / n - Math.PI / 2;
+        place[slot] = [inside(X(node) + r * Math.cos(a)), inside(Y(node) + r * Math.sin(a))];
       });
     }
     return place;
@@ -356,7 +360,11 @@
   // Links into a match: ?step=N opens at step N; ?slide=N then moves the slider to N as a
   // user's drag does (the browser test checks the agents move); ?play starts playing.
   const query = new URLSearchParams(window.location.search);
+  // The first frame is placed, not animated: agents would otherwise fly in from the corner.
+  map.classList.add("instant");
   draw(query.has("step") ? Number(query.get("step")) : 0);
+  map.getBoundingClientRect();  // lay the frame out before transitions come back
+  map.classList.remove("instant");
   if (query.has("slide")) {
     slider.value = query.get("slide");
     slider.dispatchEvent(new Event("input"));
