@@ -19,6 +19,7 @@ import trio
 from client.strategies.base import TeamStrategy
 from protocol.codec import NEED_DATA, Codec, RemoteProtocolError
 from protocol.messages import (
+    TEAM_SIZE,
     Dungeon,
     Error,
     GameOver,
@@ -35,7 +36,8 @@ __all__ = ["TeamError", "TeamResult", "connect_team", "play_team"]
 
 log = structlog.get_logger()
 
-AGENTS = range(6)
+#: A team's agent numbers (0 is the heir).
+TEAM_AGENTS = range(TEAM_SIZE)
 RECEIVE_SIZE = 65536
 INBOX_SIZE = 256
 #: Seconds the team waits, after the first `game_over`, for its other sockets' last lines.
@@ -93,7 +95,7 @@ async def connect_team(
     """Open six TCP connections to ``host:port`` and play one match with ``strategy``."""
     streams: list[trio.abc.Stream] = []
     try:
-        for _ in AGENTS:
+        for _ in TEAM_AGENTS:
             stream = await trio.open_tcp_stream(host, port)
             streams.append(stream)
     except OSError as error:
@@ -112,13 +114,13 @@ async def play_team(
     token: str | None = None,
 ) -> TeamResult:
     """Play one match over six connected streams (agent i on ``streams[i]``); closes them."""
-    if len(streams) != len(AGENTS):
-        raise ValueError(f"a team needs {len(AGENTS)} streams, got {len(streams)}")
+    if len(streams) != len(TEAM_AGENTS):
+        raise ValueError(f"a team needs {len(TEAM_AGENTS)} streams, got {len(streams)}")
     player = _TeamPlayer(streams, team, strategy)
     failure: TeamError | None = None
     try:
         async with trio.open_nursery() as nursery:
-            for agent in AGENTS:
+            for agent in TEAM_AGENTS:
                 nursery.start_soon(player.read, agent)
             try:
                 await player.play(match, token)
@@ -141,7 +143,7 @@ class _TeamPlayer:
         self.strategy = strategy
         self.codec = Codec(ServerMessage)
         #: Each agent's socket; the client counts no errors against a limit (the server does).
-        self.sessions = [Session(error_limit=1 << 62) for _ in AGENTS]
+        self.sessions = [Session(error_limit=1 << 62) for _ in TEAM_AGENTS]
         self.result = TeamResult(team)
         #: The sats of the burst being taken, answered once the whole burst is (unless a kill
         #: in it ended their commitment).
@@ -191,7 +193,7 @@ class _TeamPlayer:
             raise TeamError(f"agent {agent}: the server broke the protocol: {error}") from None
 
     async def play(self, match: str | None, token: str | None = None) -> None:
-        for agent in AGENTS:
+        for agent in TEAM_AGENTS:
             self._advance(agent, Event.START_ACCEPTED)
             await self.send(agent, Start(team=self.team, agent=agent, match=match, token=token))
         receive = self._inbox_out
@@ -208,7 +210,7 @@ class _TeamPlayer:
                 # before all have arrived would not know where its teammates stand (headless play,
                 # too, shows the whole begin before the first choice).
                 continue
-            for agent in AGENTS:
+            for agent in TEAM_AGENTS:
                 if self._phase(agent) is Phase.FREE:
                     target = self.strategy.choose_move(agent)
                     if target is not None:

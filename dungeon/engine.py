@@ -34,7 +34,7 @@ __all__ = [
     "TimeUp",
 ]
 
-TEAM_SIZE = 6
+TEAM_SIZE = wire.TEAM_SIZE
 HEIR = 0
 
 

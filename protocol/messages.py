@@ -28,6 +28,7 @@ __all__ = [
     "CLIENT_MESSAGE_TYPES",
     "MESSAGE_TYPES",
     "SERVER_MESSAGE_TYPES",
+    "TEAM_SIZE",
     "ClientMessage",
     "Dungeon",
     "Enemy",
@@ -42,6 +43,9 @@ __all__ = [
     "Solution",
     "Start",
 ]
+
+#: Agents a team: the heir (0) and five henchmen (1-5); the wire numbers them 0-5.
+TEAM_SIZE = 6
 
 # The value types of the spec, each with the phrase error messages use for it.
 Team = Annotated[int, Meta(ge=0, le=1, description="0 or 1")]

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from replay.timeline import AGENTS, Timeline
+from dungeon.engine import TEAM_SIZE
+from replay.timeline import Timeline
 
 __all__ = ["render_png", "still_title"]
 
@@ -56,7 +57,7 @@ def render_png(timeline: Timeline, step: int, path: str | Path) -> None:
     axes.scatter([nodes[n][0] for n in alive], [nodes[n][1] for n in alive], s=28, marker="D",
                  c=NPC, edgecolors="#3b0764", zorder=6, label="NPC")  # fmt: skip
     for slot in range(len(frame.positions)):
-        team, agent = divmod(slot, AGENTS)
+        team, agent = divmod(slot, TEAM_SIZE)
         x, y = _spread(nodes, frame.positions, slot)
         heir = agent == 0
         axes.scatter(x, y, s=260 if heir else 190, c=TEAM_COLOURS[team],

@@ -12,17 +12,17 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from dungeon.engine import TEAM_SIZE
 from replay.matchlog import INPUT, SEND, LogLine, MatchLog
 
-__all__ = ["AGENTS", "Entry", "Frame", "Note", "Summary", "Timeline", "build_timeline"]
+__all__ = ["Entry", "Frame", "Note", "Summary", "Timeline", "build_timeline"]
 
 TEAMS = 2
-AGENTS = 6
 
 
 def slot(team: int, agent: int) -> int:
     """Index of an agent in a frame's ``positions``: team 0's six, then team 1's."""
-    return team * AGENTS + agent
+    return team * TEAM_SIZE + agent
 
 
 def who(team: int, agent: int) -> str:
@@ -153,7 +153,7 @@ class _Builder:
     def __init__(self, log: MatchLog, npcs: frozenset[int]) -> None:
         self.log = log
         self.optima = {line.data.get("crossing"): line.data.get("value") for line in log.optima}
-        self.positions: list[int] = [0] * (TEAMS * AGENTS)
+        self.positions: list[int] = [0] * (TEAMS * TEAM_SIZE)
         self.npcs = set(npcs)
         self.summary = Summary()
         self.entries: list[Entry] = []
@@ -217,7 +217,7 @@ class _Builder:
         if kind == "disconnect":
             actor = (int(data["team"]), int(data["agent"]))
             title = f"team {actor[0]} disconnected (forfeit)"
-            notes = [Note(title, "input", tuple((actor[0], a) for a in range(AGENTS)))]
+            notes = [Note(title, "input", tuple((actor[0], a) for a in range(TEAM_SIZE)))]
             return Entry(line.line, line.t, actor, title, notes)
         title = "time is up (draw limit)"
         return Entry(line.line, line.t, None, title, [Note(title, "input")])
@@ -258,7 +258,7 @@ class _Builder:
             if self.dungeon is None:
                 self.dungeon = message
                 for t in range(TEAMS):
-                    for a in range(AGENTS):
+                    for a in range(TEAM_SIZE):
                         self.positions[slot(t, a)] = int(message["start"][t])
         elif kind == "sat":
             # The crossing's target, known once the move is accepted (a refused move has none).
@@ -349,11 +349,11 @@ class _Builder:
             target = "an NPC" if entity == -1 else who(1 - team, entity)
             by = (
                 "the whole team"
-                if len(watchers) == AGENTS
+                if len(watchers) == TEAM_SIZE
                 else ", ".join(who(team, w) for w in sorted(watchers))
             )
             # A whole-team sighting is the enemy heir's move (always visible): it concerns the heir.
-            concerned = [] if len(watchers) == AGENTS else [(team, w) for w in watchers]
+            concerned = [] if len(watchers) == TEAM_SIZE else [(team, w) for w in watchers]
             if entity >= 0:
                 concerned.append((1 - team, entity))
             entry.notes.append(

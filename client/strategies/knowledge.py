@@ -19,13 +19,14 @@ from scipy.sparse.csgraph import breadth_first_order
 
 from dungeon.fastcore import load as load_fastcore
 from dungeon.generation import symmetric_csr
-from protocol.messages import Dungeon, Enemy, GameOver, Moved, ServerMessage
+from protocol.messages import TEAM_SIZE, Dungeon, Enemy, GameOver, Moved, ServerMessage
 
 __all__ = ["HEIR", "NPC", "Knowledge", "hop_table", "hop_table_pure"]
 
 HEIR = 0
 NPC = -1
-AGENTS = range(6)
+#: A team's agent numbers (0 is the heir).
+TEAM_AGENTS = range(TEAM_SIZE)
 #: One -1 as an int32 array: times n, a hop table of n unreached nodes.
 _UNREACHED = array("i", [-1])
 
@@ -100,7 +101,7 @@ class Knowledge:
         # entity -> (node, tick last seen); entity 1..5 for enemy henchmen.
         self.enemy_last_seen: dict[int, tuple[int, int]] = {}
         # watcher -> {(node, entity)} it sees right now (enemy henchmen and NPCs).
-        self._views: dict[int, set[tuple[int, int]]] = {a: set() for a in AGENTS}
+        self._views: dict[int, set[tuple[int, int]]] = {a: set() for a in TEAM_AGENTS}
         self.npcs: set[int] = set()
         #: node -> the neighbours an agent of this team may move to (enemy start/shrine barred).
         self.moves: list[tuple[int, ...]] = []
