@@ -83,6 +83,8 @@ class MatchActor:
         self.log_path: Path | None = None
         self.end_reason: str | None = None
         self.winner: int | None = None
+        #: Each seat's protocol fault (Connection.fault), once the match is over.
+        self.faults: dict[AgentId, str] = {}
         self._checker = checker
         self._limiter = check_limiter
         self._prepare_limiter = prepare_limiter
@@ -149,6 +151,12 @@ class MatchActor:
         self._engine = None
         self._writer = None
         self._checks = None
+        # What its clients did wrong, by seat, kept with the result: a socket can be reported
+        # closed before the match has judged the lines it sent (the 100th error is counted
+        # here), so a tournament reads the faults once the match is over.
+        self.faults = {
+            slot: conn.fault for slot, conn in self.filling.seats.items() if conn.fault is not None
+        }
         self._open.clear()
         self.filling.seats.clear()
 

@@ -37,6 +37,7 @@ from arena.tournament.pairings import Game, Plan, Points
 from arena.tournament.programs import Entrant, MatchTicket
 from arena.tournament.standings import standings
 from arena.tournament.teams import Tournament
+from client.strategies.base import strategy_seed
 from replay.matchlog import LogFormatError
 from server.app import Server, serve
 from server.connection import Connection
@@ -152,8 +153,8 @@ class TournamentRun:
         if isinstance(subject, Connection):
             name = subject.filling.name if subject.filling is not None else None
             watch = self.watches.get(name or "")
-            if watch is not None and subject.fault is not None and subject.slot is not None:
-                watch.faults.setdefault(subject.slot.team, subject.fault)
+            if watch is not None:
+                _note_fault(watch, subject)
             return
         watch = self.watches.get(subject.name or "")
         if watch is None:
@@ -163,6 +164,10 @@ class TournamentRun:
             watch.started.set()
             self.board.start(subject.name, subject.log_path)
         elif event == "over":  # (also for a match that could not start: no "started" then)
+            # A socket that hung up may close before the match has judged the lines it sent
+            # (the 100th error is counted in the match): by now every fault is known.
+            for slot, fault in subject.faults.items():
+                watch.faults.setdefault(slot.team, fault)
             watch.started.set()
             watch.over.set()
 
@@ -274,7 +279,7 @@ class TournamentRun:
                     team, ticket, scratch=self._scratch / f"{name}-{seat}",
                     output=self.out / "programs" / f"{name}-{team_name}.txt",
                     limits=self._limits(), sandbox=self.options.sandbox,
-                    seed=game.seed * 2 + 1 + seat,
+                    seed=strategy_seed(game.seed, seat),
                 )
             )  # fmt: skip
         connected = (False, False)
@@ -386,3 +391,9 @@ class TournamentRun:
             "log": None if log_path is None else str(Path(log_path).relative_to(self.out)),
             "replay": replay,
         }
+
+
+def _note_fault(watch: _Watch, conn: Connection) -> None:
+    """Keep the first protocol fault of ``conn``'s team in this match, if it has one."""
+    if conn.fault is not None and conn.slot is not None:
+        watch.faults.setdefault(conn.slot.team, conn.fault)
