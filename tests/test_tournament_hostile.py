@@ -242,7 +242,10 @@ def test_a_program_that_spins_and_one_that_sends_garbage_lose_with_their_reasons
         ],
         {"spinner": SPINNER, "garbler": f"GARBAGE, COUNT = {garbage!r}, {count}\n{GARBLER}"},
         connect_seconds=10,
-        match_seconds=2,
+        # Time enough for the garbler to read its map and send its lines while two spinners
+        # hold both cores (2 s failed once under a loaded machine: the garbler had not sent
+        # them yet, so it was judged hung).
+        match_seconds=6,
         memory_mb=256,
     )
     code = main([str(teams), "--out", str(out), "--concurrency", "2"])
