@@ -14,7 +14,7 @@ import trio
 from server_testkit import SMALL, connect_memory, join_all, memory_match, neighbour, running_server
 
 from dungeon.engine import AGENTS, AgentId
-from protocol.codec import Codec
+from protocol.codec import Codec, RemoteProtocolError
 from protocol.encoding import encode
 from protocol.messages import ClientMessage, Error, Move, Sat, Start
 from replay.matchlog import read_log
@@ -30,6 +30,49 @@ def test_blank_lines_are_counted_without_being_decoded() -> None:
     codec.receive_data(b"\r")
     codec.receive_data(b"\n")
     assert codec.blank_lines == 70_003
+
+
+MIXED = (
+    b'{"type":"move","to":1}\n' + b"\n" * 5_000 + b" \t\r\n\x0b\x0c\n\r\n"
+    + b'{"type":"move","to":2}\r\n' + b"\n" * 3 + b'{"type":"move","to":3}'
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 4096, len(MIXED)])
+def test_blank_lines_among_requests_are_counted_alike_in_any_chunking(chunk: int) -> None:
+    """Runs of blank lines between requests (a flood mixed into real lines) are skipped and
+    counted the same whether they come byte by byte or in one chunk with the requests."""
+    codec = Codec(ClientMessage)
+    for start in range(0, len(MIXED), chunk):
+        codec.receive_data(MIXED[start : start + chunk])
+    codec.receive_data(b"\n")
+    assert [codec.next_message() for _ in range(3)] == [Move(to=1), Move(to=2), Move(to=3)]
+    assert codec.blank_lines == 5_000 + 3 + 3
+
+
+@pytest.mark.parametrize(
+    ("blank", "too_long"),
+    [
+        (b" " * 32, False),
+        (b" " * 32 + b"\r", False),  # a "\r\n" ending may go one byte beyond the limit
+        (b" " * 33, True),
+        (b"\t" * 33 + b"\r", True),
+    ],
+)
+def test_a_whitespace_line_over_the_limit_is_too_long_even_among_blank_lines(
+    blank: bytes, too_long: bool
+) -> None:
+    """Skipping runs of blank lines at once keeps the line limit: a whitespace-only line longer
+    than ``max_line`` is reported, whether it stands alone or in a run."""
+    codec = Codec(ClientMessage, max_line=32)
+    codec.receive_data(
+        b'{"type":"move","to":1}\n\n' + blank + b"\n\n" + b'{"type":"move","to":2}\n'
+    )
+    assert codec.next_message() == Move(to=1)
+    if too_long:
+        with pytest.raises(RemoteProtocolError, match="line longer than 32 bytes"):
+            codec.next_message()
+    assert codec.next_message() == Move(to=2)
 
 
 async def test_blank_lines_before_dungeon_count_toward_the_held_budget() -> None:
