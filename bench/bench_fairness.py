@@ -86,6 +86,9 @@ async def measure(process: subprocess.Popen[str], port: int, flooded: bool) -> R
         await trio.sleep(WINDOW)
         recorder.recording = False
         elapsed = time.perf_counter() - started
+        if flood is not None and flood.poll() is not None:
+            # A flood that died measured nothing: say so rather than report a quiet window.
+            raise RuntimeError(f"the flood process ended during the window ({flood.returncode})")
         user1, kernel1 = cpu_seconds(process.pid)
         served = server_latencies(process, "report")
         rss = resident_kib(process.pid)
@@ -194,8 +197,8 @@ async def reconnecting(port: int, start: bytes, payload: bytes) -> None:
                     nursery.start_soon(drain, stream, nursery.cancel_scope)
                     while True:
                         await stream.send_all(payload)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                pass
+            except* (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass  # closed by the server (a reset when it leaves our flood unread): again
         await trio.sleep(0.01)
 
 
@@ -236,7 +239,7 @@ async def flood_in_play(port: int, number: int, payload: bytes) -> None:
                 nursery.start_soon(drain, stream, nursery.cancel_scope)
             while True:
                 await flooder.send_all(payload)
-    except (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
+    except* (OSError, trio.BrokenResourceError, trio.ClosedResourceError):
         pass
     finally:
         for stream in streams:

@@ -43,7 +43,7 @@ def test_the_default_limits_are_the_documented_ones() -> None:
         "input_bytes_per_second": 1 << 20,
         "frames_per_step": 64,
         "linger_seconds": 2.0,
-        "linger_bytes": 16 << 20,
+        "linger_bytes": 64 << 10,
     }
     actual = {
         field.name: getattr(DEFAULT_LIMITS, field.name) for field in dataclasses.fields(Limits)

@@ -56,7 +56,7 @@ class Limits:
     #: After its last line, how long and how much of a peer's leftover input is discarded so
     #: that a reset does not destroy the last lines sent.
     linger_seconds: float = 2.0
-    linger_bytes: int = 16 << 20
+    linger_bytes: int = 64 << 10
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
