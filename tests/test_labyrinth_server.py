@@ -110,6 +110,25 @@ async def test_two_programs_waiting_are_paired_by_the_teacher_and_play_to_the_en
     assert results["alice" if run.table.winner == 0 else "bob"] == "won"
 
 
+async def tournament_program(
+    nursery: trio.Nursery, server: LabyrinthServer, name: str, cup: str, played: dict[str, int]
+) -> None:
+    """A program in tournament ``cup``: it joins, plays each game it is given to the end and
+    asks for the next, as the course's C programs do; ``played`` counts its games."""
+    client = memory_client(nursery, server)
+    assert await client.command(f"CLIENT_NAME {name}", 1) == ["OK"]
+    while True:
+        ok, _game, size = await client.command(f"WAIT_GAME TOURNAMENT {cup}", 3)
+        assert ok == "OK"
+        assert size is not None
+        width, height = (int(x) for x in size.split())
+        _, maze, seat = await client.command("GET_GAME_DATA", 3)
+        assert maze is not None
+        assert seat is not None
+        await play_program(client, int(seat), width, height, maze)
+        played[name] += 1
+
+
 async def test_a_league_tournament_plays_phase_by_phase_with_standings() -> None:
     server = LabyrinthServer(seed=9)
     names = ["p1", "p2", "p3"]
@@ -118,22 +137,8 @@ async def test_a_league_tournament_plays_phase_by_phase_with_standings() -> None
         await nursery.start(server.run)
         server.create_tournament("cup", "league")
 
-        async def program(name: str) -> None:
-            client = memory_client(nursery, server)
-            assert await client.command(f"CLIENT_NAME {name}", 1) == ["OK"]
-            while True:
-                ok, _game, size = await client.command("WAIT_GAME TOURNAMENT cup", 3)
-                assert ok == "OK"
-                assert size is not None
-                width, height = (int(x) for x in size.split())
-                _, maze, seat = await client.command("GET_GAME_DATA", 3)
-                assert maze is not None
-                assert seat is not None
-                await play_program(client, int(seat), width, height, maze)
-                played[name] += 1
-
         for name in names:
-            nursery.start_soon(program, name)
+            nursery.start_soon(tournament_program, nursery, server, name, "cup", played)
         await trio.testing.wait_all_tasks_blocked()
         tournament = server.tournaments["cup"]
         assert tournament.players == names
@@ -181,22 +186,8 @@ async def test_a_knockout_of_five_on_the_server_plays_phase_by_phase_with_a_bye(
         await nursery.start(server.run)
         server.create_tournament("ko", "knockout")
 
-        async def program(name: str) -> None:
-            client = memory_client(nursery, server)
-            assert await client.command(f"CLIENT_NAME {name}", 1) == ["OK"]
-            while True:
-                ok, _game, size = await client.command("WAIT_GAME TOURNAMENT ko", 3)
-                assert ok == "OK"
-                assert size is not None
-                width, height = (int(x) for x in size.split())
-                _, maze, seat = await client.command("GET_GAME_DATA", 3)
-                assert maze is not None
-                assert seat is not None
-                await play_program(client, int(seat), width, height, maze)
-                played[name] += 1
-
         for name in names:  # one after the other: the order of joining seeds the draw
-            nursery.start_soon(program, name)
+            nursery.start_soon(tournament_program, nursery, server, name, "ko", played)
             await trio.testing.wait_all_tasks_blocked()
         tournament = server.tournaments["ko"]
         assert tournament.players == names
