@@ -117,16 +117,17 @@ async def check(
 
             async def watch() -> None:
                 await process.wait()
+                # Judged as it exits: a program that ends at once on game_over may be gone
+                # before the probe has finished closing its sockets.
+                seen.exited_after_game_over = seen.game_over_sent
                 exited.set()
 
             nursery.start_soon(watch)
             await run_probe(listeners, config, seen, exited)
-            already_gone = exited.is_set()
             with trio.move_on_after(exit_seconds):
                 await exited.wait()
             if exited.is_set():
                 seen.exit_status = process.returncode
-                seen.exited_after_game_over = seen.game_over_sent and not already_gone
             nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True):

@@ -103,6 +103,25 @@ def test_the_python_starter_passes_every_check_and_the_cli_reports_json(
     assert status == 0
 
 
+def test_a_program_that_exits_while_the_probe_still_closes_is_judged_after_game_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A program that ends at once on ``game_over`` may be gone before the probe has finished
+    closing its sockets; it exited after ``game_over`` all the same (once judged by when the
+    probe noticed, the starter failed ``game_over`` now and then)."""
+
+    async def probe_that_closes_slowly(
+        listeners: object, config: object, seen: check_client.Observations, exited: trio.Event
+    ) -> None:
+        seen.game_over_sent = True  # the program may end from here on
+        await exited.wait()  # and does, while the probe is still closing
+
+    monkeypatch.setattr(check_client, "run_probe", probe_that_closes_slowly)
+    seen = trio.run(check_client.check, [sys.executable, "-c", "pass"], FAST, 3.0)
+    assert seen.exited_after_game_over
+    assert seen.exit_status == 0
+
+
 def test_a_failing_program_exits_1_with_a_readable_report(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
