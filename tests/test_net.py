@@ -39,11 +39,11 @@ def test_the_default_limits_are_the_documented_ones() -> None:
         "input_budget_bytes": 64 << 20,
         "outbox_messages": 512,
         "drain_seconds": 10.0,
-        "receive_bytes": 1 << 16,
+        "receive_bytes": 1 << 14,
         "input_bytes_per_second": 1 << 20,
         "frames_per_step": 64,
         "linger_seconds": 2.0,
-        "linger_bytes": 64 << 10,
+        "linger_bytes": 4 << 20,
     }
     actual = {
         field.name: getattr(DEFAULT_LIMITS, field.name) for field in dataclasses.fields(Limits)

@@ -45,7 +45,7 @@ class Limits:
     #: long its unwritten lines get to reach a peer that does not read; then it is dropped.
     drain_seconds: float = 10.0
     #: Bytes read from a socket at once.
-    receive_bytes: int = 1 << 16
+    receive_bytes: int = 1 << 14
     #: Bytes a second one connection is read at, on average (a token bucket holding up to
     #: ``partial_line_bytes``, so a line of the largest size goes through at once); beyond, it
     #: is read more slowly (TCP pushes back on the sender). What it costs to read and frame
@@ -56,7 +56,7 @@ class Limits:
     #: After its last line, how long and how much of a peer's leftover input is discarded so
     #: that a reset does not destroy the last lines sent.
     linger_seconds: float = 2.0
-    linger_bytes: int = 64 << 10
+    linger_bytes: int = 4 << 20
 
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
