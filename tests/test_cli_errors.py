@@ -146,6 +146,9 @@ def interrupt_at(
             os.killpg(process.pid, signal.SIGINT)
         else:
             process.send_signal(signal.SIGINT)
+        # Waited for before its input is closed: communicate() closes stdin at once, and a
+        # prompt that read that end of input first ended normally (seen on a loaded machine).
+        process.wait(timeout=60)
         out, err = process.communicate(timeout=60)
     rest = (out if marker_on_stdout(marker) else err) or b""
     return process.returncode, (seen + rest).decode(errors="replace")
