@@ -142,13 +142,23 @@ def interrupt_at(
             chunk = stream.read1(4096)  # type: ignore[attr-defined]
             assert chunk, f"ended before {marker!r}: {seen.decode(errors='replace')}"
             seen += chunk
-        if group:
-            os.killpg(process.pid, signal.SIGINT)
-        else:
-            process.send_signal(signal.SIGINT)
         # Waited for before its input is closed: communicate() closes stdin at once, and a
         # prompt that read that end of input first ended normally (seen on a loaded machine).
-        process.wait(timeout=60)
+        # Pressed again while the program runs: a signal that lands between input() writing
+        # its prompt and starting its read is only seen once the read returns (CPython checks
+        # for signals between bytecodes), which a person at a terminal never meets.
+        prompt = marker_on_stdout(marker)
+        for _ in range(120 if prompt else 1):
+            if group:
+                os.killpg(process.pid, signal.SIGINT)
+            else:
+                process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=0.5 if prompt else 60)
+                break
+            except subprocess.TimeoutExpired:
+                if not prompt:
+                    raise
         out, err = process.communicate(timeout=60)
     rest = (out if marker_on_stdout(marker) else err) or b""
     return process.returncode, (seen + rest).decode(errors="replace")
