@@ -299,10 +299,7 @@ async def test_an_error_reply_in_a_game_stays_within_1000_bytes_for_both_players
     server = LabyrinthServer(Settings(auto_pair=True), seed=2)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        first, second = memory_client(nursery, server), memory_client(nursery, server)
-        assert await first.command("CLIENT_NAME first", 1) == ["OK"]
-        assert await first.command("WAIT_GAME start=0", 1) == ["OK"]
-        await second.join("second", "")
+        first, second, _ = await paired(nursery, server)
         await first.receive(), await first.receive()
         await first.send(command)
         sender = [await first.receive() for _ in range(3)]
@@ -335,10 +332,7 @@ async def test_a_bad_command_in_a_game_loses_it_for_the_sender_and_the_other_win
     server = LabyrinthServer(Settings(auto_pair=True), seed=2)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        first, second = memory_client(nursery, server), memory_client(nursery, server)
-        assert await first.command("CLIENT_NAME first", 1) == ["OK"]
-        assert await first.command("WAIT_GAME start=0", 1) == ["OK"]
-        joined = await second.join("second", "")
+        first, second, joined = await paired(nursery, server)
         assert joined[4] == 1
         await first.receive(), await first.receive()
         await second.send("GET_MOVE")
@@ -362,10 +356,7 @@ async def test_playing_out_of_turn_loses(autojump_clock: trio.abc.Clock) -> None
     server = LabyrinthServer(Settings(auto_pair=True), seed=2)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        first, second = memory_client(nursery, server), memory_client(nursery, server)
-        assert await first.command("CLIENT_NAME first", 1) == ["OK"]
-        assert await first.command("WAIT_GAME start=0", 1) == ["OK"]
-        await second.join("second", "")
+        first, second, _ = await paired(nursery, server)
         assert await second.command("PLAY_MOVE 8 0", 1) == ["It is not your turn"]
         assert (await first.receive(), await first.receive()) == (
             first_game(server),
@@ -377,6 +368,18 @@ async def test_playing_out_of_turn_loses(autojump_clock: trio.abc.Clock) -> None
             "The opponent lost: played out of turn",
         ]
         nursery.cancel_scope.cancel()
+
+
+async def paired(
+    nursery: trio.Nursery, server: LabyrinthServer
+) -> tuple[AsyncClient, AsyncClient, tuple[str, int, int, str, int]]:
+    """Two programs in one game of an auto-pairing server: "first" waits asking to start,
+    "second" joins (its game, width, height, maze and seat come third); nothing of the
+    first's game data is read yet."""
+    first, second = memory_client(nursery, server), memory_client(nursery, server)
+    assert await first.command("CLIENT_NAME first", 1) == ["OK"]
+    assert await first.command("WAIT_GAME start=0", 1) == ["OK"]
+    return first, second, await second.join("second", "")
 
 
 def first_game(server: LabyrinthServer) -> str:
@@ -397,10 +400,7 @@ async def test_a_silent_program_loses_on_time_and_the_other_hears_it(
     server = LabyrinthServer(Settings(auto_pair=True, move_timeout=10.0), seed=4)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        first, second = memory_client(nursery, server), memory_client(nursery, server)
-        assert await first.command("CLIENT_NAME first", 1) == ["OK"]
-        assert await first.command("WAIT_GAME start=0", 1) == ["OK"]
-        await second.join("second", "")
+        first, _second, _ = await paired(nursery, server)
         await first.receive(), await first.receive()
         start = trio.current_time()
         assert await first.command("PLAY_MOVE 8 0", 3) == ["OK", "1", "Timeout of the opponent!"]
@@ -468,10 +468,7 @@ async def test_a_disconnection_mid_game_is_a_loss_and_the_name_is_free_again() -
     server = LabyrinthServer(Settings(auto_pair=True), seed=4)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        first, second = memory_client(nursery, server), memory_client(nursery, server)
-        assert await first.command("CLIENT_NAME first", 1) == ["OK"]
-        assert await first.command("WAIT_GAME start=0", 1) == ["OK"]
-        await second.join("second", "")
+        first, second, _ = await paired(nursery, server)
         await second.send("GET_MOVE")
         await first.stream.aclose()
         assert [await second.receive() for _ in range(3)] == ["OK", "", "-1"]
