@@ -153,8 +153,8 @@ class TournamentRun:
         if isinstance(subject, Connection):
             name = subject.filling.name if subject.filling is not None else None
             watch = self.watches.get(name or "")
-            if watch is not None:
-                _note_fault(watch, subject)
+            if watch is not None and subject.fault is not None and subject.slot is not None:
+                watch.faults.setdefault(subject.slot.team, subject.fault)
             return
         watch = self.watches.get(subject.name or "")
         if watch is None:
@@ -391,9 +391,3 @@ class TournamentRun:
             "log": None if log_path is None else str(Path(log_path).relative_to(self.out)),
             "replay": replay,
         }
-
-
-def _note_fault(watch: _Watch, conn: Connection) -> None:
-    """Keep the first protocol fault of ``conn``'s team in this match, if it has one."""
-    if conn.fault is not None and conn.slot is not None:
-        watch.faults.setdefault(conn.slot.team, conn.fault)
