@@ -149,6 +149,12 @@ class Codec:
         """Bytes held for the unfinished line (never more than ``max_line`` + 1)."""
         return len(self._partial)
 
+    @property
+    def unfinished_line(self) -> bytes:
+        """What is held of a line whose newline has not come yet: fed to a fresh codec, it
+        goes on where this one stopped (a socket handed to another process)."""
+        return bytes(self._partial)
+
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         """Feed bytes read from the socket, in any chunking; ``b""`` means the peer closed.
 

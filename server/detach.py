@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 import trio
 
 from dungeon.engine import AgentId
-from protocol.codec import Codec
 from server.net import FrameReader
 
 if TYPE_CHECKING:
@@ -103,14 +102,8 @@ def detached_state(conn: Connection, handoff: HandOff) -> Detached | None:
         fd=duplicate,
         number=conn.number,
         slot=conn.slot,
-        leftover=_unfinished_line(conn.codec),
+        leftover=conn.codec.unfinished_line,
         errors=conn.session.errors,
         held=conn.session.held,
         early_lines=conn.session.early_lines,
     )
-
-
-def _unfinished_line(codec: Codec) -> bytes:
-    """What ``codec`` holds of a line whose newline has not come yet. The codec keeps it to
-    itself; only a hand-off to another process needs it (the codec there is fed it first)."""
-    return bytes(codec._partial)

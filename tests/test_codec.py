@@ -695,3 +695,17 @@ def test_encode_lines_gives_each_message_the_bytes_encode_gives_it() -> None:
     repeated = [*messages, Enemy(9, -1, False), Enemy(9, -1, False), GameOver(1)]
     assert encode_lines(repeated) == [encode(message) for message in repeated]
     assert sum(type(m) is Dungeon for m in messages) == 12
+
+
+def test_an_unfinished_line_fed_to_a_fresh_codec_goes_on_where_it_stopped():
+    """unfinished_line is what a codec holds of a line whose newline has not come; a socket
+    handed to another process gives it to that process's codec, and no byte is lost."""
+    before = Codec(ClientMessage)
+    before.receive_data(b'{"type":"move","to":1}\n{"type":"mo')
+    assert before.next_message() == Move(to=1)
+    assert before.unfinished_line == b'{"type":"mo'
+    after = Codec(ClientMessage)
+    after.receive_data(before.unfinished_line)
+    after.receive_data(b've","to":2}\n')
+    assert after.next_message() == Move(to=2)
+    assert after.unfinished_line == b""
