@@ -19,7 +19,7 @@ import pytest
 from golden import regenerate
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-NAMES = sorted(p.name for p in GOLDEN.iterdir() if p.suffix in {".json", ".jsonl"})
+NAMES = sorted(p.name for p in GOLDEN.iterdir() if p.suffix in {".json", ".jsonl", ".txt"})
 DUNGEON_NAMES = [n for n in NAMES if n.startswith(("log-", "sim-dungeon-"))]
 
 pytestmark = pytest.mark.slow

@@ -5,7 +5,9 @@
 Records, through the installed ``arena`` command only (so any reshuffle of the packages behind it
 is checked): headless dungeon match logs for fixed seeds (wall times and hashes left out, the
 dungeon's geometry as a digest), the results JSON of ``arena sim`` for all four games (its
-``timing`` key left out), and the course harnesses' outputs on the shared Fish fixtures.
+``timing`` key left out), the course harnesses' outputs on the shared Fish fixtures, and play
+over loopback sockets (``networked.py``: a Fish tournament with misbehaving clients, a Labyrinth
+server's games).
 ``tests/test_golden.py`` runs the same recipes and compares byte for byte. A change of golden
 files is a change of behaviour: say why in its commit.
 
@@ -25,6 +27,11 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+try:  # run as a script (tests/golden/regenerate.py) or imported as golden.regenerate
+    from golden import networked
+except ImportError:  # pragma: no cover - the script's own directory is on sys.path
+    import networked  # type: ignore[no-redef]
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures" / "fish-course"
@@ -172,6 +179,8 @@ def goldens(*, fastcore: bool = True, only_dungeon: bool = False) -> dict[str, s
         )
     if not only_dungeon:
         files["fish-harnesses.json"] = harness_outputs()
+        files["net-fish-tournament.txt"] = networked.fish_tournament(ARENA, arena)
+        files["net-labyrinth-day.txt"] = networked.labyrinth_day(ARENA, arena)
     return files
 
 
