@@ -9,11 +9,14 @@ rounds until every program returns 1, then movement rounds until every program r
 
 Every call runs in the project's sandbox (:mod:`server.sandbox`, bubblewrap): its own user, a
 fresh PID namespace (everything it starts dies with the call), resource limits, no network, and
-a private folder that the master empties before each call and fills with a copy of the board
-only. The master keeps the authoritative board in memory; the log (``WORKDIR/log.jsonl``, JSON
-lines, one per step) and the final board (``WORKDIR/board.txt``) live in a directory no program
-can see, opened without following links. After the call it reads the program's board file once
-(no link, a regular file of at most :data:`MAX_FILE_BYTES`) and judges it (:func:`judge`).
+a private folder that lasts the whole game (spec penguins.md: a course program keeps its identity
+in a file there between calls): emptied (or filled with a copy of the team's folder, in a
+tournament) once before the ``name`` call, given a fresh copy of the board before every call, and
+bounded by :data:`FOLDER_FILES` and :data:`FOLDER_BYTES` (over them: disqualified). The master
+keeps the authoritative board in memory; the log (``WORKDIR/log.jsonl``, JSON lines, one per
+step) and the final board (``WORKDIR/board.txt``) live in a directory no program can see, opened
+without following links. After the call it reads the program's board file once (no link, a
+regular file of at most :data:`MAX_FILE_BYTES`) and judges it (:func:`judge`).
 
 A move that breaks the rules, a changed score or field of someone else, a malformed file, a
 crash (named by its signal), a timeout, an exit code other than 0 or 1, exit 1 while a legal
@@ -57,6 +60,15 @@ __all__ = [
 MAX_FILE_BYTES = 1 << 20
 #: How much of a program's stderr the log keeps per call.
 STDERR_KEPT = 2000
+#: Most files (and folders) a program's private folder may hold after a call.
+FOLDER_FILES = 1000
+#: Most bytes the files of a program's private folder may hold after a call.
+FOLDER_BYTES = 64 << 20
+
+#: The kinds of disqualification (the tournament's reasons, spec tournament.md).
+CRASHED, PROTOCOL, ILLEGAL, TIME, LIMIT = (
+    "crashed", "protocol_error", "illegal_move", "time_limit", "sandbox_limit",
+)  # fmt: skip
 
 #: Runs argv in a folder within a time limit: the only place the master touches processes.
 Runner = Callable[[Sequence[str], Path, float], Outcome]
@@ -71,6 +83,11 @@ class Program:
     name: str = ""
     directory: Path = Path()
     disqualified: str | None = None
+    #: The kind of the disqualification: crashed, protocol_error, illegal_move, time_limit or
+    #: sandbox_limit.
+    kind: str | None = None
+    #: A folder whose copy the private folder starts as (a tournament team's), or None: empty.
+    seed_folder: Path | None = None
     finished: bool = field(default=False, repr=False)
 
 
@@ -105,10 +122,17 @@ def sandbox_runner(mode: str = "bwrap") -> Runner:
     return run
 
 
-def resolve(command: list[str]) -> str | None:
+def resolve(command: list[str], folder: Path | None = None) -> str | None:
     """Make ``command[0]`` an absolute path (a program runs in a folder of its own); the reason
-    it cannot run (not found, not executable), or None."""
+    it cannot run (not found, not executable), or None. With ``folder`` (the program's own,
+    seeded from its team's), a relative path with a slash is the program's own file there and
+    stays relative: it runs inside its folder."""
     word = command[0]
+    if folder is not None and os.sep in word and not os.path.isabs(word):
+        inside = folder / word
+        if not inside.is_file() or not os.access(inside, os.X_OK):
+            return f"program is not an executable file in its folder: {word!r}"
+        return None
     found = word if os.sep in word else shutil.which(word)
     if found is None or not os.path.exists(found):
         return f"program not found: {word!r}"
@@ -122,11 +146,26 @@ def resolve(command: list[str]) -> str | None:
     return None
 
 
+#: Signals the sandbox's limits send (prlimit): the limit, not the program, ended the call.
+LIMIT_SIGNALS = {"SIGXCPU": "CPU time", "SIGXFSZ": "file size"}
+
+
+def failure_kind(outcome: Outcome) -> str:
+    """The kind of a call that neither moved nor declined (see :func:`failure`)."""
+    if outcome.timed_out:
+        return TIME
+    if outcome.signal in LIMIT_SIGNALS:
+        return LIMIT
+    return CRASHED
+
+
 def failure(outcome: Outcome, timeout: float) -> str:
     """Why a call that neither moved nor declined disqualifies: the signal, the timeout, the
     exit code."""
     if outcome.timed_out:
         return f"timed out after {timeout:g} s"
+    if outcome.signal in LIMIT_SIGNALS:
+        return f"sandbox limit: {LIMIT_SIGNALS[outcome.signal]} (killed by {outcome.signal})"
     if outcome.signal is not None:
         return f"crashed: killed by {outcome.signal}"
     if outcome.code == 127 and "failed to execute" in outcome.stderr:
@@ -136,6 +175,39 @@ def failure(outcome: Outcome, timeout: float) -> str:
 
 
 # -- the game ----------------------------------------------------------------------------------
+
+
+def folder_size(folder: Path) -> tuple[int, int]:
+    """How many entries and bytes ``folder`` holds (links counted, never followed)."""
+    entries = size = 0
+    pending = [folder]
+    while pending:
+        with os.scandir(pending.pop()) as scan:
+            for entry in scan:
+                entries += 1
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(Path(entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    size += entry.stat(follow_symlinks=False).st_size
+    return entries, size
+
+
+def over_bounds(folder: Path) -> str:
+    """Why ``folder`` is too big for a private folder, or ""."""
+    entries, size = folder_size(folder)
+    if entries > FOLDER_FILES:
+        return f"sandbox limit: its folder holds {entries} files (at most {FOLDER_FILES})"
+    if size > FOLDER_BYTES:
+        return f"sandbox limit: its folder holds {size} bytes (at most {FOLDER_BYTES})"
+    return ""
+
+
+def seed_folder(program: Program) -> None:
+    """The program's private folder as it starts its game: empty, or a copy of its team's
+    folder (links copied as links)."""
+    empty_folder(program.directory)
+    if program.seed_folder is not None:
+        shutil.copytree(program.seed_folder, program.directory, symlinks=True, dirs_exist_ok=True)
 
 
 def empty_folder(folder: Path) -> None:
@@ -185,27 +257,34 @@ def name_programs(
     timeout: float,
     log: Callable[[dict[str, object]], None],
 ) -> None:
-    """Ask each program its ``name`` (in its emptied folder); a missing program, a failed call
-    or a name already answered disqualifies it (with a placeholder name) before the game."""
+    """Ask each program its ``name`` (in its private folder, as the game starts: see
+    :func:`seed_folder`); a missing program, a failed call or a name already answered
+    disqualifies it (with a placeholder name) before the game."""
     taken: dict[str, int] = {}
     for index, program in enumerate(programs, start=1):
-        reason = resolve(program.command)
+        seed_folder(program)
+        inside = program.directory if program.seed_folder is not None else None
+        reason = resolve(program.command, inside)
+        kind: str | None = CRASHED if reason is not None else None
         name = ""
         if reason is None:
-            empty_folder(program.directory)
             outcome = runner([*program.command, "name"], program.directory, timeout)
             words = outcome.stdout.split()
             if outcome.code != 0 or outcome.timed_out:
                 reason = f"'name' failed: {failure(outcome, timeout)}"
+                kind = failure_kind(outcome)
             elif len(words) != 1:
                 reason = f"'name' gave no single id: output {outcome.stdout[:100]!r}"
+                kind = PROTOCOL
             elif words[0] in taken:
                 reason = f"its name {words[0]!r} is already the name of player {taken[words[0]]}"
+                kind = PROTOCOL
             else:
                 name = words[0]
                 taken[name] = index
         program.name = name or f"<player{index}>"
         program.disqualified = reason
+        program.kind = kind
         program.finished = reason is not None
         entry: dict[str, object] = {"event": "name", "player": program.name}
         entry["command"] = program.command
@@ -257,13 +336,13 @@ def _call(
     entry: dict[str, object] = {"event": "call", "player": program.name, "phase": phase}
     entry["argv"] = argv
     try:
-        empty_folder(program.directory)
+        # The folder is the program's for the whole game: only the board file is replaced.
         write_fresh(path, text.encode("utf-8", "surrogateescape"))
     except OSError as error:
         # What a program left in its own folder is its fault, not a reason for the game master
         # to stop (a sandboxed program cannot leave anything the master cannot remove).
         reason = f"its folder cannot be prepared afresh: {error}"
-        program.disqualified, program.finished = reason, True
+        program.disqualified, program.finished, program.kind = reason, True, PROTOCOL
         log({**entry, "verdict": "disqualified", "reason": reason})
         return board
     outcome = runner(argv, program.directory, timeout)
@@ -274,9 +353,10 @@ def _call(
     if outcome.stderr:
         entry["stderr"] = outcome.stderr[:STDERR_KEPT]
     verdict, reason, new_board = "", "", board
+    kind = PROTOCOL
     after = read_once(path) if outcome.code in (0, 1) and not outcome.timed_out else None
     if outcome.timed_out or outcome.code not in (0, 1):
-        reason = failure(outcome, timeout)
+        reason, kind = failure(outcome, timeout), failure_kind(outcome)
     elif outcome.code == 1:
         if after is None and os.path.lexists(path):
             reason = (
@@ -285,8 +365,9 @@ def _call(
             )
         elif after is not None and after != text:
             reason = changed_on_exit_1(board, after)
+            kind = PROTOCOL if "malformed" in reason else ILLEGAL
         if not reason and legal_action_exists(board, program.name, phase, penguins):
-            reason = "exit 1 (cannot move) while a legal move existed"
+            reason, kind = "exit 1 (cannot move) while a legal move existed", ILLEGAL
         if not reason:
             verdict = "cannot_move"
             program.finished = True
@@ -296,11 +377,15 @@ def _call(
         judged, description = judge(board, after, program.name, phase, penguins)
         if judged is None:
             reason = description
+            kind = PROTOCOL if description.startswith(("malformed", "exit 0")) else ILLEGAL
         else:
             verdict, new_board = "moved", judged
             entry["move"] = description
+    if not reason and (bounds := over_bounds(program.directory)):
+        reason, kind = bounds, LIMIT
     if reason:
-        verdict = "disqualified"
+        verdict, new_board = "disqualified", board
+        program.kind = kind
         program.disqualified = reason
         program.finished = True
         entry["reason"] = reason
@@ -335,16 +420,20 @@ def host(
     runner: Runner,
     timeout: float = 2.0,
     echo: Callable[[dict[str, object]], None] | None = None,
+    folders: Sequence[Path | None] | None = None,
 ) -> tuple[list[Program], BoardFile, list[tuple[int | None, Program, int]]]:
     """A whole game with its record: names, placement, movement, ranking. The log
     (``workdir/log.jsonl``) and the final board (``workdir/board.txt``) are opened without
     following links; the programs' folders lie in a directory of their own, removed at the end.
-    ``echo`` sees every log entry too. Returns the programs, the final board and the ranking."""
+    ``echo`` sees every log entry too; ``folders`` (one per command, or None) are what each
+    program's private folder starts as. Returns the programs, the final board and the
+    ranking."""
     workdir.mkdir(parents=True, exist_ok=True)
     players = Path(tempfile.mkdtemp(prefix="penguins-players-"))
+    seeds = list(folders) if folders is not None else [None] * len(commands)
     programs = [
-        Program(list(command), directory=players / f"player{index}")
-        for index, command in enumerate(commands, start=1)
+        Program(list(command), directory=players / f"player{index}", seed_folder=seed)
+        for index, (command, seed) in enumerate(zip(commands, seeds, strict=True), start=1)
     ]
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
     descriptor = os.open(workdir / "log.jsonl", flags, 0o644)
@@ -367,7 +456,13 @@ def host(
             board = run_game(programs, board, penguins, log, runner, timeout)
             table = ranking(programs, board)
             places = [
-                {"place": place, "player": p.name, "fish": got, "disqualified": p.disqualified}
+                {
+                    "place": place,
+                    "player": p.name,
+                    "fish": got,
+                    "disqualified": p.disqualified,
+                    "kind": p.kind,
+                }
                 for place, p, got in table
             ]
             log({"event": "end", "ranking": places})

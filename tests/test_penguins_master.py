@@ -21,6 +21,7 @@ from floes import MOVEMENT, PLACEMENT
 from penguins import player
 from penguins.boardfile import parse
 from penguins.master import (
+    FOLDER_FILES,
     Outcome,
     Program,
     judge,
@@ -228,23 +229,52 @@ def test_exit_1_leaving_something_else_than_a_board_file_disqualifies(
     assert not legal_action_exists(parse(final), "a", MOVEMENT, 2)
 
 
-def test_what_a_program_left_in_its_folder_is_cleared_before_each_call(
-    tmp_path: Path,
-) -> None:
-    """Spec: a private folder holding only a copy of the board. A directory named board.txt
-    and other leftovers in a program's folder are removed before its call: it plays normally."""
-    (tmp_path / "player2" / "board.txt").mkdir(parents=True)
-    (tmp_path / "player2" / "notes.txt").write_text("from an earlier game")
+def test_a_programs_folder_lasts_the_whole_game(tmp_path: Path) -> None:
+    """Spec: the private folder lasts the whole game. A program that notes its identity in a
+    file on its first call finds the file on every later call, and plays cleanly."""
     seen: list[list[str]] = []
 
-    def look(argv: list[str], cwd: Path) -> Outcome:
+    def remember(argv: list[str], cwd: Path) -> Outcome:
         seen.append(sorted(os.listdir(cwd)))
+        (cwd / "me.txt").write_text("b\n")
         return honest(argv, cwd)
 
-    programs, _, _, _ = play(tmp_path, {"a": honest, "b": look})
+    programs, _, _, _ = play(tmp_path, {"a": honest, "b": remember})
     assert [p.disqualified for p in programs] == [None, None]
-    assert seen
-    assert all(names == ["board.txt"] for names in seen)
+    assert seen[0] == ["board.txt"]
+    assert len(seen) > 2
+    assert all(names == ["board.txt", "me.txt"] for names in seen[1:])
+
+
+def test_a_folder_grown_past_its_bound_disqualifies_as_a_sandbox_limit(tmp_path: Path) -> None:
+    """A program whose folder holds more files than the bound is disqualified (sandbox_limit);
+    the other plays on."""
+
+    def hoard(argv: list[str], cwd: Path) -> Outcome:
+        for index in range(FOLDER_FILES + 1):
+            (cwd / f"junk{index}").touch()
+        return honest(argv, cwd)
+
+    programs, _, _, _ = play(tmp_path, {"a": honest, "b": hoard})
+    assert programs[0].disqualified is None
+    assert programs[1].kind == "sandbox_limit"
+    assert "files" in str(programs[1].disqualified)
+
+
+def test_a_leftover_board_directory_is_the_programs_own_fault(tmp_path: Path) -> None:
+    """A program that leaves a directory where its board file goes is disqualified (no board
+    file: a protocol error) and the game goes on without it."""
+
+    def spoil(argv: list[str], cwd: Path) -> Outcome:
+        outcome = honest(argv, cwd)
+        (cwd / "board.txt").unlink()
+        (cwd / "board.txt").mkdir()
+        return outcome
+
+    programs, _, _, _ = play(tmp_path, {"a": honest, "b": spoil})
+    assert programs[0].disqualified is None
+    assert "board file is missing" in str(programs[1].disqualified)
+    assert programs[1].kind == "protocol_error"
 
 
 def test_a_planted_link_never_redirects_the_masters_writes(tmp_path: Path) -> None:
