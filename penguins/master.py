@@ -139,6 +139,8 @@ def resolve(command: list[str], folder: Path | None = None) -> str | None:
     if not os.path.isfile(found) or not os.access(found, os.X_OK):
         return f"program is not an executable file: {word!r}"
     command[0] = os.path.abspath(found)
+    if folder is not None:
+        return None  # (its arguments name files of its own folder)
     # It runs in a folder of its own: a relative path given here (a script) means from here.
     for index, word in enumerate(command[1:], start=1):
         if os.sep in word and not os.path.isabs(word) and os.path.exists(word):
@@ -381,7 +383,9 @@ def _call(
         else:
             verdict, new_board = "moved", judged
             entry["move"] = description
-    if not reason and (bounds := over_bounds(program.directory)):
+    if bounds := over_bounds(program.directory):
+        # A sandbox limit comes first among the reasons (spec tournament.md): whatever else
+        # the call did, its folder outgrew its bound.
         reason, kind = bounds, LIMIT
     if reason:
         verdict, new_board = "disqualified", board

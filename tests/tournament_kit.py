@@ -52,7 +52,8 @@ def write_teams(
             (folder / name / "client.py").write_text(source)
     table = {"name": "t", "games_per_pair": 2, "seed": 1, "match_seconds": 20,
              "connect_seconds": 15, "config": SMALL, **settings}  # fmt: skip
-    lines = ["[tournament]"] + [f"{k} = {toml_value(v)}" for k, v in table.items()]
+    # (a setting given as None is left out: the default of a game that has no such option)
+    lines = ["[tournament]"] + [f"{k} = {toml_value(v)}" for k, v in table.items() if v is not None]
     for team in teams:
         lines += ["", "[[team]]"] + [f"{k} = {toml_value(v)}" for k, v in team.items()]
     path = folder / "teams.toml"

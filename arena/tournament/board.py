@@ -61,7 +61,7 @@ class LogTail:
 class BoardMatch:
     name: str
     #: The teams in seat 0 and 1 (tournament names, or "team 0" / "team 1" on a plain server).
-    seats: tuple[str, str]
+    seats: tuple[str, ...]
     status: str = "waiting"  # waiting | running | finished
     started: float | None = None
     seconds: float | None = None
@@ -100,6 +100,8 @@ class Board:
         self.matches: dict[str, BoardMatch] = {}
         #: The standings table (standings.standings()["teams"]), or None on a plain server.
         self.standings: list[dict[str, Any]] | None = None
+        #: True once the run has played its last match (the page then says "finished").
+        self.finished = False
         self.version = 0
         self._changed = trio.Event()
 
@@ -147,6 +149,7 @@ class Board:
             "version": self.version,
             "matches": rows,
             "standings": self.standings,
+            "finished": self.finished,
         }
 
 

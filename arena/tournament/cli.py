@@ -13,6 +13,7 @@ import signal
 import sys
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -31,6 +32,8 @@ __all__ = ["main"]
 
 def _check_playable(tournament: Tournament) -> None:
     """The first pair's dungeon can be generated (else every match would fail alike)."""
+    if tournament.game != "dungeon":
+        return
     from arena.tournament.pairings import pair_seed
     from dungeon.engine import Match
 
@@ -97,6 +100,22 @@ def main(argv: list[str]) -> int:
     return run(tournament, out, args, web)
 
 
+def make_run(tournament: Tournament, options: RunOptions, board: Board) -> TournamentRun:
+    """The run of the tournament's game: the dungeon's own, or a game's adapter."""
+    if tournament.game == "penguins":
+        from arena.tournament.penguins import PenguinsRun
+
+        return PenguinsRun(tournament, options, board)
+    return TournamentRun(tournament, options, board)
+
+
+def finish(tournament: Tournament, runner: TournamentRun) -> dict[str, Any]:
+    """Write results.json, results.csv and index.html (and the teams' bundles); the data."""
+    data = results(tournament, runner.plan, list(runner.records.values()))
+    write_outputs(runner.out, data)
+    return data
+
+
 def run(
     tournament: Tournament, out: Path, args: argparse.Namespace, web: tuple[str, int] | None
 ) -> int:
@@ -114,7 +133,7 @@ def run(
             status=status, progress=progress,
         )  # fmt: skip
         board = Board(tournament.name)
-        runner = TournamentRun(tournament, options, board)
+        runner = make_run(tournament, options, board)
         try:
             runner.open_journal()
         except JournalError as error:
@@ -129,8 +148,7 @@ def run(
                 raise
             print(f"arena tournament: {cause}", file=sys.stderr)
             return 1
-    data = results(tournament, runner.plan, list(runner.records.values()))
-    write_outputs(out, data)
+    data = finish(tournament, runner)
     if interrupted:
         print(
             f"arena tournament: interrupted after {len(runner.records)} matches; "
@@ -164,6 +182,10 @@ async def _main(runner: TournamentRun, web: tuple[str, int] | None) -> bool:
             await nursery.start(partial(serve_board, runner.board, web[0], web[1], runner.out))
         await runner.run()
         finished = True
+        # Final when the last match ends, whether or not the page stays up (spec turn 3).
+        await trio.to_thread.run_sync(finish, runner.t, runner)
+        runner.board.finished = True
+        runner.board.touch()
         if web is None:
             nursery.cancel_scope.cancel()
         else:

@@ -17,6 +17,7 @@ points. ``seeding = "round-robin"`` plays a round robin first and seeds the brac
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,14 +27,16 @@ __all__ = [
     "Plan",
     "Tie",
     "bracket_order",
+    "group_games",
+    "group_seed",
     "pair_games",
     "pair_seed",
     "swiss_pairs",
 ]
 
 #: Points of each seat of a finished game: (1, 0), (0.5, 0.5), (0, 1), or (0, 0) when both
-#: teams failed.
-Points = tuple[float, float]
+#: teams failed; a game of 3-4 seats: 1 for the winner, a shared first place split, others 0.
+Points = tuple[float, ...]
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,7 @@ class Game:
 
     index: int
     round: int
-    seats: tuple[str, str]
+    seats: tuple[str, ...]
     seed: int
     stage: str = "round-robin"
 
@@ -67,6 +70,34 @@ def pair_seed(seed: int, a: str, b: str, k: int) -> int:
     first, second = sorted((a, b))
     digest = hashlib.sha256(f"{seed}/{first}/{second}/{k}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> 1
+
+
+def group_seed(seed: int, group: Sequence[str], k: int) -> int:
+    """The seed of the ``k``-th seed of a group of 3-4 teams: a 63-bit hash of them."""
+    names = "/".join(sorted(group))
+    digest = hashlib.sha256(f"{seed}/{names}/{k}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def group_games(
+    group: Sequence[str], *, games: int, seed: int, round: int, first_index: int, stage: str
+) -> list[Game]:
+    """``games`` games of a group (``games`` a multiple of its size): each seed once per
+    rotation of the seats, so every team plays every seat equally often on the same boards.
+    Two teams: :func:`pair_games`."""
+    size = len(group)
+    if size == 2:
+        a, b = group
+        return pair_games(
+            a, b, games=games, seed=seed, round=round, first_index=first_index, stage=stage
+        )
+    out: list[Game] = []
+    for k in range(games // size):
+        s = group_seed(seed, group, k)
+        for shift in range(size):
+            seats = tuple(group[shift:]) + tuple(group[:shift])
+            out.append(Game(first_index + len(out), round, seats, s, stage))
+    return out
 
 
 def pair_games(
@@ -132,8 +163,11 @@ class Plan:
         seed: int,
         rounds: int | None = None,
         seeding: str = "order",
+        seats: int = 2,
     ) -> None:
         self.names = list(names)
+        #: Teams a game seats (3-4: round robin over every group of that many teams).
+        self.seats = min(seats, len(self.names))
         self.format = format
         self.games_per_pair = games_per_pair
         self.seed = seed
@@ -181,6 +215,15 @@ class Plan:
     def _round_robin(self) -> list[Game]:
         self._round += 1
         batch: list[Game] = []
+        if self.seats > 2:
+            for group in itertools.combinations(self.names, self.seats):
+                games = group_games(
+                    group, games=self.games_per_pair, seed=self.seed, round=self._round,
+                    first_index=len(self.games), stage="round-robin",
+                )  # fmt: skip
+                self.games += games
+                batch += games
+            return batch
         for i, a in enumerate(self.names):
             for b in self.names[i + 1 :]:
                 batch += self._add(a, b, self._round, "round-robin")

@@ -35,7 +35,7 @@ from server.sandbox import (
 )
 from sim.plugins import dungeon_strategy
 
-__all__ = ["Entrant", "MatchTicket", "builtin_strategy", "command_line"]
+__all__ = ["Entrant", "MatchTicket", "builtin_strategy", "command_line", "command_paths"]
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ class Entrant:
         argv = command_line(self.team, self.ticket)
         command = sandbox_argv(
             argv, folder=folder, limits=self.limits, network=True, mode=self.sandbox,
-            read_only=_program_paths(self.team.command), uid=uid,
+            read_only=command_paths(self.team.command), uid=uid,
         )  # fmt: skip
         self.output.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -195,7 +195,7 @@ async def _wait(process: subprocess.Popen[bytes]) -> int:
     return process.wait()
 
 
-def _program_paths(command: tuple[str, ...]) -> list[Path]:
+def command_paths(command: tuple[str, ...]) -> list[Path]:
     """What the command's program needs outside the system (a virtualenv's python, ...); a
     path relative to the team's folder is in the copy already."""
     first = command[0]

@@ -5,7 +5,9 @@ network, the ratings chart inlined; it links to the replay pages and logs beside
 from __future__ import annotations
 
 import base64
+import csv
 import html
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -15,15 +17,34 @@ from arena.tournament.pairings import Plan
 from arena.tournament.standings import standings
 from arena.tournament.teams import Tournament
 
-__all__ = ["match_summary", "results", "write_outputs", "write_replay"]
+__all__ = [
+    "CSV_COLUMNS",
+    "REASONS",
+    "match_summary",
+    "results",
+    "results_csv",
+    "write_outputs",
+    "write_replay",
+]
 
+#: The reasons of a failure, in the order the first that applies is chosen (spec tournament.md).
 REASONS = {
-    "never_connected": "its six sockets were not all in the match in time",
-    "crashed": "the program failed (exit code, signal or a sandbox limit) before the end",
-    "protocol_error": "the server closed one of its sockets for breaking the protocol",
-    "disconnected": "its sockets closed before the end (the program quit early)",
-    "hung": "the time ran out and it had not crossed one corridor",
+    "preflight": "it failed the check before the tournament",
+    "sandbox_limit": "it went past a sandbox limit (memory, processes, output, file size)",
+    "crashed": "the program failed (exit code or signal) before the end",
+    "never_connected": "it never joined its match in time",
+    "protocol_error": "it broke the game's protocol (the check or message says how)",
+    "illegal_move": "it made a move the rules forbid",
+    "time_limit": "it went past a call's or the match's time budget",
+    "hung": "alive and connected, it made no progress within the game's idle limit",
+    "disconnected": "its sockets closed before the end and it exited 0 (quit early)",
 }
+
+#: The columns of results.csv (spec tournament.md), then one per reason.
+CSV_COLUMNS = (
+    "rank", "team", "points", "played", "wins", "draws", "losses", "rating", "rating_low",
+    "rating_high", "failures",
+)  # fmt: skip
 
 
 def match_summary(log_path: Path) -> dict[str, list[int]]:
@@ -50,6 +71,8 @@ def results(tournament: Tournament, plan: Plan, records: list[dict[str, Any]]) -
     table = standings(tournament.names, records, plan.byes)
     out: dict[str, Any] = {
         "tournament": tournament.name,
+        "game": tournament.game,
+        "players_per_game": tournament.players_per_game,
         "format": tournament.format,
         "seed": tournament.seed,
         "games_per_pair": tournament.games_per_pair,
@@ -71,10 +94,35 @@ def results(tournament: Tournament, plan: Plan, records: list[dict[str, Any]]) -
     return out
 
 
+def rating_interval(row: dict[str, Any]) -> tuple[float, float, float]:
+    """A team's rating (openskill mu) and its interval, mu -+ 2 sigma (about 95%)."""
+    mu, sigma = row["mu"], row["sigma"]
+    return mu, mu - 2 * sigma, mu + 2 * sigma
+
+
+def results_csv(data: dict[str, Any]) -> str:
+    """results.csv: one row per team, :data:`CSV_COLUMNS` then a count per reason."""
+    stream = io.StringIO()
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow([*CSV_COLUMNS, *REASONS])
+    for row in data["teams"]:
+        mu, low, high = rating_interval(row)
+        counts = dict.fromkeys(REASONS, 0)
+        for failure in row["failures"]:
+            counts[failure["reason"]] = counts.get(failure["reason"], 0) + 1
+        writer.writerow([
+            row["rank"], row["team"], f"{row['points']:g}", row["played"], row["wins"],
+            row["draws"], row["losses"], f"{mu:.2f}", f"{low:.2f}", f"{high:.2f}",
+            len(row["failures"]), *(counts[reason] for reason in REASONS),
+        ])  # fmt: skip
+    return stream.getvalue()
+
+
 def write_outputs(out: Path, data: dict[str, Any]) -> None:
-    """results.json, ratings.png and index.html into ``out``."""
+    """results.json, results.csv, ratings.png and index.html into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    (out / "results.csv").write_text(results_csv(data), encoding="utf-8")
     _ratings_png(data["teams"], out / "ratings.png")
     png = base64.b64encode((out / "ratings.png").read_bytes()).decode("ascii")
     (out / "index.html").write_text(index_html(data, png), encoding="utf-8")
@@ -120,15 +168,20 @@ def _e(value: Any) -> str:
 
 def index_html(data: dict[str, Any], png: str = "") -> str:
     """The tournament's page: standings, head to head, failures, bracket, every match."""
+    per = "pair" if data.get("players_per_game", 2) == 2 else "group"
     parts = [
         f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(data['tournament'])}"
         f"</title><style>{_STYLE}</style></head><body>",
-        f"<h1>{_e(data['tournament'])}</h1><p>{_e(data['format'])}, {data['games_per_pair']} "
-        f"games per pair, seed {data['seed']}, {len(data['matches'])} matches"
+        f"<h1>{_e(data['tournament'])}</h1><p>{_e(data.get('game', 'dungeon'))}, "
+        f"{_e(data['format'])}, {data['games_per_pair']} games per {per}, seed {data['seed']}, "
+        f"{len(data['matches'])} matches"
         f"{'' if data['complete'] else ' (unfinished: run again with --resume)'}.</p>",
-        "<h2>Standings</h2><table id=standings><tr><th>#</th><th>team</th><th>played</th>"
-        "<th>W</th><th>D</th><th>L</th><th>points</th><th>rating mu</th><th>sigma</th>"
-        "<th>mu - 3 sigma</th><th>failures</th></tr>",
+        "<h2>Standings</h2><p><small>Rating: openskill's estimate of a team's strength from "
+        "every result; the interval (mu +- 2 sigma) holds its true strength with about 95% "
+        "confidence, so two teams whose intervals overlap are not told apart yet.</small></p>"
+        "<table id=standings><tr><th>#</th><th>team</th><th>played</th>"
+        "<th>W</th><th>D</th><th>L</th><th>points</th><th>rating +- interval</th>"
+        "<th>failures</th></tr>",
     ]
     parts.extend(_standings_row(row) for row in data["teams"])
     parts.append("</table>")
@@ -141,18 +194,25 @@ def index_html(data: dict[str, Any], png: str = "") -> str:
     failing = [row for row in data["teams"] if row["failures"]]
     if not failing:
         parts.append("<p>None: every program played every match to its end.</p>")
+    outputs = {
+        (record["name"], team): path
+        for record in data["matches"]
+        for team, path in zip(record["seats"], _outputs(record), strict=True)
+    }
     for row in failing:
         parts.append(f"<h3>{_e(row['team'])}</h3><ul>")
-        parts.extend(
-            f"<li><a href='#{_e(failure['match'])}'>{_e(failure['match'])}</a>: "
-            f"<b>{_e(failure['reason'])}</b> ({_e(failure['detail'])}) "
-            f"<small>{_e(REASONS.get(failure['reason'], ''))}</small></li>"
-            for failure in row["failures"]
-        )
+        for failure in row["failures"]:
+            output = outputs.get((failure["match"], row["team"]))
+            link = f" <a href='{_e(output)}'>its output</a>" if output else ""
+            parts.append(
+                f"<li><a href='#{_e(failure['match'])}'>{_e(failure['match'])}</a>: "
+                f"<b>{_e(failure['reason'])}</b> ({_e(failure['detail'])}){link} "
+                f"<small>{_e(REASONS.get(failure['reason'], ''))}</small></li>"
+            )
         parts.append("</ul>")
     parts.append(
-        "<h2>Matches</h2><table id=matches><tr><th>match</th><th>round</th><th>team 0</th>"
-        "<th>team 1</th><th>result</th><th>crossings</th><th>deaths</th><th>seconds</th>"
+        "<h2>Matches</h2><table id=matches><tr><th>match</th><th>round</th>"
+        "<th>teams by seat (output)</th><th>result</th><th>details</th><th>seconds</th>"
         "<th>seed</th><th>replay</th><th>log</th></tr>"
     )
     parts.extend(_match_row(record) for record in data["matches"])
@@ -160,26 +220,51 @@ def index_html(data: dict[str, Any], png: str = "") -> str:
     return "".join(parts)
 
 
+def _outputs(record: dict[str, Any]) -> list[str | None]:
+    """Each seat's captured output (a path in the output folder), or None."""
+    paths = record.get("outputs")
+    if paths:
+        return list(paths)
+    # The dungeon's runner names them by match and team.
+    return [f"programs/{record['name']}-{team}.txt" for team in record["seats"]]
+
+
 def _standings_row(row: dict[str, Any]) -> str:
+    mu, low, high = rating_interval(row)
     return (
         f"<tr><td class=n>{row['rank']}</td><td>{_e(row['team'])}</td>"
         f"<td class=n>{row['played']}</td><td class=n>{row['wins']}</td>"
         f"<td class=n>{row['draws']}</td><td class=n>{row['losses']}</td>"
-        f"<td class=n>{row['points']:g}</td><td class=n>{row['mu']:.2f}</td>"
-        f"<td class=n>{row['sigma']:.2f}</td><td class=n>{row['ordinal']:.2f}</td>"
+        f"<td class=n>{row['points']:g}</td><td class=n title='mu {mu:.2f}, sigma "
+        f"{row['sigma']:.2f}'>{mu:.1f} +- {2 * row['sigma']:.1f} "
+        f"<small>[{low:.1f}, {high:.1f}]</small></td>"
         f"<td class=n>{len(row['failures'])}</td></tr>"
     )
+
+
+def _details(record: dict[str, Any]) -> str:
+    if "fish" in record:
+        return "fish " + " / ".join(str(n) for n in record["fish"])
+    if "crossings" in record:
+        return (
+            f"crossings {record['crossings'][0]} / {record['crossings'][1]}, "
+            f"deaths {record['deaths'][0]} / {record['deaths'][1]}"
+        )
+    return ""
 
 
 def _match_row(record: dict[str, Any]) -> str:
     replay = f"<a href='{_e(record['replay'])}'>replay</a>" if record.get("replay") else "(none)"
     log = f"<a href='{_e(record['log'])}'>log</a>" if record.get("log") else "(none)"
+    seats = ", ".join(
+        f"<a href='{_e(path)}'>{_e(team)}</a>" if path else _e(team)
+        for team, path in zip(record["seats"], _outputs(record), strict=True)
+    )
+    replaced = " <small>(re-run; replaced)</small>" if record.get("replaces") else ""
     return (
         f"<tr id='{_e(record['name'])}'><td>{_e(record['name'])}</td>"
-        f"<td class=n>{record['round']}</td><td>{_e(record['seats'][0])}</td>"
-        f"<td>{_e(record['seats'][1])}</td><td>{_e(record['result'])}</td>"
-        f"<td class=n>{record['crossings'][0]} / {record['crossings'][1]}</td>"
-        f"<td class=n>{record['deaths'][0]} / {record['deaths'][1]}</td>"
+        f"<td class=n>{record['round']}</td><td>{seats}</td>"
+        f"<td>{_e(record['result'])}{replaced}</td><td>{_e(_details(record))}</td>"
         f"<td class=n>{record['seconds']:.1f}</td><td class=n>{record['seed']}</td>"
         f"<td>{replay}</td><td>{log}</td></tr>"
     )
@@ -203,8 +288,9 @@ def _head_to_head(data: dict[str, Any]) -> str:
             )
     rows = [
         "<h2>Head to head</h2><p><small>Score of the row's team against the column's (win 1, "
-        "draw 0.5) with its 95% Wilson interval; green: better beyond doubt, red: worse."
-        "</small></p><table id=head-to-head><tr><th></th>"
+        "draw 0.5; in a game of more seats, who finished ahead) with its 95% Wilson interval; "
+        "green: better beyond doubt, red: worse beyond doubt, yellow: not enough games to "
+        "tell them apart yet.</small></p><table id=head-to-head><tr><th></th>"
         + "".join(f"<th>{_e(n)}</th>" for n in names)
         + "</tr>"
     ]

@@ -209,7 +209,7 @@ class TournamentRun:
     async def _play_all(self, journal: Journal) -> None:
         for record in journal.done.values():
             self.records[record["index"]] = record
-            self.results[record["index"]] = (record["points"][0], record["points"][1])
+            self.results[record["index"]] = tuple(record["points"])
         limiter = trio.CapacityLimiter(self.options.concurrency)
         while (batch := self.plan.next_games(self.results)) is not None:
             self._total = len(self.plan.games)
@@ -232,7 +232,7 @@ class TournamentRun:
         self._update_standings()
 
     def _show_finished(self, record: dict[str, Any]) -> None:
-        match = BoardMatch(record["name"], (record["seats"][0], record["seats"][1]))
+        match = BoardMatch(record["name"], tuple(record["seats"]))
         match.status, match.result, match.replay = "finished", record["result"], record["replay"]
         match.seconds = record.get("seconds")
         self.board.matches[record["name"]] = match
@@ -245,7 +245,7 @@ class TournamentRun:
         # Files first, then the journal line: a journaled match has its log and replay page.
         journal.append(record)
         self.records[game.index] = record
-        self.results[game.index] = (record["points"][0], record["points"][1])
+        self.results[game.index] = tuple(record["points"])
         self._done += 1
         self.board.finish(record["name"], record["result"], record["replay"])
         self._update_standings()
@@ -254,7 +254,7 @@ class TournamentRun:
         if self.options.status is not None:
             self.options.status(
                 f"match {self._done}/{self._total} {record['name']}: "
-                f"{record['seats'][0]} vs {record['seats'][1]}: {record['result']}"
+                f"{' vs '.join(record['seats'])}: {record['result']}"
                 f" ({record['seconds']:.1f} s)"
             )
 

@@ -2,13 +2,15 @@
 
 A match record is the dict the runner journals (see docs/tournament.md): ``seats`` (team names
 in seat 0 and 1), ``points`` (win 1, draw 0.5, loss 0; 0 and 0 when both teams failed) and
-``failures`` (``{"team", "reason", "detail"}``). Ratings are openskill's (Plackett-Luce, as
-``arena sim`` reports them) fed the matches in index order; head-to-head win rates carry a 95%
-Wilson interval (sim.stats).
+``failures`` (``{"team", "reason", "detail"}``). A game of 3-4 seats (Fish, Penguins) is a win
+for its sole first place, a draw for a shared one, a loss for the others. Ratings are
+openskill's (Plackett-Luce, as ``arena sim`` reports them) fed the matches in index order;
+head-to-head win rates carry a 95% Wilson interval (sim.stats).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -25,9 +27,10 @@ def game_records(records: Sequence[Mapping[str, Any]]) -> list[GameRecord]:
     for record in sorted(records, key=lambda r: r["index"]):
         seats = tuple(record["seats"])
         group = groups.setdefault((record["seed"], frozenset(seats)), len(groups))
-        games.append(
-            GameRecord(group=group, seats=seats, returns=tuple(record["points"]), length=0)
-        )
+        # A game of 3-4 seats ranks by its ``scores`` (fish; a failed program -1): 0-point
+        # losers are then still ordered among themselves, for ratings and head-to-head alike.
+        returns = tuple(record.get("scores") or record["points"])
+        games.append(GameRecord(group=group, seats=seats, returns=returns, length=0))
     return games
 
 
@@ -46,15 +49,15 @@ def standings(
         for name in names
     }  # fmt: skip
     for record in records:
+        points = record["points"]
+        best = max(points)
         for seat, name in enumerate(record["seats"]):
             row = rows[name]
-            mine, theirs = record["points"][seat], record["points"][1 - seat]
+            mine = points[seat]
             row["played"] += 1
             row["points"] += mine
-            if mine > theirs:
-                row["wins"] += 1
-            elif mine == theirs and mine > 0:
-                row["draws"] += 1
+            if mine == best > 0:  # first place: alone a win, shared a draw
+                row["wins" if points.count(best) == 1 else "draws"] += 1
             else:
                 row["losses"] += 1
         for failure in record.get("failures", []):
@@ -71,7 +74,8 @@ def standings(
         row["rank"] = rank
     by_pair: dict[frozenset[str], list[GameRecord]] = defaultdict(list)
     for game in games:
-        by_pair[frozenset(game.seats)].append(game)
+        for a, b in itertools.combinations(sorted(set(game.seats)), 2):
+            by_pair[frozenset((a, b))].append(game)
     pairs = []
     order = {name: i for i, name in enumerate(names)}
     for pair, pair_games in sorted(by_pair.items(), key=lambda kv: sorted(order[n] for n in kv[0])):

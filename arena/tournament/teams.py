@@ -30,13 +30,20 @@ __all__ = [
 ]
 
 FORMATS = ("round-robin", "swiss", "knockout")
+#: The games a tournament can be of (spec tournament.md, turn 3).
+GAMES = ("dungeon", "penguins")
+#: A Penguins game's options: ``[tournament]`` keys, their defaults and lowest values.
+PENGUINS_OPTIONS = {
+    "rows": (10, 2), "cols": (10, 2), "penguins": (0, 0), "call_seconds": (2.0, 0.1),
+}  # fmt: skip
 SEEDINGS = ("order", "round-robin")
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}\Z")
 PLACEHOLDERS = ("host", "port", "team", "match", "token")
 _PLACEHOLDER = re.compile(r"\{([a-z]*)\}")
 _TOURNAMENT_KEYS = {
     "name", "format", "games_per_pair", "seed", "match_seconds", "config", "rounds", "seeding",
-    "connect_seconds", "memory_mb", "cpu_seconds",
+    "connect_seconds", "memory_mb", "cpu_seconds", "game", "players_per_game",
+    *PENGUINS_OPTIONS,
 }  # fmt: skip
 _TEAM_KEYS = {"name", "dir", "command", "builtin", "env"}
 
@@ -79,6 +86,11 @@ class Tournament:
     cpu_seconds: int | None = None
     #: The raw ``[tournament]`` table: a resumed run must have been started from the same one.
     raw: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: Which game (:data:`GAMES`) and how many programs a game seats.
+    game: str = "dungeon"
+    players_per_game: int = 2
+    #: The game's own options (Penguins: rows, cols, penguins (0: by board size), call_seconds).
+    options: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def names(self) -> list[str]:
@@ -127,12 +139,38 @@ def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file")
     name = table.get("name")
     if not isinstance(name, str) or not NAME.match(name):
         raise _fail(source, "tournament.name", f"wants 1-32 of [A-Za-z0-9_-], got {name!r}")
+    game = table.get("game", "dungeon")
+    if game not in GAMES:
+        raise _fail(source, "tournament.game", f"wants one of {', '.join(GAMES)}, got {game!r}")
+    for key in ("config", "connect_seconds") if game != "dungeon" else PENGUINS_OPTIONS:
+        if key in table:
+            raise _fail(source, f"tournament.{key}", f"is not an option of a {game} tournament")
+    seats = _number(table, "players_per_game", source, default=2, kind=int, low=2)
+    if seats > 4 or (game == "dungeon" and seats != 2):
+        most = 4 if game != "dungeon" else 2
+        raise _fail(source, "tournament.players_per_game", f"wants 2-{most}, got {seats}")
+    options: dict[str, Any] = {}
+    if game == "penguins":
+        for key, (default, low) in PENGUINS_OPTIONS.items():
+            kind = float if isinstance(default, float) else int
+            options[key] = _number(table, key, source, default=default, kind=kind, low=low)
+        each = options["penguins"] or 1
+        if each * seats > options["rows"] * options["cols"]:
+            raise _fail(
+                source, "tournament.penguins",
+                f"{each} penguins for each of {seats} players do not fit on the board",
+            )  # fmt: skip
     form = table.get("format", "round-robin")
     if form not in FORMATS:
         raise _fail(source, "tournament.format", f"wants one of {', '.join(FORMATS)}, got {form!r}")
-    games = _number(table, "games_per_pair", source, default=2, kind=int, low=2)
-    if games % 2:
-        raise _fail(source, "tournament.games_per_pair", f"must be even (seats swap), got {games}")
+    games = _number(table, "games_per_pair", source, default=seats, kind=int, low=2)
+    if games % seats:
+        raise _fail(
+            source, "tournament.games_per_pair",
+            f"must be a multiple of {seats} (every program plays every seat), got {games}",
+        )  # fmt: skip
+    if seats > 2 and form != "round-robin":
+        raise _fail(source, "tournament.format", f"games of {seats} seats play round-robin only")
     seed = _number(table, "seed", source, default=1, kind=int, low=0)
     seconds = float(_number(table, "match_seconds", source, default=120, kind=float, low=0.1))
     connect = float(_number(table, "connect_seconds", source, default=10, kind=float, low=0.1))
@@ -160,10 +198,12 @@ def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file")
         raise _fail(source, "[[team]]", "at least two teams are needed")
     teams: list[Team] = []
     for index, raw in enumerate(raw_teams):
-        team = _team(raw, index, base, source)
+        team = _team(raw, index, base, source, game)
         if team.name in {t.name for t in teams}:
             raise _fail(source, f"team[{index}].name", f"{team.name!r} is used twice")
         teams.append(team)
+    if seats > len(teams):
+        raise _fail(source, "tournament.players_per_game", f"{seats} seats but {len(teams)} teams")
     return Tournament(
         name=name,
         format=form,
@@ -178,6 +218,9 @@ def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file")
         memory_mb=memory,
         cpu_seconds=cpu,
         raw=dict(table),
+        game=game,
+        players_per_game=seats,
+        options=options,
     )
 
 
@@ -198,7 +241,7 @@ def _strategy(builtin: Any, base: Path, source: str, where: str) -> str:
     return resolved
 
 
-def _team(raw: Any, index: int, base: Path, source: str) -> Team:
+def _team(raw: Any, index: int, base: Path, source: str, game: str = "dungeon") -> Team:
     where = f"team[{index}]"
     if not isinstance(raw, dict):
         raise _fail(source, where, "wants a table")
@@ -213,6 +256,13 @@ def _team(raw: Any, index: int, base: Path, source: str) -> Team:
     command = raw.get("command")
     if (builtin is None) == (command is None):
         raise _fail(source, where, "wants exactly one of 'command' and 'builtin'")
+    if builtin is not None and game == "penguins":
+        from penguins.strategies import STRATEGIES as PENGUIN_STRATEGIES
+
+        if builtin not in PENGUIN_STRATEGIES:
+            known = ", ".join(sorted(PENGUIN_STRATEGIES))
+            raise _fail(source, f"{where}.builtin", f"wants one of {known}, got {builtin!r}")
+        return Team(name=name, builtin=builtin)
     if builtin is not None:
         return Team(name=name, builtin=_strategy(builtin, base, source, f"{where}.builtin"))
     if (
@@ -223,6 +273,11 @@ def _team(raw: Any, index: int, base: Path, source: str) -> Team:
         raise _fail(source, f"{where}.command", "wants a non-empty list of non-empty strings")
     for part in command:
         for placeholder in _PLACEHOLDER.findall(part):
+            if game == "penguins":
+                raise _fail(
+                    source, f"{where}.command",
+                    f"{{{placeholder}}}: a Penguins program takes the course's arguments only",
+                )  # fmt: skip
             if placeholder not in PLACEHOLDERS:
                 known = " ".join(f"{{{p}}}" for p in PLACEHOLDERS)
                 raise _fail(

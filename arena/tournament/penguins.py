@@ -1,0 +1,273 @@
+"""The Penguins adapter of ``arena tournament`` (``game = "penguins"``): one game of 2-4 player
+programs through the sandboxed game master (:mod:`penguins.master`), and the run that plays a
+whole tournament of them.
+
+A game's board is generated from the game's seed (``rows``, ``cols``; ``penguins`` each, 0: by
+board size), so the games of one group on one seed are played on the same board, seats rotated
+(:func:`arena.tournament.pairings.group_games`). Each program's private folder starts as a copy
+of its team's folder and lasts the whole game (spec penguins.md); a built-in team is our own
+``penguins-player`` with that strategy. The master's log is ``logs/MATCH/log.jsonl``; each
+program's output (every call's command, how it ended, its stdout and stderr) is
+``programs/MATCH-TEAM.txt``, capped at :data:`OUTPUT_CAP` bytes.
+
+Points: 1 for the program with the most fish among those not disqualified, split on a shared
+first place, 0 for the rest; ``scores`` (the ranking openskill and the head-to-head use) is the
+fish, -1 for a disqualified program. A disqualification is a failure whose reason is the
+master's kind of it (docs/tournament.md).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import random
+import shlex
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.tournament.board import Board
+from arena.tournament.pairings import Game, Plan
+from arena.tournament.programs import command_paths
+from arena.tournament.runner import RunOptions, TournamentRun
+from arena.tournament.teams import Team, Tournament
+from penguins.boardfile import BoardFile, parse
+from penguins.master import host, limits_for
+from penguins.rules import generate_fish, penguins_each
+from server import sandbox
+from server.sandbox import Outcome
+
+__all__ = ["OUTPUT_CAP", "PenguinsRun", "play_game"]
+
+#: Most bytes of one program's output kept per game (the rest is counted, not kept).
+OUTPUT_CAP = 64 * 1024
+
+
+def player_program() -> str:
+    """Our own player program (``penguins-player``), beside this interpreter."""
+    return str(Path(sys.executable).parent / "penguins-player")
+
+
+class _Outputs:
+    """Each seat's captured output of one game, capped."""
+
+    def __init__(self, seats: int) -> None:
+        self.kept = [bytearray() for _ in range(seats)]
+        self.dropped = [0] * seats
+        self.lock = threading.Lock()
+
+    def add(self, seat: int, argv: Sequence[str], outcome: Outcome, timeout: float) -> None:
+        text = f"$ {shlex.join(argv)}\n-> {outcome.describe(timeout)}\n"
+        if outcome.stdout:
+            text += f"[stdout]\n{outcome.stdout.rstrip()}\n"
+        if outcome.stderr:
+            text += f"[stderr]\n{outcome.stderr.rstrip()}\n"
+        data = text.encode("utf-8", "replace")
+        with self.lock:
+            room = OUTPUT_CAP - len(self.kept[seat])
+            self.kept[seat] += data[: max(room, 0)]
+            self.dropped[seat] += max(len(data) - room, 0)
+
+    def write(self, seat: int, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tail = b""
+        if self.dropped[seat]:
+            tail = f"\n[... {self.dropped[seat]} more bytes not kept]\n".encode()
+        path.write_bytes(bytes(self.kept[seat]) + tail)
+
+
+def play_game(
+    tournament: Tournament,
+    teams: dict[str, Team],
+    game: Game,
+    out: Path,
+    mode: str,
+) -> dict[str, Any]:
+    """Play one game (blocking) and return its journal record."""
+    began = time.monotonic()
+    name = game.name(tournament.name)
+    options = tournament.options
+    rows, cols, count = options["rows"], options["cols"], len(game.seats)
+    each = options["penguins"] or penguins_each(count, rows, cols)
+    fish = generate_fish(random.Random(game.seed), rows, cols, each * count)
+    board = parse(BoardFile(rows, cols, fish, [0] * len(fish), []).render())
+    commands: list[list[str]] = []
+    folders: list[Path | None] = []
+    for team_name in game.seats:
+        team = teams[team_name]
+        if team.external:
+            commands.append(list(team.command))
+            folders.append(team.dir)
+        else:
+            commands.append([player_program(), f"strategy={team.builtin}", f"id={team_name}"])
+            folders.append(None)
+    timeout = float(options["call_seconds"])
+    limits = replace(limits_for(timeout), memory_bytes=tournament.memory_mb << 20)
+    outputs = _Outputs(count)
+
+    def runner(argv: Sequence[str], folder: Path, seconds: float) -> Outcome:
+        seat = int(folder.name.removeprefix("player")) - 1
+        outcome = sandbox.run(
+            argv, folder=folder, limits=limits, network=False, timeout=seconds, mode=mode,
+            read_only=command_paths(tuple(argv)),
+        )  # fmt: skip
+        outputs.add(seat, argv, outcome, seconds)
+        return outcome
+
+    workdir = out / "logs" / name
+    programs, _, table = host(commands, board, each, workdir, runner, timeout, folders=folders)
+    output_paths = []
+    for seat, team_name in enumerate(game.seats):
+        path = out / "programs" / f"{name}-{team_name}.txt"
+        outputs.write(seat, path)
+        output_paths.append(str(path.relative_to(out)))
+    got = {id(program): fish for _, program, fish in table}
+    catch = [got[id(program)] for program in programs]
+    alive = [seat for seat, program in enumerate(programs) if program.disqualified is None]
+    best = max((catch[seat] for seat in alive), default=None)
+    winners = [seat for seat in alive if catch[seat] == best]
+    points = [1.0 / len(winners) if seat in winners else 0.0 for seat in range(count)]
+    failures = [
+        {
+            "team": game.seats[seat], "seat": seat, "reason": program.kind or "crashed",
+            "detail": program.disqualified, "output": output_paths[seat],
+        }
+        for seat, program in enumerate(programs)
+        if program.disqualified is not None
+    ]  # fmt: skip
+    result = _wording(game.seats, winners, best, failures)
+    replay = out / "replays" / f"{name}.html"
+    write_replay(workdir / "log.jsonl", replay, name, list(game.seats), programs_names(programs))
+    return {
+        "index": game.index,
+        "name": name,
+        "round": game.round,
+        "stage": game.stage,
+        "seed": game.seed,
+        "seats": list(game.seats),
+        "points": points,
+        "scores": [catch[s] if programs[s].disqualified is None else -1 for s in range(count)],
+        "fish": catch,
+        "winner": winners[0] if len(winners) == 1 else None,
+        "reason": failures[0]["reason"] if failures else "fish",
+        "result": result,
+        "failures": failures,
+        "outputs": output_paths,
+        "seconds": round(time.monotonic() - began, 3),
+        "log": str((workdir / "log.jsonl").relative_to(out)),
+        "replay": str(replay.relative_to(out)),
+    }
+
+
+def programs_names(programs: Sequence[Any]) -> list[str]:
+    return [program.name for program in programs]
+
+
+def _wording(
+    seats: Sequence[str], winners: list[int], best: int | None, failures: list[dict[str, Any]]
+) -> str:
+    """ "ann wins (14 fish); fay lost: crashed" (the reason says who failed, never the winner)."""
+    if not winners:
+        text = "nobody wins"
+    elif len(winners) == 1:
+        text = f"{seats[winners[0]]} wins ({best} fish)"
+    else:
+        text = f"{', '.join(seats[s] for s in winners)} share first ({best} fish)"
+    lost = [f"{f['team']} lost: {f['reason']}" for f in failures]
+    return "; ".join([text, *lost])
+
+
+def write_replay(log_path: Path, page: Path, match: str, seats: list[str], ids: list[str]) -> None:
+    """A page of one game: who played which seat, every call's verdict and the board after it,
+    named by team; a link back to the standings."""
+    team_of = dict(zip(ids, seats, strict=True))
+    parts = [
+        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(match)}"
+        "</title><style>body{font:15px/1.4 system-ui,sans-serif;margin:2em auto;max-width:900px}"
+        "pre{background:#f1f5f9;padding:.4em;display:inline-block;margin:.2em 0}"
+        "td,th{border:1px solid #cbd5e1;padding:.2em .5em}table{border-collapse:collapse}"
+        f"</style></head><body><p><a href='../index.html'>back to the standings</a></p>"
+        f"<h1>{html.escape(match)}</h1>",
+    ]
+    try:
+        entries = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()]
+    except (OSError, ValueError):
+        entries = []
+    for entry in entries:
+        event = entry.get("event")
+        who = html.escape(team_of.get(str(entry.get("player")), str(entry.get("player"))))
+        if event == "start":
+            parts.append(f"<h2>Start</h2><pre>{html.escape(str(entry.get('board', '')))}</pre>")
+            parts.append("<table><tr><th>seat</th><th>team</th><th>player id</th></tr>")
+            parts.extend(
+                f"<tr><td>{seat}</td><td>{html.escape(team)}</td><td>{html.escape(ident)}</td></tr>"
+                for seat, (team, ident) in enumerate(zip(seats, ids, strict=True))
+            )
+            parts.append("</table><h2>Calls</h2>")
+        elif event == "name" and entry.get("reason"):
+            parts.append(f"<p><b>{who}</b>: {html.escape(str(entry['reason']))}</p>")
+        elif event == "call":
+            detail = entry.get("move") or entry.get("reason") or entry.get("verdict")
+            parts.append(
+                f"<p><b>{who}</b> ({html.escape(str(entry.get('phase')))}): "
+                f"{html.escape(str(detail))}</p>"
+            )
+            if "board" in entry:
+                parts.append(f"<pre>{html.escape(str(entry['board']))}</pre>")
+        elif event == "end":
+            parts.append("<h2>Ranking</h2><ol>")
+            for place in entry.get("ranking", []):
+                team = team_of.get(str(place.get("player")), str(place.get("player")))
+                why = place.get("disqualified")
+                note = f": disqualified, {why}" if why else ""
+                parts.append(
+                    f"<li>{html.escape(team)}: {place.get('fish')} fish{html.escape(note)}</li>"
+                )
+            parts.append("</ol>")
+    parts.append("<p><a href='../index.html'>back to the standings</a></p></body></html>\n")
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text("".join(parts), encoding="utf-8")
+
+
+class PenguinsRun(TournamentRun):
+    """A tournament of Penguins player programs: the competition of :class:`TournamentRun`
+    (batches, concurrency limit, journal, standings, live board), each game played by
+    :func:`play_game` in a worker thread (the game master is blocking)."""
+
+    def __init__(self, tournament: Tournament, options: RunOptions, board: Board | None = None):
+        self.t = tournament
+        self.options = options
+        self.out = options.out
+        self.board = board if board is not None else Board(tournament.name)
+        self.teams = {team.name: team for team in tournament.teams}
+        self.plan = Plan(
+            tournament.names, format=tournament.format, games_per_pair=tournament.games_per_pair,
+            seed=tournament.seed, rounds=tournament.rounds, seeding=tournament.seeding,
+            seats=tournament.players_per_game,
+        )  # fmt: skip
+        self.records: dict[int, dict[str, Any]] = {}
+        self.results: dict[int, tuple[float, ...]] = {}
+        self.journal = None
+        self._done = 0
+        self._total = 0
+
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        journal = self.journal if self.journal is not None else self.open_journal()
+        task_status.started(0)
+        try:
+            await self._play_all(journal)
+        finally:
+            journal.close()
+
+    async def _play(self, game: Game) -> dict[str, Any]:
+        self.board.start(game.name(self.t.name), None)
+        return await trio.to_thread.run_sync(
+            play_game, self.t, self.teams, game, self.out, self.options.sandbox,
+            abandon_on_cancel=True,
+        )  # fmt: skip

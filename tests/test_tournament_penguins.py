@@ -1,0 +1,175 @@
+"""Penguins tournaments end to end: player programs, sandboxed, through the game master; every
+reason of a failure asserted, results written when the last game ends."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tournament_kit import sandbox_mode, write_teams
+
+from arena.tournament.cli import main
+from arena.tournament.report import CSV_COLUMNS, REASONS
+
+PY = sys.executable
+
+#: A course-like program: its identity lives in a file of its folder, written when asked its
+#: name and read back on every later call (spec penguins.md: the folder lasts the whole game).
+KEEPER = """
+import random, sys
+from penguins.player import main
+if "name" in sys.argv:
+    ident = f"keeper{random.randrange(10**6)}"
+    open("identity.txt", "w").write(ident)
+    print(ident)
+    sys.exit(0)
+ident = open("identity.txt").read()
+sys.exit(main([*sys.argv[1:], "strategy=greedy", f"id={ident}"]))
+"""
+CRASH = """
+import os, sys
+if "name" in sys.argv:
+    print("fay")
+    sys.exit(0)
+print("about to fail", file=sys.stderr)
+os._exit(3)
+"""
+HANG = """
+import sys, time
+if "name" in sys.argv:
+    print("hangs")
+    sys.exit(0)
+while True:
+    time.sleep(1)
+"""
+GARBAGE = """
+import sys
+if "name" in sys.argv:
+    print("junk")
+    sys.exit(0)
+print("<script>alert(1)</script>", file=sys.stderr)
+open(sys.argv[-1], "w").write("<script>not a board</script>\\n")
+"""
+#: Plays its placements honestly, then adds 5 fish to its score instead of moving.
+CHEAT = """
+import sys
+from penguins.boardfile import parse
+from penguins.player import main
+if "name" in sys.argv:
+    print("cheat")
+    sys.exit(0)
+if "phase=placement" in sys.argv:
+    sys.exit(main([*sys.argv[1:], "strategy=greedy", "id=cheat"]))
+board = parse(open(sys.argv[-1]).read())
+me = next(p for p in board.players if p.ident == "cheat")
+me.score += 5
+open(sys.argv[-1], "w").write(board.render())
+"""
+HOARD = """
+import sys
+if "name" in sys.argv:
+    print("hoard")
+    sys.exit(0)
+for i in range(1100):
+    open(f"junk{i}", "w").close()
+sys.exit(1)
+"""
+
+
+def program(name: str) -> dict[str, Any]:
+    return {"name": name, "dir": name, "command": [PY, "player.py"]}
+
+
+def run(tmp_path: Path, teams: list[dict[str, Any]], sources: dict[str, str]) -> dict[str, Any]:
+    for name, source in sources.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "player.py").write_text(source)
+    path = write_teams(
+        tmp_path, teams, game="penguins", rows=6, cols=6, players_per_game=4,
+        games_per_pair=4, call_seconds=1.5, config=None, connect_seconds=None,
+        match_seconds=None,
+    )  # fmt: skip
+    out = tmp_path / "out"
+    assert main([str(path), "--out", str(out), "--sandbox", sandbox_mode()]) == 0
+    data: dict[str, Any] = json.loads((out / "results.json").read_text())
+    data["out"] = out
+    return data
+
+
+def failures_of(data: dict[str, Any], team: str) -> list[dict[str, Any]]:
+    return next(row["failures"] for row in data["teams"] if row["team"] == team)
+
+
+@pytest.mark.slow
+def test_four_seat_games_rotate_seats_and_name_each_failure(tmp_path: Path) -> None:
+    """One group of four plays four games on one board, each team once in every seat; the
+    program that keeps its identity in its folder plays cleanly; the crashing program loses
+    every game as crashed (its exit code named), the hanging one as time_limit; each failure
+    links to the program's captured output; results.json, results.csv and index.html exist."""
+    teams = [
+        {"name": "house", "builtin": "greedy"},
+        program("keeper"),
+        program("fay"),
+        program("hangs"),
+    ]
+    data = run(tmp_path, teams, {"keeper": KEEPER, "fay": CRASH, "hangs": HANG})
+    out = data["out"]
+    matches = data["matches"]
+    assert len(matches) == 4
+    assert len({m["seed"] for m in matches}) == 1
+    for team in ("house", "keeper", "fay", "hangs"):
+        assert sorted(m["seats"].index(team) for m in matches) == [0, 1, 2, 3]
+    assert failures_of(data, "keeper") == []
+    assert failures_of(data, "house") == []
+    crashed = failures_of(data, "fay")
+    assert len(crashed) == 4
+    assert {f["reason"] for f in crashed} == {"crashed"}
+    assert all("exit code 3" in f["detail"] for f in crashed)
+    hung = failures_of(data, "hangs")
+    assert {f["reason"] for f in hung} == {"time_limit"}
+    for match in matches:
+        assert sum(match["points"]) == 1
+        assert "fay lost: crashed" in match["result"]
+        seat = match["seats"].index("fay")
+        output = (out / match["outputs"][seat]).read_text()
+        assert "about to fail" in output
+        assert "exit code 3" in output
+        assert (out / match["replay"]).is_file()
+        assert "../index.html" in (out / match["replay"]).read_text()
+    page = (out / "index.html").read_text()
+    assert "programs/" in page
+    rows = list(csv.reader((out / "results.csv").read_text().splitlines()))
+    assert rows[0] == [*CSV_COLUMNS, *REASONS]
+    by_team = {row[1]: dict(zip(rows[0], row, strict=True)) for row in rows[1:]}
+    assert by_team["fay"]["crashed"] == "4"
+    assert by_team["hangs"]["time_limit"] == "4"
+    assert by_team["fay"]["failures"] == "4"
+
+
+@pytest.mark.slow
+def test_garbage_cheats_and_a_hoarded_folder_each_get_their_reason(tmp_path: Path) -> None:
+    """A malformed board file is a protocol_error (and never reaches the page unescaped), a
+    changed score an illegal_move, a folder past its bound a sandbox_limit; our program wins
+    every game."""
+    teams = [
+        {"name": "house", "builtin": "greedy"},
+        program("junk"),
+        program("cheat"),
+        program("hoard"),
+    ]
+    data = run(tmp_path, teams, {"junk": GARBAGE, "cheat": CHEAT, "hoard": HOARD})
+    assert {f["reason"] for f in failures_of(data, "junk")} == {"protocol_error"}
+    assert {f["reason"] for f in failures_of(data, "cheat")} == {"illegal_move"}
+    assert {f["reason"] for f in failures_of(data, "hoard")} == {"sandbox_limit"}
+    assert data["teams"][0]["team"] == "house"
+    assert data["teams"][0]["wins"] == 4
+    out = data["out"]
+    for match in data["matches"]:
+        seat = match["seats"].index("junk")
+        assert "<script>alert(1)</script>" in (out / match["outputs"][seat]).read_text()
+        assert "<script>" not in (out / match["replay"]).read_text()
+    assert "<script>" not in (out / "index.html").read_text()
