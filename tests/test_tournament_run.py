@@ -225,6 +225,13 @@ def test_a_broken_builtin_strategy_is_one_line_exit_2(
          ((1.0, 0.0), ["protocol_error"])),
         (((True, False), None, None, {}, ((None, False), (None, False)), (0, 0)),
          ((1.0, 0.0), ["never_connected"])),
+        # One cause, one reason, in the spec's order: the exit code wins over the fault.
+        (((True, True), 0, "forfeit", {1: "not JSON"}, ((None, False), ("exit code 3", True)),
+          (5, 5)), ((1.0, 0.0), ["crashed"])),
+        (((True, True), 0, "forfeit", {}, ((None, False), ("killed by SIGXCPU", True)),
+          (5, 5)), ((1.0, 0.0), ["sandbox_limit"])),
+        (((False, True), None, None, {}, (("killed by SIGXFSZ", True), (None, False)), (0, 0)),
+         ((0.0, 1.0), ["sandbox_limit"])),
     ],
 )  # fmt: skip
 def test_judging_a_match(case: tuple[Any, ...], expected: tuple[Any, ...]) -> None:
@@ -293,3 +300,65 @@ def test_without_a_working_sandbox_the_run_is_refused_unless_sandbox_none(
     assert "cannot sandbox the programs: bwrap is not installed" in err
     assert "--sandbox none" in err
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+#: Connects its six sockets, reads the match's first line, then dies with exit code 3.
+EXITS_MID_MATCH = r"""
+import json, os, socket, sys
+host, port, team, match, token = sys.argv[1:6]
+sockets = []
+for agent in range(6):
+    s = socket.create_connection((host, int(port)))
+    s.sendall((json.dumps({"type": "start", "team": int(team), "agent": agent, "match": match,
+                           "token": token}) + "\n").encode())
+    sockets.append(s)
+sockets[0].recv(100)
+print("leaving with exit code 3", flush=True)
+os._exit(3)
+"""
+
+
+def test_a_program_that_exits_3_mid_match_is_crashed_in_every_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One cause, one reason: a program whose sockets close because it exits with code 3 is
+    "crashed (exit code 3)" in each of its matches, never "disconnected" (its sockets close a
+    moment before the sandbox reports its exit)."""
+    command = ["python3", "client.py", "{host}", "{port}", "{team}", "{match}", "{token}"]
+    quitter = {"name": "quitter", "dir": "quitter", "command": command}
+    teams = write_teams(
+        tmp_path, [TEAMS[0], quitter], {"quitter": EXITS_MID_MATCH}, games_per_pair=6
+    )
+    out = tmp_path / "out"
+    assert main([str(teams), "--out", str(out), "--sandbox", sandbox_mode()]) == 0, (
+        capsys.readouterr().err
+    )
+    data = read_results(out)
+    failures = next(row["failures"] for row in data["teams"] if row["team"] == "quitter")
+    assert len(failures) == 6
+    assert [f["reason"] for f in failures] == ["crashed"] * 6
+    assert all("exit code 3" in f["detail"] for f in failures)
+
+
+async def test_results_are_written_when_the_last_match_ends_while_the_page_stays_up(
+    tmp_path: Path,
+) -> None:
+    """With --web the page stays up after the run, and results.json, results.csv and
+    index.html are already written by then: no Ctrl-C needed; the board says finished."""
+    from arena.tournament.cli import _main
+
+    teams = [{"name": "house", "builtin": "reference"}, {"name": "rush", "builtin": "rusher"}]
+    tournament = load_teams(write_teams(tmp_path, teams))
+    out = tmp_path / "out"
+    runner = TournamentRun(tournament, RunOptions(out=out, concurrency=1, sandbox="none"))
+    runner.open_journal()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_main, runner, ("127.0.0.1", 0))
+        version = 0
+        while not runner.board.finished:
+            version = await runner.board.changed(version)
+        for name in ("results.json", "results.csv", "index.html"):
+            assert (out / name).is_file(), name
+        assert read_results(out)["complete"] is True
+        assert runner.board.snapshot()["finished"] is True
+        nursery.cancel_scope.cancel()

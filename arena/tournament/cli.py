@@ -179,7 +179,9 @@ async def _main(runner: TournamentRun, web: tuple[str, int] | None) -> bool:
         if web is not None:
             from arena.tournament.web import serve_board
 
-            await nursery.start(partial(serve_board, runner.board, web[0], web[1], runner.out))
+            port = await nursery.start(
+                partial(serve_board, runner.board, web[0], web[1], runner.out)
+            )
         await runner.run()
         finished = True
         # Final when the last match ends, whether or not the page stays up (spec turn 3).
@@ -189,6 +191,6 @@ async def _main(runner: TournamentRun, web: tuple[str, int] | None) -> bool:
         if web is None:
             nursery.cancel_scope.cancel()
         else:
-            print(f"arena tournament: finished; the page stays up at http://{web[0]}:{web[1]}/ "
+            print(f"arena tournament: finished; the page stays up at http://{web[0]}:{port}/ "
                   "(Ctrl-C to stop)", file=sys.stderr)  # fmt: skip
     return interrupted and not finished

@@ -12,7 +12,8 @@ that fails loses; the reasons (docs/tournament.md):
 * ``protocol_error``: the server closed one of its sockets for a protocol fault (a line that
   is not JSON or too long, the error limit, a socket it stopped reading);
 * ``crashed``: all its sockets closed before the end and the program had failed (non-zero
-  exit, a signal: the sandbox's limits end a program that exceeds them this way);
+  exit, a signal: the sandbox's limits end a program that exceeds them this way), waited for
+  up to ``EXIT_GRACE`` seconds after the sockets closed;
 * ``disconnected``: all its sockets closed before the end, the program exiting cleanly;
 * ``hung``: the match reached ``match_seconds`` and the team had not crossed a single corridor.
 """
@@ -51,6 +52,8 @@ log = structlog.get_logger()
 HOST = "127.0.0.1"
 #: Seconds past ``match_seconds`` before a match that has not ended is stopped anyway.
 END_GRACE = 10.0
+#: Seconds a team whose sockets all closed has to end by itself before it is stopped.
+EXIT_GRACE = 3.0
 #: How often a match that is filling is looked at, once one of its programs has ended.
 POLL_SECONDS = 0.05
 
@@ -77,6 +80,15 @@ class _Watch:
     faults: dict[int, str] = field(default_factory=dict)
 
 
+#: Signals the sandbox's limits send: the program went past a limit (spec: sandbox_limit).
+LIMIT_SIGNALS = ("SIGXCPU", "SIGXFSZ")
+
+
+def _failed_kind(exit_text: str | None) -> str:
+    """crashed, or sandbox_limit when a limit's signal ended the program."""
+    return "sandbox_limit" if any(s in (exit_text or "") for s in LIMIT_SIGNALS) else "crashed"
+
+
 def judge(
     *,
     connected: tuple[bool, bool],
@@ -94,16 +106,18 @@ def judge(
         if not connected[seat]:
             if failed:
                 detail = f"{exit_text} before its six sockets joined"
-                failures.append({"seat": seat, "reason": "crashed", "detail": detail})
+                failures.append({"seat": seat, "reason": _failed_kind(exit_text), "detail": detail})
             else:
                 detail = exit_text or "its six sockets did not all join in time"
                 failures.append({"seat": seat, "reason": "never_connected", "detail": detail})
+        elif reason == "forfeit" and winner == 1 - seat and failed:
+            # An exit code or a signal wins over a protocol fault and the closed sockets.
+            failures.append({"seat": seat, "reason": _failed_kind(exit_text), "detail": exit_text})
         elif seat in faults:
             failures.append({"seat": seat, "reason": "protocol_error", "detail": faults[seat]})
         elif reason == "forfeit" and winner == 1 - seat:
-            kind = "crashed" if failed else "disconnected"
             detail = exit_text or "its sockets closed before the end"
-            failures.append({"seat": seat, "reason": kind, "detail": detail})
+            failures.append({"seat": seat, "reason": "disconnected", "detail": detail})
         elif reason == "time" and crossings[seat] == 0:
             detail = f"no corridor crossed in {match_seconds:g} s"
             failures.append({"seat": seat, "reason": "hung", "detail": detail})
@@ -292,6 +306,7 @@ class TournamentRun:
                 connected = (True, True)
                 with trio.move_on_after(self.t.match_seconds + END_GRACE):
                     await watch.over.wait()
+                await self._let_forfeiter_exit(watch, entrants)
             else:
                 connected = self._seated(name)
             for entrant in entrants:
@@ -303,6 +318,17 @@ class TournamentRun:
         # Closed: nobody knows these, so a late or stray start cannot open the name again.
         self.tokens[name] = {0: secrets.token_hex(16), 1: secrets.token_hex(16)}
         return await self._record(game, name, watch, entrants, connected, time.monotonic() - began)
+
+    async def _let_forfeiter_exit(self, watch: _Watch, entrants: list[Entrant]) -> None:
+        """A team whose sockets all closed usually did so because its program is ending: its
+        sockets close before the process is gone (and before the sandbox reports it). Wait up
+        to :data:`EXIT_GRACE` for it to end by itself, so that an exit code or a signal is
+        its reason ("crashed"), not the closed sockets ("disconnected")."""
+        actor = watch.actor
+        if actor is None or actor.end_reason != "forfeit" or actor.winner is None:
+            return
+        with trio.move_on_after(EXIT_GRACE):
+            await entrants[1 - actor.winner].ended.wait()
 
     async def _wait_start(self, name: str, watch: _Watch, entrants: list[Entrant]) -> None:
         """Until the match starts, or a team has ended and the other is seated (or ended):
