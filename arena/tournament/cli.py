@@ -22,6 +22,7 @@ from arena.logs import configure_logging
 from arena.options import ArgumentParser, log_level, positive_count, web_address
 from arena.serve import _os_error
 from arena.tournament.board import Board
+from arena.tournament.competition import Competition
 from arena.tournament.report import results, write_outputs
 from arena.tournament.runner import RunOptions, TournamentRun
 from arena.tournament.teams import TeamsError, Tournament, load_teams
@@ -100,16 +101,20 @@ def main(argv: list[str]) -> int:
     return run(tournament, out, args, web)
 
 
-def make_run(tournament: Tournament, options: RunOptions, board: Board) -> TournamentRun:
+def make_run(tournament: Tournament, options: RunOptions, board: Board) -> Competition:
     """The run of the tournament's game: the dungeon's own, or a game's adapter."""
     if tournament.game == "penguins":
         from arena.tournament.penguins import PenguinsRun
 
         return PenguinsRun(tournament, options, board)
+    if tournament.game == "labyrinth":
+        from arena.tournament.labyrinth import LabyrinthRun
+
+        return LabyrinthRun(tournament, options, board)
     return TournamentRun(tournament, options, board)
 
 
-def finish(tournament: Tournament, runner: TournamentRun) -> dict[str, Any]:
+def finish(tournament: Tournament, runner: Competition) -> dict[str, Any]:
     """Write results.json, results.csv and index.html (and the teams' bundles); the data."""
     data = results(tournament, runner.plan, list(runner.records.values()))
     write_outputs(runner.out, data)
@@ -162,7 +167,7 @@ def run(
     return 0
 
 
-async def _main(runner: TournamentRun, web: tuple[str, int] | None) -> bool:
+async def _main(runner: Competition, web: tuple[str, int] | None) -> bool:
     """Run the tournament (and its page); True when a signal stopped it."""
     interrupted = finished = False
     async with trio.open_nursery() as nursery:

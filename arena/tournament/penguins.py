@@ -32,10 +32,9 @@ from typing import Any
 
 import trio
 
-from arena.tournament.board import Board
-from arena.tournament.pairings import Game, Plan
+from arena.tournament.competition import Competition
+from arena.tournament.pairings import Game
 from arena.tournament.programs import command_paths
-from arena.tournament.runner import RunOptions, TournamentRun
 from arena.tournament.teams import Team, Tournament
 from penguins.boardfile import BoardFile, parse
 from penguins.master import host, limits_for
@@ -235,35 +234,10 @@ def write_replay(log_path: Path, page: Path, match: str, seats: list[str], ids: 
     page.write_text("".join(parts), encoding="utf-8")
 
 
-class PenguinsRun(TournamentRun):
+class PenguinsRun(Competition):
     """A tournament of Penguins player programs: the competition of :class:`TournamentRun`
     (batches, concurrency limit, journal, standings, live board), each game played by
     :func:`play_game` in a worker thread (the game master is blocking)."""
-
-    def __init__(self, tournament: Tournament, options: RunOptions, board: Board | None = None):
-        self.t = tournament
-        self.options = options
-        self.out = options.out
-        self.board = board if board is not None else Board(tournament.name)
-        self.teams = {team.name: team for team in tournament.teams}
-        self.plan = Plan(
-            tournament.names, format=tournament.format, games_per_pair=tournament.games_per_pair,
-            seed=tournament.seed, rounds=tournament.rounds, seeding=tournament.seeding,
-            seats=tournament.players_per_game,
-        )  # fmt: skip
-        self.records: dict[int, dict[str, Any]] = {}
-        self.results: dict[int, tuple[float, ...]] = {}
-        self.journal = None
-        self._done = 0
-        self._total = 0
-
-    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
-        journal = self.journal if self.journal is not None else self.open_journal()
-        task_status.started(0)
-        try:
-            await self._play_all(journal)
-        finally:
-            journal.close()
 
     async def _play(self, game: Game) -> dict[str, Any]:
         self.board.start(game.name(self.t.name), None)

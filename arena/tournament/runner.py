@@ -24,7 +24,6 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -33,17 +32,16 @@ from typing import Any
 import structlog
 import trio
 
-from arena.tournament.board import Board, BoardMatch
-from arena.tournament.pairings import Game, Plan, Points
+from arena.tournament.board import Board
+from arena.tournament.competition import Competition, RunOptions
+from arena.tournament.pairings import Game, Points
 from arena.tournament.programs import Entrant, MatchTicket
-from arena.tournament.standings import standings
 from arena.tournament.teams import Tournament
 from client.strategies.base import strategy_seed
 from replay.matchlog import LogFormatError
 from server.app import Server, serve
 from server.connection import Connection
 from server.sandbox import Limits
-from sim.journal import Journal, journal_path
 
 __all__ = ["RunOptions", "TournamentRun", "judge"]
 
@@ -56,18 +54,6 @@ END_GRACE = 10.0
 EXIT_GRACE = 3.0
 #: How often a match that is filling is looked at, once one of its programs has ended.
 POLL_SECONDS = 0.05
-
-
-@dataclass
-class RunOptions:
-    out: Path
-    concurrency: int = 2
-    resume: bool = False
-    sandbox: str = "bwrap"
-    #: Called with one line per finished match (status lines when not on a terminal).
-    status: Callable[[str], None] | None = None
-    #: Called with (done, total) as matches finish (the progress bar).
-    progress: Callable[[int, int], None] | None = None
 
 
 @dataclass
@@ -133,33 +119,20 @@ def judge(
     return ((1.0, 0.0) if winner == 0 else (0.0, 1.0)), failures, reason or "win"
 
 
-class TournamentRun:
-    """One run of a tournament into ``options.out``."""
+class TournamentRun(Competition):
+    """A dungeon tournament: each match on the run's own dungeon server."""
 
     def __init__(self, tournament: Tournament, options: RunOptions, board: Board | None = None):
-        self.t = tournament
-        self.options = options
-        self.out = options.out
-        self.board = board if board is not None else Board(tournament.name)
-        self.teams = {team.name: team for team in tournament.teams}
-        self.plan = Plan(
-            tournament.names, format=tournament.format, games_per_pair=tournament.games_per_pair,
-            seed=tournament.seed, rounds=tournament.rounds, seeding=tournament.seeding,
-        )  # fmt: skip
+        super().__init__(tournament, options, board)
         self.tokens: dict[str, dict[int, str]] = {}
         self.seeds: dict[str, int] = {}
         self.watches: dict[str, _Watch] = {}
-        self.records: dict[int, dict[str, Any]] = {}
-        self.results: dict[int, Points] = {}
         self.server = Server(
             config=tournament.config, log_dir=self.out / "logs", log_maps="once",
             tokens=self.tokens, seeds=self.seeds, observer=self._observe, check_workers=1,
         )  # fmt: skip
         self.port = 0
-        self.journal: Journal | None = None
         self._scratch: Path | None = None
-        self._done = 0
-        self._total = 0
 
     # -- the server's observer -------------------------------------------------------------
 
@@ -187,20 +160,6 @@ class TournamentRun:
 
     # -- the run -----------------------------------------------------------------------------
 
-    def header(self) -> dict[str, Any]:
-        return {
-            "tournament": self.t.name,
-            "settings": {k: v for k, v in sorted(self.t.raw.items()) if k != "name"},
-            "teams": self.t.names,
-        }
-
-    def open_journal(self) -> Journal:
-        """Create (or, resuming, reopen) the journal; raises JournalError for another run's."""
-        path = journal_path(self.out / "results.json")
-        opener = Journal.resume if self.options.resume else Journal.create
-        self.journal = opener(path, self.header())
-        return self.journal
-
     async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         """Play every game not yet journaled; reports the server's port once it listens."""
         journal = self.journal if self.journal is not None else self.open_journal()
@@ -219,63 +178,6 @@ class TournamentRun:
         finally:
             journal.close()
             shutil.rmtree(self._scratch, ignore_errors=True)
-
-    async def _play_all(self, journal: Journal) -> None:
-        for record in journal.done.values():
-            self.records[record["index"]] = record
-            self.results[record["index"]] = tuple(record["points"])
-        limiter = trio.CapacityLimiter(self.options.concurrency)
-        while (batch := self.plan.next_games(self.results)) is not None:
-            self._total = len(self.plan.games)
-            self._done = sum(1 for g in self.plan.games if g.index in self.results)
-            for game in batch:
-                seats = game.seats
-                name = game.name(self.t.name)
-                if game.index in self.records:
-                    self._show_finished(self.records[game.index])
-                else:
-                    self.board.matches[name] = BoardMatch(name, seats)
-            self.board.touch()
-            if self.options.progress is not None:
-                self.options.progress(self._done, self._total)
-            async with trio.open_nursery() as nursery:
-                for game in batch:  # started in order, at most ``concurrency`` at once
-                    if game.index not in self.results:
-                        await limiter.acquire_on_behalf_of(game)
-                        nursery.start_soon(self._play_one, game, limiter, journal)
-        self._update_standings()
-
-    def _show_finished(self, record: dict[str, Any]) -> None:
-        match = BoardMatch(record["name"], tuple(record["seats"]))
-        match.status, match.result, match.replay = "finished", record["result"], record["replay"]
-        match.seconds = record.get("seconds")
-        self.board.matches[record["name"]] = match
-
-    async def _play_one(self, game: Game, limiter: trio.CapacityLimiter, journal: Journal) -> None:
-        try:
-            record = await self._play(game)
-        finally:
-            limiter.release_on_behalf_of(game)
-        # Files first, then the journal line: a journaled match has its log and replay page.
-        journal.append(record)
-        self.records[game.index] = record
-        self.results[game.index] = tuple(record["points"])
-        self._done += 1
-        self.board.finish(record["name"], record["result"], record["replay"])
-        self._update_standings()
-        if self.options.progress is not None:
-            self.options.progress(self._done, self._total)
-        if self.options.status is not None:
-            self.options.status(
-                f"match {self._done}/{self._total} {record['name']}: "
-                f"{' vs '.join(record['seats'])}: {record['result']}"
-                f" ({record['seconds']:.1f} s)"
-            )
-
-    def _update_standings(self) -> None:
-        table = standings(self.t.names, list(self.records.values()), self.plan.byes)
-        self.board.standings = table["teams"]
-        self.board.touch()
 
     async def _play(self, game: Game) -> dict[str, Any]:
         name = game.name(self.t.name)

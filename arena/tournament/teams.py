@@ -31,19 +31,28 @@ __all__ = [
 
 FORMATS = ("round-robin", "swiss", "knockout")
 #: The games a tournament can be of (spec tournament.md, turn 3).
-GAMES = ("dungeon", "penguins")
-#: A Penguins game's options: ``[tournament]`` keys, their defaults and lowest values.
-PENGUINS_OPTIONS = {
-    "rows": (10, 2), "cols": (10, 2), "penguins": (0, 0), "call_seconds": (2.0, 0.1),
-}  # fmt: skip
+GAMES = ("dungeon", "penguins", "labyrinth")
+#: Each game's own options: ``[tournament]`` keys, their defaults and lowest values.
+GAME_OPTIONS: dict[str, dict[str, tuple[float, float]]] = {
+    "dungeon": {},
+    "penguins": {"rows": (10, 2), "cols": (10, 2), "penguins": (0, 0), "call_seconds": (2.0, 0.1)},
+    "labyrinth": {"call_seconds": (10.0, 0.1), "max_turns": (0, 0)},
+}
+#: Every game's option keys (a game refuses the others').
+OPTION_KEYS = {key for options in GAME_OPTIONS.values() for key in options} | {"rules"}
+#: The placeholders of a game's command (Penguins: none, the course's arguments only).
+GAME_PLACEHOLDERS = {
+    "dungeon": ("host", "port", "team", "match", "token"),
+    "penguins": (),
+    "labyrinth": ("host", "port", "name"),
+}
 SEEDINGS = ("order", "round-robin")
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}\Z")
 PLACEHOLDERS = ("host", "port", "team", "match", "token")
 _PLACEHOLDER = re.compile(r"\{([a-z]*)\}")
 _TOURNAMENT_KEYS = {
     "name", "format", "games_per_pair", "seed", "match_seconds", "config", "rounds", "seeding",
-    "connect_seconds", "memory_mb", "cpu_seconds", "game", "players_per_game",
-    *PENGUINS_OPTIONS,
+    "connect_seconds", "memory_mb", "cpu_seconds", "game", "players_per_game", *OPTION_KEYS,
 }  # fmt: skip
 _TEAM_KEYS = {"name", "dir", "command", "builtin", "env"}
 
@@ -142,18 +151,33 @@ def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file")
     game = table.get("game", "dungeon")
     if game not in GAMES:
         raise _fail(source, "tournament.game", f"wants one of {', '.join(GAMES)}, got {game!r}")
-    for key in ("config", "connect_seconds") if game != "dungeon" else PENGUINS_OPTIONS:
+    own = {*GAME_OPTIONS[game], *(("rules",) if game == "labyrinth" else ())}
+    others = OPTION_KEYS - own
+    if game == "penguins":
+        others |= {"config", "connect_seconds", "match_seconds"}
+    elif game == "labyrinth":
+        others |= {"config"}
+    for key in sorted(others):
         if key in table:
             raise _fail(source, f"tournament.{key}", f"is not an option of a {game} tournament")
     seats = _number(table, "players_per_game", source, default=2, kind=int, low=2)
-    if seats > 4 or (game == "dungeon" and seats != 2):
-        most = 4 if game != "dungeon" else 2
+    if seats > 4 or (game != "penguins" and seats != 2):
+        most = 4 if game == "penguins" else 2
         raise _fail(source, "tournament.players_per_game", f"wants 2-{most}, got {seats}")
     options: dict[str, Any] = {}
+    for key, (default, low) in GAME_OPTIONS[game].items():
+        kind = float if isinstance(default, float) else int
+        options[key] = _number(table, key, source, default=default, kind=kind, low=low)
+    if game == "labyrinth":
+        from labyrinth.rules import PROFILES
+
+        options["rules"] = table.get("rules", "spec")
+        if options["rules"] not in PROFILES:
+            known = ", ".join(sorted(PROFILES))
+            raise _fail(
+                source, "tournament.rules", f"wants one of {known}, got {options['rules']!r}"
+            )
     if game == "penguins":
-        for key, (default, low) in PENGUINS_OPTIONS.items():
-            kind = float if isinstance(default, float) else int
-            options[key] = _number(table, key, source, default=default, kind=kind, low=low)
         each = options["penguins"] or 1
         if each * seats > options["rows"] * options["cols"]:
             raise _fail(
@@ -256,11 +280,13 @@ def _team(raw: Any, index: int, base: Path, source: str, game: str = "dungeon") 
     command = raw.get("command")
     if (builtin is None) == (command is None):
         raise _fail(source, where, "wants exactly one of 'command' and 'builtin'")
-    if builtin is not None and game == "penguins":
-        from penguins.strategies import STRATEGIES as PENGUIN_STRATEGIES
-
-        if builtin not in PENGUIN_STRATEGIES:
-            known = ", ".join(sorted(PENGUIN_STRATEGIES))
+    if builtin is not None and game != "dungeon":
+        if game == "penguins":
+            from penguins.strategies import STRATEGIES as known_strategies
+        else:
+            from labyrinth.game import STRATEGIES as known_strategies  # type: ignore[assignment]
+        if builtin not in known_strategies:
+            known = ", ".join(sorted(known_strategies))
             raise _fail(source, f"{where}.builtin", f"wants one of {known}, got {builtin!r}")
         return Team(name=name, builtin=builtin)
     if builtin is not None:
@@ -278,8 +304,8 @@ def _team(raw: Any, index: int, base: Path, source: str, game: str = "dungeon") 
                     source, f"{where}.command",
                     f"{{{placeholder}}}: a Penguins program takes the course's arguments only",
                 )  # fmt: skip
-            if placeholder not in PLACEHOLDERS:
-                known = " ".join(f"{{{p}}}" for p in PLACEHOLDERS)
+            if placeholder not in GAME_PLACEHOLDERS[game]:
+                known = " ".join(f"{{{p}}}" for p in GAME_PLACEHOLDERS[game])
                 raise _fail(
                     source,
                     f"{where}.command",

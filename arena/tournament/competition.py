@@ -1,0 +1,144 @@
+"""The game-neutral competition of ``arena tournament``: the games of a plan played batch by
+batch, at most ``concurrency`` at once, each finished game journaled before the next batch is
+planned (``--resume`` loses none), the standings and the live board updated as games end.
+
+A game's adapter subclasses :class:`Competition` and plays one game in :meth:`_play`, returning
+its journal record (docs/tournament.md): the dungeon's :class:`~arena.tournament.runner.
+TournamentRun`, :class:`~arena.tournament.penguins.PenguinsRun`,
+:class:`~arena.tournament.labyrinth.LabyrinthRun`. :meth:`run` holds what the adapter needs
+while the games are played (its server) and calls :meth:`_play_all`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.tournament.board import Board, BoardMatch
+from arena.tournament.pairings import Game, Plan, Points
+from arena.tournament.standings import standings
+from arena.tournament.teams import Tournament
+from sim.journal import Journal, journal_path
+
+__all__ = ["Competition", "RunOptions"]
+
+
+@dataclass
+class RunOptions:
+    out: Path
+    concurrency: int = 2
+    resume: bool = False
+    sandbox: str = "bwrap"
+    #: Called with one line per finished match (status lines when not on a terminal).
+    status: Callable[[str], None] | None = None
+    #: Called with (done, total) as matches finish (the progress bar).
+    progress: Callable[[int, int], None] | None = None
+
+
+class Competition:
+    """One run of a tournament into ``options.out``; subclasses play one game (:meth:`_play`)."""
+
+    def __init__(self, tournament: Tournament, options: RunOptions, board: Board | None = None):
+        self.t = tournament
+        self.options = options
+        self.out = options.out
+        self.board = board if board is not None else Board(tournament.name)
+        self.teams = {team.name: team for team in tournament.teams}
+        self.plan = Plan(
+            tournament.names, format=tournament.format, games_per_pair=tournament.games_per_pair,
+            seed=tournament.seed, rounds=tournament.rounds, seeding=tournament.seeding,
+            seats=tournament.players_per_game,
+        )  # fmt: skip
+        self.records: dict[int, dict[str, Any]] = {}
+        self.results: dict[int, Points] = {}
+        self.journal: Journal | None = None
+        self._done = 0
+        self._total = 0
+
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        """Play every game not yet journaled (reports 0: no server of its own)."""
+        journal = self.journal if self.journal is not None else self.open_journal()
+        task_status.started(0)
+        try:
+            await self._play_all(journal)
+        finally:
+            journal.close()
+
+    async def _play(self, game: Game) -> dict[str, Any]:
+        """Play one game; its journal record."""
+        raise NotImplementedError
+
+    def header(self) -> dict[str, Any]:
+        return {
+            "tournament": self.t.name,
+            "settings": {k: v for k, v in sorted(self.t.raw.items()) if k != "name"},
+            "teams": self.t.names,
+        }
+
+    def open_journal(self) -> Journal:
+        """Create (or, resuming, reopen) the journal; raises JournalError for another run's."""
+        path = journal_path(self.out / "results.json")
+        opener = Journal.resume if self.options.resume else Journal.create
+        self.journal = opener(path, self.header())
+        return self.journal
+
+    async def _play_all(self, journal: Journal) -> None:
+        for record in journal.done.values():
+            self.records[record["index"]] = record
+            self.results[record["index"]] = tuple(record["points"])
+        limiter = trio.CapacityLimiter(self.options.concurrency)
+        while (batch := self.plan.next_games(self.results)) is not None:
+            self._total = len(self.plan.games)
+            self._done = sum(1 for g in self.plan.games if g.index in self.results)
+            for game in batch:
+                seats = game.seats
+                name = game.name(self.t.name)
+                if game.index in self.records:
+                    self._show_finished(self.records[game.index])
+                else:
+                    self.board.matches[name] = BoardMatch(name, seats)
+            self.board.touch()
+            if self.options.progress is not None:
+                self.options.progress(self._done, self._total)
+            async with trio.open_nursery() as nursery:
+                for game in batch:  # started in order, at most ``concurrency`` at once
+                    if game.index not in self.results:
+                        await limiter.acquire_on_behalf_of(game)
+                        nursery.start_soon(self._play_one, game, limiter, journal)
+        self._update_standings()
+
+    def _show_finished(self, record: dict[str, Any]) -> None:
+        match = BoardMatch(record["name"], tuple(record["seats"]))
+        match.status, match.result, match.replay = "finished", record["result"], record["replay"]
+        match.seconds = record.get("seconds")
+        self.board.matches[record["name"]] = match
+
+    async def _play_one(self, game: Game, limiter: trio.CapacityLimiter, journal: Journal) -> None:
+        try:
+            record = await self._play(game)
+        finally:
+            limiter.release_on_behalf_of(game)
+        # Files first, then the journal line: a journaled match has its log and replay page.
+        journal.append(record)
+        self.records[game.index] = record
+        self.results[game.index] = tuple(record["points"])
+        self._done += 1
+        self.board.finish(record["name"], record["result"], record["replay"])
+        self._update_standings()
+        if self.options.progress is not None:
+            self.options.progress(self._done, self._total)
+        if self.options.status is not None:
+            self.options.status(
+                f"match {self._done}/{self._total} {record['name']}: "
+                f"{' vs '.join(record['seats'])}: {record['result']}"
+                f" ({record['seconds']:.1f} s)"
+            )
+
+    def _update_standings(self) -> None:
+        table = standings(self.t.names, list(self.records.values()), self.plan.byes)
+        self.board.standings = table["teams"]
+        self.board.touch()
