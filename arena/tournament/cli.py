@@ -107,6 +107,10 @@ def make_run(tournament: Tournament, options: RunOptions, board: Board) -> Compe
         from arena.tournament.penguins import PenguinsRun
 
         return PenguinsRun(tournament, options, board)
+    if tournament.game == "fish":
+        from arena.tournament.fish import FishRun
+
+        return FishRun(tournament, options, board)
     if tournament.game == "labyrinth":
         from arena.tournament.labyrinth import LabyrinthRun
 

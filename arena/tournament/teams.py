@@ -31,12 +31,19 @@ __all__ = [
 
 FORMATS = ("round-robin", "swiss", "knockout")
 #: The games a tournament can be of (spec tournament.md, turn 3).
-GAMES = ("dungeon", "penguins", "labyrinth")
+GAMES = ("dungeon", "penguins", "labyrinth", "fish")
 #: Each game's own options: ``[tournament]`` keys, their defaults and lowest values.
 GAME_OPTIONS: dict[str, dict[str, tuple[float, float]]] = {
     "dungeon": {},
     "penguins": {"rows": (10, 2), "cols": (10, 2), "penguins": (0, 0), "call_seconds": (2.0, 0.1)},
     "labyrinth": {"call_seconds": (10.0, 0.1), "max_turns": (0, 0)},
+    "fish": {
+        "rows": (5, 1),
+        "cols": (5, 1),
+        "fish": (2, 1),
+        "holes": (0, 0),
+        "call_seconds": (3.0, 0.1),
+    },
 }
 #: Every game's option keys (a game refuses the others').
 OPTION_KEYS = {key for options in GAME_OPTIONS.values() for key in options} | {"rules"}
@@ -45,7 +52,10 @@ GAME_PLACEHOLDERS = {
     "dungeon": ("host", "port", "team", "match", "token"),
     "penguins": (),
     "labyrinth": ("host", "port", "name"),
+    "fish": ("host", "port", "name"),
 }
+#: Seats a game has by default (spec tournament.md: a Fish game seats 4).
+DEFAULT_SEATS = {"fish": 4}
 SEEDINGS = ("order", "round-robin")
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,32}\Z")
 PLACEHOLDERS = ("host", "port", "team", "match", "token")
@@ -155,14 +165,16 @@ def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file")
     others = OPTION_KEYS - own
     if game == "penguins":
         others |= {"config", "connect_seconds", "match_seconds"}
-    elif game == "labyrinth":
+    elif game in ("labyrinth", "fish"):
         others |= {"config"}
     for key in sorted(others):
         if key in table:
             raise _fail(source, f"tournament.{key}", f"is not an option of a {game} tournament")
-    seats = _number(table, "players_per_game", source, default=2, kind=int, low=2)
-    if seats > 4 or (game != "penguins" and seats != 2):
-        most = 4 if game == "penguins" else 2
+    seats = _number(
+        table, "players_per_game", source, default=DEFAULT_SEATS.get(game, 2), kind=int, low=2
+    )
+    if seats > 4 or (game not in ("penguins", "fish") and seats != 2):
+        most = 4 if game in ("penguins", "fish") else 2
         raise _fail(source, "tournament.players_per_game", f"wants 2-{most}, got {seats}")
     options: dict[str, Any] = {}
     for key, (default, low) in GAME_OPTIONS[game].items():
@@ -283,6 +295,10 @@ def _team(raw: Any, index: int, base: Path, source: str, game: str = "dungeon") 
     if builtin is not None and game != "dungeon":
         if game == "penguins":
             from penguins.strategies import STRATEGIES as known_strategies
+        elif game == "fish":
+            from fish.game import FishGame
+
+            known_strategies = {s: None for s in FishGame().strategies()}  # type: ignore[misc]
         else:
             from labyrinth.game import STRATEGIES as known_strategies  # type: ignore[assignment]
         if builtin not in known_strategies:

@@ -1,0 +1,357 @@
+"""The Fish adapter of ``arena tournament`` (``game = "fish"``): 2-4 client programs a game on
+the project's Fish server (spec fish.md: sign-up by name, ``start``, one game, ``end``).
+
+Each game has a server of its own on loopback (:class:`fish.server.FishServer`, names lenient,
+so that a course client signing up as ``OCaml-AI-3`` plays): its programs are started one
+after the other, each once the one before has signed up (or ``connect_seconds`` passed), so the
+game's turn order is the seat order the pairings rotate. Placeholders ``{host}`` ``{port}``
+``{name}`` (``seata`` ... ``seatd``: a name the seat signs up with; a program that signs up
+with another name is known by its place in the sign-up order); ``ARENA_HOST``, ``ARENA_PORT``,
+``ARENA_NAME`` too. Options: ``rows``, ``cols``, ``fish`` (the spec's 5 x 5 board of 2 fish),
+``holes`` (drawn from the game's seed), ``call_seconds`` (3: the referee's call limit). A
+built-in team is our own client (``arena fish clients 1 --strategy NAME``), run as a program.
+Logs: ``logs/MATCH/`` (the server's ``tournament.jsonl`` and ``game-r1-g1.jsonl``).
+
+Points: 1 to the winner, a shared first place split; ``scores`` (ratings, head to head) are
+the fish, -1 for a program that failed or cheated. Reasons: a cheat is ``illegal_move``; a
+call past ``call_seconds`` ``time_limit``; a broken connection ``crashed`` when its program
+failed (waited for up to ``EXIT_GRACE`` s), else ``disconnected``; a wrong or malformed reply,
+a missing ``"void"`` ``protocol_error``; no sign-up in time ``never_connected``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+import time
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.tournament.board import Board
+from arena.tournament.competition import Competition, RunOptions
+from arena.tournament.labyrinth import NamedTicket
+from arena.tournament.pairings import Game
+from arena.tournament.programs import Entrant
+from arena.tournament.runner import EXIT_GRACE, HOST
+from arena.tournament.teams import Team, Tournament
+from fish.remote import Answer, Remote
+from fish.server import FishServer, ServerConfig
+from server.net import open_listeners, serve_tcp
+from server.sandbox import Limits
+
+__all__ = ["FishRun", "fish_reason"]
+
+SEAT_NAMES = ("seata", "seatb", "seatc", "seatd")
+
+
+def fish_reason(kind: str, reason: str, failed: bool) -> str:
+    """The tournament's reason for a referee's verdict ``kind`` (failed, cheated) and its text,
+    given whether the program ended with a failure."""
+    if kind == "cheated":
+        return "illegal_move"
+    if "within" in reason:  # "no reply within 3 s", "nothing within 10 s"
+        return "time_limit"
+    if "connection broken" in reason or "disconnected" in reason or "closed" in reason:
+        return "crashed" if failed else "disconnected"
+    return "protocol_error"
+
+
+class _SeatedServer(FishServer):
+    """The Fish server, telling who signed up, in order."""
+
+    def __init__(self, config: ServerConfig, log_dir: Path | None) -> None:
+        super().__init__(config, log_dir)
+        self.signed: list[str] = []
+        self.signed_up = trio.Event()
+
+    async def _sign_up(self, remote: Remote, answer: Answer) -> bool:
+        ok = await super()._sign_up(remote, answer)
+        if ok:
+            self.signed.append(remote.name)
+            self.signed_up.set()
+            self.signed_up = trio.Event()
+        return ok
+
+
+class FishRun(Competition):
+    """A tournament of Fish client programs, each game on a Fish server of its own."""
+
+    def __init__(self, tournament: Tournament, options: RunOptions, board: Board | None = None):
+        super().__init__(tournament, options, board)
+        self._scratch: Path | None = None
+
+    async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
+        self._scratch = Path(tempfile.mkdtemp(prefix="arena-fish-"))
+        try:
+            await super().run(task_status=task_status)
+        finally:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+
+    def _team_program(self, team: Team) -> Team:
+        """A built-in team as the program it is: our own client with that strategy."""
+        if team.external:
+            return team
+        assert self._scratch is not None
+        folder = self._scratch / f"builtin-{team.name}"
+        folder.mkdir(exist_ok=True)
+        command = (
+            sys.executable, "-m", "arena", "fish", "clients", "1", "--host", "{host}",
+            "--port", "{port}", "--names", "{name}", "--strategy", str(team.builtin),
+        )  # fmt: skip
+        return Team(name=team.name, dir=folder, command=command)
+
+    def _config(self, game: Game) -> ServerConfig:
+        options = self.t.options
+        seats = len(game.seats)
+        return ServerConfig(
+            call_timeout=float(options["call_seconds"]),
+            name_timeout=self.t.connect_seconds,
+            wait=self.t.connect_seconds * seats + 1,
+            periods=1,
+            min_players=2,
+            max_players=seats,
+            rows=options["rows"],
+            cols=options["cols"],
+            fish=options["fish"],
+            holes=options["holes"],
+            seed=game.seed % (1 << 31),
+            names="lenient",
+        )
+
+    def _limits(self) -> Limits:
+        seconds = self.t.connect_seconds * 4 + self.t.match_seconds + EXIT_GRACE
+        return Limits(
+            cpu_seconds=self.t.cpu_seconds or int(seconds) + 1,
+            memory_bytes=self.t.memory_mb << 20,
+            wall_seconds=seconds,
+        )
+
+    async def _play(self, game: Game) -> dict[str, Any]:
+        name = game.name(self.t.name)
+        began = time.monotonic()
+        assert self._scratch is not None
+        self.board.start(name, None)
+        log_dir = self.out / "logs" / name
+        log_dir.mkdir(parents=True, exist_ok=True)
+        server = _SeatedServer(self._config(game), log_dir)
+        listeners, port = await open_listeners(0, HOST)
+        outputs = [f"programs/{name}-{team}.txt" for team in game.seats]
+        entrants = [
+            Entrant(
+                self._team_program(self.teams[team]),
+                NamedTicket(HOST, port, seat, name, "", SEAT_NAMES[seat]),
+                scratch=self._scratch / f"{name}-{seat}",
+                output=self.out / outputs[seat],
+                limits=self._limits(),
+                sandbox=self.options.sandbox,
+                seed=game.seed,
+            )
+            for seat, team in enumerate(game.seats)
+        ]
+        #: seat of each sign-up, in order
+        order: list[int | None] = []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                partial(serve_tcp, server.handle_connection, listeners=listeners,
+                        handler_nursery=nursery)
+            )  # fmt: skip
+            played = trio.Event()
+            standing: list[Any] = []
+
+            async def host() -> None:
+                standing.append(await server.run())
+                played.set()
+
+            nursery.start_soon(host)
+            for seat, entrant in enumerate(entrants):
+                await nursery.start(entrant.run)
+                with trio.move_on_after(self.t.connect_seconds):
+                    while len(server.signed) == len(order) and not entrant.ended.is_set():
+                        with trio.move_on_after(0.1):
+                            await server.signed_up.wait()
+                while len(order) < len(server.signed):
+                    signed = server.signed[len(order)]
+                    order.append(SEAT_NAMES.index(signed) if signed in SEAT_NAMES else seat)
+            with trio.move_on_after(self.t.match_seconds):
+                await played.wait()
+            order.extend(
+                SEAT_NAMES.index(late) if late in SEAT_NAMES else None
+                for late in server.signed[len(order) :]
+            )
+            loser_grace = trio.move_on_after(EXIT_GRACE)
+            with loser_grace:
+                for seat in self._broken_seats(log_dir, order):
+                    await entrants[seat].ended.wait()
+            for entrant in entrants:
+                entrant.stop()
+            nursery.cancel_scope.cancel()
+        return self._record(game, name, entrants, order, log_dir, outputs, time.monotonic() - began)
+
+    @staticmethod
+    def _events(path: Path) -> list[dict[str, Any]]:
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return []
+        return [json.loads(line) for line in lines if line.strip()]
+
+    def _broken_seats(self, log_dir: Path, order: list[int | None]) -> list[int]:
+        """Seats whose connection broke: their programs may be ending (a crash)."""
+        out = []
+        tournament = self._events(log_dir / "tournament.jsonl")
+        started = next((e for e in tournament if e.get("event") == "started"), {})
+        signed = [e.get("name") for e in tournament if e.get("event") == "signup"]
+        for index, name in enumerate(signed):
+            seat = order[index] if index < len(order) else None
+            if seat is not None and name in started.get("failed", []):
+                out.append(seat)
+        game_order = self._game_order(log_dir, order)
+        for event in self._events(log_dir / "game-r1-g1.jsonl"):
+            if event.get("event") == "verdict" and event.get("kind") == "failed":
+                seat = game_order[event["seat"]]
+                if seat is not None and "broken" in str(event.get("reason")):
+                    out.append(seat)
+        return out
+
+    def _game_order(self, log_dir: Path, order: list[int | None]) -> list[int | None]:
+        """Our seat of each seat of the server's game (the game seats the players who
+        acknowledged start, in sign-up order)."""
+        tournament = self._events(log_dir / "tournament.jsonl")
+        failed_start: list[str] = next(
+            (e.get("failed", []) for e in tournament if e.get("event") == "started"), []
+        )
+        signed = [e for e in tournament if e.get("event") == "signup"]
+        seats: list[int | None] = []
+        skipped = list(failed_start)
+        for index, event in enumerate(signed):
+            if (signed_name := str(event.get("name"))) in skipped:
+                skipped.remove(signed_name)
+                continue
+            seats.append(order[index] if index < len(order) else None)
+        return seats
+
+    def _record(
+        self, game: Game, name: str, entrants: list[Entrant], order: list[int | None],
+        log_dir: Path, outputs: list[str], seconds: float,
+    ) -> dict[str, Any]:  # fmt: skip
+        count = len(game.seats)
+        failures: dict[int, dict[str, Any]] = {}
+
+        def fail(seat: int, reason: str, detail: str) -> None:
+            failures.setdefault(seat, {
+                "team": game.seats[seat], "seat": seat, "reason": reason, "detail": detail,
+                "output": outputs[seat],
+            })  # fmt: skip
+
+        for seat, entrant in enumerate(entrants):
+            if seat not in order:
+                if entrant.failed:
+                    fail(seat, "crashed", f"{entrant.exit} before it signed up")
+                else:
+                    why = entrant.exit or f"no sign-up within {self.t.connect_seconds:g} s"
+                    fail(seat, "never_connected", why)
+        tournament = self._events(log_dir / "tournament.jsonl")
+        started = next((e for e in tournament if e.get("event") == "started"), None)
+        signed_names = [e.get("name") for e in tournament if e.get("event") == "signup"]
+        if started is not None:
+            for index, signed in enumerate(signed_names):
+                where = order[index] if index < len(order) else None
+                if where is not None and signed in started.get("failed", []):
+                    if entrants[where].failed:
+                        fail(where, "crashed", f"{entrants[where].exit} before it answered start")
+                    else:
+                        fail(where, "protocol_error", 'start: no "void" in time')
+        game_order = self._game_order(log_dir, order)
+        catch = [0] * count
+        events = self._events(log_dir / "game-r1-g1.jsonl")
+        winners: list[int] = []
+        for event in events:
+            if event.get("event") == "verdict" and event.get("kind") in ("failed", "cheated"):
+                where = game_order[event["seat"]]
+                if where is not None:
+                    failed = entrants[where].failed
+                    reason = fish_reason(event["kind"], str(event["reason"]), failed)
+                    detail = str(event["reason"])
+                    if reason == "crashed":
+                        detail = f"{entrants[where].exit} ({detail})"
+                    fail(where, reason, detail)
+            if event.get("event") == "result":
+                for index, score in enumerate(event.get("scores", [])):
+                    where = game_order[index] if index < len(game_order) else None
+                    if where is not None:
+                        catch[where] = score
+        result = next((e for e in events if e.get("event") == "result"), None)
+        header = next((e for e in events if e.get("event") == "game"), None)
+        if result is not None and header is not None:
+            players = header.get("players", [])
+            for winner_name in result.get("winners", []):
+                # a name may repeat (duplicates are allowed): the first seat with it not yet taken
+                for index, player in enumerate(players):
+                    where = game_order[index] if index < len(game_order) else None
+                    if player == winner_name and where is not None and where not in winners:
+                        winners.append(where)
+                        break
+        elif not failures or len(failures) == count - 1:
+            winners = [seat for seat in range(count) if seat not in failures][:1]
+        winners = [seat for seat in winners if seat not in failures]
+        points = [1.0 / len(winners) if seat in winners else 0.0 for seat in range(count)]
+        scores = [-1 if seat in failures else catch[seat] for seat in range(count)]
+        seats = list(game.seats)
+        listed = sorted(failures.values(), key=lambda f: f["seat"])
+        if not winners:
+            text = "nobody wins"
+        elif len(winners) == 1:
+            text = f"{seats[winners[0]]} wins ({catch[winners[0]]} fish)"
+        else:
+            text = f"{', '.join(seats[s] for s in winners)} share first ({catch[winners[0]]} fish)"
+        lost = [f"{f['team']} lost: {f['reason']}" for f in listed]
+        replay = self._write_replay(log_dir, name, seats, game_order)
+        return {
+            "index": game.index,
+            "name": name,
+            "round": game.round,
+            "stage": game.stage,
+            "seed": game.seed,
+            "seats": seats,
+            "points": points,
+            "scores": scores,
+            "fish": catch,
+            "winner": winners[0] if len(winners) == 1 else None,
+            "reason": listed[0]["reason"] if listed else "fish",
+            "result": "; ".join([text, *lost]),
+            "failures": listed,
+            "outputs": outputs,
+            "seconds": round(seconds, 3),
+            "log": str((log_dir / "game-r1-g1.jsonl").relative_to(self.out)),
+            "replay": replay,
+        }
+
+    def _write_replay(
+        self, log_dir: Path, name: str, seats: list[str], game_order: list[int | None]
+    ) -> str | None:
+        import html
+
+        from fish.replay import render_html
+
+        path = log_dir / "game-r1-g1.jsonl"
+        if not path.is_file():
+            return None
+        try:
+            page, _ = render_html(path)
+        except Exception:
+            return None
+        who = ", ".join(
+            f"seat {index} {html.escape(seats[seat])}"
+            for index, seat in enumerate(game_order)
+            if seat is not None
+        )
+        banner = f"<body><p><a href='../index.html'>back to the standings</a>: {who}</p>"
+        out = self.out / "replays" / f"{name}.html"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(page.replace("<body>", banner, 1), encoding="utf-8")
+        return str(out.relative_to(self.out))
