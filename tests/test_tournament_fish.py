@@ -95,7 +95,8 @@ def test_a_hostile_client_loses_every_game_with_its_reason(tmp_path: Path, kind:
     data = run(tmp_path, teams)
     rows = {row["team"]: row for row in data["teams"]}
     assert [f["reason"] for f in rows[kind]["failures"]] == [reason] * 3
-    assert rows["greedy"]["failures"] == [] and rows["mm1"]["failures"] == []
+    assert rows["greedy"]["failures"] == []
+    assert rows["mm1"]["failures"] == []
     assert rows[kind]["points"] == 0
     for match in data["matches"]:
         assert f"{kind} lost: {reason}" in match["result"]
