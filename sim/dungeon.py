@@ -45,6 +45,8 @@ from sim.dungeon_steps import (
 from sim.game import TERMINAL, Bot, ChanceMode, Dynamics, GameInfo, MatchResult
 
 if TYPE_CHECKING:
+    from client.strategies.base import TeamStrategy
+    from protocol.messages import Sat, ServerMessage
     from sim.timed import Timing
 
 __all__ = ["STAY", "DungeonGame", "DungeonState", "play_match"]
@@ -63,6 +65,7 @@ def play_match(
     with_optimum: bool = True,
     log: Any = None,
     timing: Timing | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> MatchResult:
     """One headless match: team ``t`` played by strategy ``seats[t]``.
 
@@ -70,6 +73,8 @@ def play_match(
     input, output and optimum goes to it, as a server writes them. ``timing`` None: the step
     schedule (spec section 6); else the timed schedule with these distributions
     (:mod:`sim.timed`), whose length is the simulated milliseconds (figure ``sim_ms``).
+    ``clock`` (seconds, e.g. ``time.perf_counter``): measure each strategy's thinking, the
+    result's ``think``.
 
     The match owns the facts its solver calls prove (:class:`dungeon.sat.SatFacts`): the
     optimum figure reads the verdicts the strategies' solvers reached on the same problems.
@@ -77,7 +82,7 @@ def play_match(
     from dungeon.sat import SatFacts, remembering
 
     with remembering(SatFacts()):
-        return _play_match(seed, seats, config, with_optimum, log, timing)
+        return _play_match(seed, seats, config, with_optimum, log, timing, clock)
 
 
 def _play_match(
@@ -87,15 +92,19 @@ def _play_match(
     with_optimum: bool,
     log: Any,
     timing: Timing | None,
+    clock: Callable[[], float] | None = None,
 ) -> MatchResult:
     from client.strategies.base import make_strategy
     from sim.plugins import dungeon_strategy
 
     match = Match(seed, config)
-    teams = [
+    teams: list[TeamStrategy] = [
         make_strategy(name, team, strategy_seed(seed, team), load=dungeon_strategy)
         for team, name in enumerate(seats)
     ]
+    watches = [] if clock is None else [_Stopwatch(team, clock) for team in teams]
+    if watches:
+        teams = list(watches)
     order = step_order_generator(seed)
     figures = TeamFigures(config.switches, with_optimum)
 
@@ -138,7 +147,37 @@ def _play_match(
         stats = figures.per_team(length, match.winner)
     winner = match.winner
     returns = [DRAW, DRAW] if winner is None else [WIN if t == winner else LOSS for t in (0, 1)]
-    return MatchResult(returns=returns, length=length, stats=stats, winner=winner)
+    think = [(watch.seconds, watch.requests) for watch in watches]
+    return MatchResult(returns=returns, length=length, stats=stats, winner=winner, think=think)
+
+
+class _Stopwatch:
+    """A team strategy whose calls are timed by ``clock``: the seconds spent in them, and the
+    requests (moves and solutions) they made."""
+
+    def __init__(self, strategy: TeamStrategy, clock: Callable[[], float]) -> None:
+        self.strategy, self.clock = strategy, clock
+        self.seconds = 0.0
+        self.requests = 0
+
+    def observe(self, agent: int, message: ServerMessage) -> None:
+        started = self.clock()
+        self.strategy.observe(agent, message)
+        self.seconds += self.clock() - started
+
+    def choose_move(self, agent: int) -> int | None:
+        started = self.clock()
+        target = self.strategy.choose_move(agent)
+        self.seconds += self.clock() - started
+        self.requests += target is not None
+        return target
+
+    def solve(self, agent: int, problem: Sat) -> list[bool]:
+        started = self.clock()
+        assignment = self.strategy.solve(agent, problem)
+        self.seconds += self.clock() - started
+        self.requests += 1
+        return assignment
 
 
 class DungeonState:
@@ -322,7 +361,12 @@ class DungeonGame:
     def play(self, seed: int, seats: Sequence[str]) -> MatchResult:
         self._check_seats(seats)
         return play_match(
-            seed, seats, self.config, with_optimum=self.with_optimum, timing=self.timing
+            seed,
+            seats,
+            self.config,
+            with_optimum=self.with_optimum,
+            timing=self.timing,
+            clock=None if self.timing is None else time.perf_counter,
         )
 
     def play_logged(self, seed: int, seats: Sequence[str], path: Path) -> MatchResult:
@@ -346,6 +390,7 @@ class DungeonGame:
                 with_optimum=self.with_optimum,
                 log=log,
                 timing=self.timing,
+                clock=None if self.timing is None else time.perf_counter,
             )
             log.close(reason="game_over")
         return result

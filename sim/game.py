@@ -159,6 +159,9 @@ class MatchResult:
     stats: list[dict[str, float]] = field(default_factory=list)
     #: Seat index of the winner, None for a draw or a shared win.
     winner: int | None = None
+    #: Per seat, measured when the game is asked to: (seconds its strategy spent thinking,
+    #: requests it made). Differs from run to run, so never a figure of ``stats``.
+    think: list[tuple[float, int]] = field(default_factory=list)
 
 
 class Game(Protocol):

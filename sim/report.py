@@ -64,6 +64,13 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         for key in keys:
             figures.add_row(key, *(_number(t["stats"].get(key), 2) for t in report["teams"]))
         console.print(figures)
+    think = report.get("timing", {}).get("think_us")
+    if think:
+        # Measured on this machine (the timed schedule charges its own model of thinking).
+        console.print(
+            "thinking per request (this machine): "
+            + ", ".join(f"{name} {value:.0f} us" for name, value in think.items())
+        )
     if "ratings" in report:
         ranking = Table(title="openskill ratings (Plackett-Luce)")
         for column in ("strategy", "mu", "sigma", "ordinal"):

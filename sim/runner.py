@@ -217,6 +217,8 @@ def play_job(
             winner=result.winner,
             stats=[dict(figures) for figures in result.stats],
         )
+        if result.think:
+            record["think"] = [list(seat) for seat in result.think]
     record["seconds"] = round(time.perf_counter() - started, 4)
     return record
 
@@ -336,7 +338,26 @@ def run(
         "backend": backend.describe(),
         "match_seconds": round(sum(r.get("seconds", 0.0) for r in kept), 3),
     }
+    think = think_per_request(kept)
+    if think:
+        report["timing"]["think_us"] = think
     return Outcome(report, played, resumed)
+
+
+def think_per_request(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Strategy -> mean microseconds of thinking per request, over the records that measured
+    it (the dungeon's timed schedule): this machine's cost, beside the schedule's model."""
+    seconds: dict[str, float] = {}
+    requests: dict[str, int] = {}
+    for record in records:
+        for name, (spent, made) in zip(record["seats"], record.get("think") or (), strict=False):
+            seconds[name] = seconds.get(name, 0.0) + spent
+            requests[name] = requests.get(name, 0) + made
+    return {
+        name: round(1e6 * seconds[name] / requests[name], 1)
+        for name in sorted(seconds)
+        if requests[name]
+    }
 
 
 def _make_sprt(spec: RunSpec, schedule: Schedule) -> stats.Sprt | None:

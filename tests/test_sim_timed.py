@@ -104,3 +104,40 @@ def test_timing_defaults_are_positive() -> None:
     timing = Timing()
     assert timing.think_ms > 0
     assert timing.delay_ms > 0
+
+
+def test_a_timed_match_measures_each_strategy_s_thinking_per_request() -> None:
+    from dungeon.config import RulesConfig
+    from sim.dungeon import play_match
+
+    readings = iter(range(1_000_000))  # a clock that moves one second per reading
+
+    def clock() -> float:
+        return float(next(readings))
+
+    config = RulesConfig(nodes=300, radius=0.1)
+    result = play_match(3, ["reference", "rusher"], config, timing=Timing(), clock=clock)
+    assert len(result.think) == 2
+    for (seconds, requests), figures in zip(result.think, result.stats, strict=True):
+        # every crossing is a move and a solution; every call took one tick of the clock
+        assert requests >= 2 * figures["crossings"] > 0
+        assert seconds >= requests
+    untimed = play_match(3, ["reference", "rusher"], config, timing=Timing())
+    assert untimed.think == []
+    assert untimed.stats == result.stats  # measuring changes nothing in the match
+
+
+def test_the_timed_report_gives_thinking_per_request_and_the_steps_one_none(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from sim.report import print_report
+
+    spec = RunSpec("dungeon", ("reference", "rusher"), matches=2, seed=4, options=TIMED)
+    report = run(spec, LocalBackend(1)).report
+    think = report["timing"]["think_us"]
+    assert set(think) == {"reference", "rusher"}
+    assert all(value > 0 for value in think.values())
+    print_report(report)
+    assert "thinking per request (this machine): reference" in capsys.readouterr().out
+    steps = RunSpec("dungeon", ("reference", "rusher"), matches=2, seed=4, options={"nodes": 300})
+    assert "think_us" not in run(steps, LocalBackend(1)).report["timing"]
