@@ -121,3 +121,32 @@ def test_a_referees_verdict_gives_one_reason(
     """The referee's verdict and the program's exit give one reason; a failed exit wins over
     the broken connection it caused."""
     assert fish_reason(kind, text, failed) == expected
+
+
+@pytest.mark.slow
+def test_the_courses_knockout_manager_as_a_format(tmp_path: Path) -> None:
+    """format = "fish-knockout": every team signs up to one server in file order and the
+    course's manager plays its rounds (6 players: games of 4 and 2, then the winners); a
+    program that crashes at start and one that never signs up lose with their reasons before
+    any game; the champion is the final's winner."""
+    (tmp_path / "crash").mkdir()
+    (tmp_path / "crash" / "client.py").write_text(CRASH)
+    teams = [{"name": f"house{i}", "builtin": "greedy"} for i in range(4)] + [
+        {"name": "crash", "dir": "crash", "command": HOSTILE["crash"][0]},
+        {"name": "never", "dir": "crash", "command": HOSTILE["never"][0]},
+    ]
+    path = write_teams(
+        tmp_path, teams, game="fish", format="fish-knockout", call_seconds=1,
+        connect_seconds=2, match_seconds=60, config=None,
+    )  # fmt: skip
+    out = tmp_path / "out"
+    assert main([str(path), "--out", str(out), "--sandbox", sandbox_mode()]) == 0
+    data = json.loads((out / "results.json").read_text())
+    rows = {row["team"]: row for row in data["teams"]}
+    assert [f["reason"] for f in rows["crash"]["failures"]] == ["crashed"]
+    assert [f["reason"] for f in rows["never"]["failures"]] == ["never_connected"]
+    games = [m for m in data["matches"] if m["round"] >= 1]
+    assert [len(m["seats"]) for m in games if m["round"] == 1] == [4]
+    assert data["champion"]
+    assert set(data["champion"]) <= {f"house{i}" for i in range(4)}
+    assert data["complete"] is True

@@ -21,7 +21,9 @@ a missing ``"void"`` ``protocol_error``; no sign-up in time ``never_connected``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 import shutil
 import sys
 import tempfile
@@ -43,6 +45,7 @@ from fish.remote import Answer, Remote
 from fish.server import FishServer, ServerConfig
 from server.net import open_listeners, serve_tcp
 from server.sandbox import Limits
+from sim.journal import Journal
 
 __all__ = ["FishRun", "fish_reason"]
 
@@ -78,6 +81,16 @@ class _SeatedServer(FishServer):
         return ok
 
 
+def letters(number: int) -> str:
+    """a, b, ..., z, aa, ab, ...: a name part of letters only (the spec's strict names)."""
+    out = ""
+    number += 1
+    while number:
+        number, rest = divmod(number - 1, 26)
+        out = chr(ord("a") + rest) + out
+    return out
+
+
 class FishRun(Competition):
     """A tournament of Fish client programs, each game on a Fish server of its own."""
 
@@ -91,6 +104,159 @@ class FishRun(Competition):
             await super().run(task_status=task_status)
         finally:
             shutil.rmtree(self._scratch, ignore_errors=True)
+
+    async def _play_all(self, journal: Journal) -> None:
+        if self.t.format != "fish-knockout":
+            await super()._play_all(journal)
+            return
+        for record in sorted(journal.done.values(), key=lambda r: r["index"]):
+            self._keep(record)
+        if not self.records:
+            for record in await self._knockout():
+                journal.append(record)
+                self._keep(record)
+                self.board.finish(record["name"], record["result"], record["replay"])
+        self._update_standings()
+
+    def _keep(self, record: dict[str, Any]) -> None:
+        game = Game(record["index"], record["round"], tuple(record["seats"]), record["seed"],
+                    record["stage"])  # fmt: skip
+        self.plan.games.append(game)
+        self.records[game.index] = record
+        self.results[game.index] = tuple(record["points"])
+
+    async def _knockout(self) -> list[dict[str, Any]]:
+        """The course's tournament manager over every team at once (format fish-knockout):
+        one Fish server, the teams signed up in file order; one record per game it played
+        (and one for the teams that never got to a game)."""
+        assert self._scratch is not None
+        name = f"{self.t.name}-knockout"[:64]
+        teams = self.t.names
+        names = [f"team{letters(index)}" for index in range(len(teams))]
+        log_dir = self.out / "logs" / name
+        log_dir.mkdir(parents=True, exist_ok=True)
+        config = dataclasses.replace(
+            self._config(Game(0, 0, tuple(teams), self.t.seed)),
+            max_players=len(teams), max_connections=max(4096, len(teams)),
+        )  # fmt: skip
+        server = _SeatedServer(config, log_dir)
+        listeners, port = await open_listeners(0, HOST)
+        outputs = [f"programs/{name}-{team}.txt" for team in teams]
+        entrants = [
+            Entrant(
+                self._team_program(self.teams[team]),
+                NamedTicket(HOST, port, index, name, "", names[index]),
+                scratch=self._scratch / f"{name}-{index}",
+                output=self.out / outputs[index],
+                limits=self._knockout_limits(),
+                sandbox=self.options.sandbox,
+                seed=self.t.seed,
+            )
+            for index, team in enumerate(teams)
+        ]
+        order: list[int | None] = []
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                partial(serve_tcp, server.handle_connection, listeners=listeners,
+                        handler_nursery=nursery)
+            )  # fmt: skip
+            played = trio.Event()
+
+            async def host() -> None:
+                await server.run()
+                played.set()
+
+            nursery.start_soon(host)
+            for index, entrant in enumerate(entrants):
+                await nursery.start(entrant.run)
+                with trio.move_on_after(self.t.connect_seconds):
+                    while len(server.signed) == len(order) and not entrant.ended.is_set():
+                        with trio.move_on_after(0.1):
+                            await server.signed_up.wait()
+                while len(order) < len(server.signed):
+                    signed = server.signed[len(order)]
+                    order.append(names.index(signed) if signed in names else index)
+            with trio.move_on_after(self.t.match_seconds * len(teams)):
+                await played.wait()
+            # Everyone's session is over: a program that is ending (a crash) gets the grace.
+            with trio.move_on_after(EXIT_GRACE):
+                for entrant in entrants:
+                    await entrant.ended.wait()
+            for entrant in entrants:
+                entrant.stop()
+            nursery.cancel_scope.cancel()
+        return self._knockout_records(name, entrants, order, names, log_dir, outputs)
+
+    def _knockout_limits(self) -> Limits:
+        seconds = (
+            self.t.connect_seconds * len(self.t.names)
+            + self.t.match_seconds * len(self.t.names)
+            + EXIT_GRACE
+        )
+        return Limits(
+            cpu_seconds=self.t.cpu_seconds or int(seconds) + 1,
+            memory_bytes=self.t.memory_mb << 20,
+            wall_seconds=seconds,
+        )
+
+    def _knockout_records(
+        self, name: str, entrants: list[Entrant], order: list[int | None], names: list[str],
+        log_dir: Path, outputs: list[str],
+    ) -> list[dict[str, Any]]:  # fmt: skip
+        teams = self.t.names
+        records: list[dict[str, Any]] = []
+        # The sign-up and start: one record naming every team that never reached a game.
+        start = Game(0, 0, tuple(teams), self.t.seed, "fish-knockout")
+        opening = self._record(
+            start, f"{name}-start", entrants, order, log_dir, outputs, 0.0,
+            game_log=log_dir / "none.jsonl", game_order=[],
+        )  # fmt: skip
+        if opening["failures"]:
+            # Only the teams that failed: a game of them all was never played.
+            failing = sorted(f["seat"] for f in opening["failures"])
+            for number, failure in enumerate(opening["failures"]):
+                failure["seat"] = number
+            opening.update(
+                seats=[teams[i] for i in failing], points=[0.0] * len(failing),
+                scores=[-1] * len(failing), fish=[0] * len(failing), winner=None,
+                outputs=[outputs[i] for i in failing], replay=None, log=None, round=0,
+                result="; ".join(f"{f['team']} lost: {f['reason']}" for f in opening["failures"]),
+            )  # fmt: skip
+            records.append(opening)
+        signups = [
+            e.get("name") for e in self._events(log_dir / "tournament.jsonl")
+            if e.get("event") == "signup"
+        ]  # fmt: skip
+        team_of = {
+            signed: order[index]
+            for index, signed in enumerate(signups)
+            if index < len(order) and order[index] is not None
+        }
+        logs = sorted(
+            log_dir.glob("game-r*-g*.jsonl"),
+            key=lambda p: tuple(int(x) for x in re.findall(r"\d+", p.name)),
+        )
+        for path in logs:
+            events = self._events(path)
+            header = next((e for e in events if e.get("event") == "game"), {})
+            seats_of = [team_of.get(player) for player in header.get("players", [])]
+            if any(seat is None for seat in seats_of):
+                continue  # a name nobody signed up with: cannot be told apart
+            indices = [seat for seat in seats_of if seat is not None]
+            round_number = int(header.get("round", 1))
+            game = Game(len(records), round_number, tuple(teams[i] for i in indices),
+                        self.t.seed, "fish-knockout")  # fmt: skip
+            times = [float(e.get("t", 0.0)) for e in events]
+            record = self._record(
+                game, f"{name}-r{round_number}-g{header.get('game', 1)}",
+                [entrants[i] for i in indices], list(range(len(indices))), log_dir,
+                [outputs[i] for i in indices], (max(times) - min(times)) if times else 0.0,
+                game_log=path, game_order=list(range(len(indices))), sign_up=False,
+            )  # fmt: skip
+            records.append(record)
+        for index, record in enumerate(records):
+            record["index"] = index
+        return records
 
     def _team_program(self, team: Team) -> Team:
         """A built-in team as the program it is: our own client with that strategy."""
@@ -237,9 +403,14 @@ class FishRun(Competition):
 
     def _record(
         self, game: Game, name: str, entrants: list[Entrant], order: list[int | None],
-        log_dir: Path, outputs: list[str], seconds: float,
+        log_dir: Path, outputs: list[str], seconds: float, *, game_log: Path | None = None,
+        game_order: list[int | None] | None = None, sign_up: bool = True,
     ) -> dict[str, Any]:  # fmt: skip
+        """The journal record of one game: its log ``game_log`` (default the server's only
+        game), ``game_order`` our seat of each of its seats; ``sign_up``: judge the sign-up
+        and ``start`` too (a fish-knockout's games leave that to the run)."""
         count = len(game.seats)
+        game_log = game_log if game_log is not None else log_dir / "game-r1-g1.jsonl"
         failures: dict[int, dict[str, Any]] = {}
 
         def fail(seat: int, reason: str, detail: str) -> None:
@@ -249,7 +420,7 @@ class FishRun(Competition):
             })  # fmt: skip
 
         for seat, entrant in enumerate(entrants):
-            if seat not in order:
+            if sign_up and seat not in order:
                 if entrant.failed:
                     fail(seat, "crashed", f"{entrant.exit} before it signed up")
                 else:
@@ -258,7 +429,7 @@ class FishRun(Competition):
         tournament = self._events(log_dir / "tournament.jsonl")
         started = next((e for e in tournament if e.get("event") == "started"), None)
         signed_names = [e.get("name") for e in tournament if e.get("event") == "signup"]
-        if started is not None:
+        if started is not None and sign_up:
             for index, signed in enumerate(signed_names):
                 where = order[index] if index < len(order) else None
                 if where is not None and signed in started.get("failed", []):
@@ -266,9 +437,10 @@ class FishRun(Competition):
                         fail(where, "crashed", f"{entrants[where].exit} before it answered start")
                     else:
                         fail(where, "protocol_error", 'start: no "void" in time')
-        game_order = self._game_order(log_dir, order)
+        if game_order is None:
+            game_order = self._game_order(log_dir, order)
         catch = [0] * count
-        events = self._events(log_dir / "game-r1-g1.jsonl")
+        events = self._events(game_log)
         winners: list[int] = []
         for event in events:
             if event.get("event") == "verdict" and event.get("kind") in ("failed", "cheated"):
@@ -310,7 +482,7 @@ class FishRun(Competition):
         else:
             text = f"{', '.join(seats[s] for s in winners)} share first ({catch[winners[0]]} fish)"
         lost = [f"{f['team']} lost: {f['reason']}" for f in listed]
-        replay = self._write_replay(log_dir, name, seats, game_order)
+        replay = self._write_replay(game_log, name, seats, game_order)
         return {
             "index": game.index,
             "name": name,
@@ -327,18 +499,17 @@ class FishRun(Competition):
             "failures": listed,
             "outputs": outputs,
             "seconds": round(seconds, 3),
-            "log": str((log_dir / "game-r1-g1.jsonl").relative_to(self.out)),
+            "log": str(game_log.relative_to(self.out)),
             "replay": replay,
         }
 
     def _write_replay(
-        self, log_dir: Path, name: str, seats: list[str], game_order: list[int | None]
+        self, path: Path, name: str, seats: list[str], game_order: list[int | None]
     ) -> str | None:
         import html
 
         from fish.replay import render_html
 
-        path = log_dir / "game-r1-g1.jsonl"
         if not path.is_file():
             return None
         try:

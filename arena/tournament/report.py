@@ -82,6 +82,15 @@ def results(tournament: Tournament, plan: Plan, records: list[dict[str, Any]]) -
         "pairs": table["pairs"],
         "matches": records,
     }
+    if tournament.format == "fish-knockout" and records:
+        last = max(record["round"] for record in records)
+        out["champion"] = sorted(
+            record["seats"][seat]
+            for record in records
+            if record["round"] == last
+            for seat, points in enumerate(record["points"])
+            if points > 0
+        )
     if tournament.format == "knockout":
         out["bracket"] = [
             [

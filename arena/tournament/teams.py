@@ -29,7 +29,7 @@ __all__ = [
     "parse_teams",
 ]
 
-FORMATS = ("round-robin", "swiss", "knockout")
+FORMATS = ("round-robin", "swiss", "knockout", "fish-knockout")
 #: The games a tournament can be of (spec tournament.md, turn 3).
 GAMES = ("dungeon", "penguins", "labyrinth", "fish")
 #: Each game's own options: ``[tournament]`` keys, their defaults and lowest values.
@@ -200,12 +200,14 @@ def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file")
     if form not in FORMATS:
         raise _fail(source, "tournament.format", f"wants one of {', '.join(FORMATS)}, got {form!r}")
     games = _number(table, "games_per_pair", source, default=seats, kind=int, low=2)
-    if games % seats:
+    if games % seats and form != "fish-knockout":
         raise _fail(
             source, "tournament.games_per_pair",
             f"must be a multiple of {seats} (every program plays every seat), got {games}",
         )  # fmt: skip
-    if seats > 2 and form != "round-robin":
+    if form == "fish-knockout" and game != "fish":
+        raise _fail(source, "tournament.format", 'fish-knockout is a format of game = "fish"')
+    if seats > 2 and form not in ("round-robin", "fish-knockout"):
         raise _fail(source, "tournament.format", f"games of {seats} seats play round-robin only")
     seed = _number(table, "seed", source, default=1, kind=int, low=0)
     seconds = float(_number(table, "match_seconds", source, default=120, kind=float, low=0.1))
