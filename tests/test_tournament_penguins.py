@@ -173,3 +173,12 @@ def test_garbage_cheats_and_a_hoarded_folder_each_get_their_reason(tmp_path: Pat
         assert "<script>alert(1)</script>" in (out / match["outputs"][seat]).read_text()
         assert "<script>" not in (out / match["replay"]).read_text()
     assert "<script>" not in (out / "index.html").read_text()
+    # The team's bundle: its evidence, its output escaped in its report.
+    bundle = out / "teams" / "junk"
+    report = (bundle / "report.html").read_text()
+    assert "protocol_error" in report
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in report
+    assert "<script>" not in report
+    assert len(list((bundle / "outputs").iterdir())) == 4
+    assert len(list((bundle / "logs").iterdir())) == 4
+    assert "teams/junk/report.html" in (out / "index.html").read_text()

@@ -56,6 +56,9 @@ def test_a_small_tournament_with_a_crashing_program_runs_to_its_leaderboard(
         assert (out / match["log"]).is_file()
         page = (out / match["replay"]).read_text()
         assert "Dungeon Arena replay" in page
+        # The teams by name, and the way back.
+        assert f"team 0 is <b>{match['seats'][0]}</b>" in page
+        assert "../index.html" in page
     # The program's own output is kept, one file per team per match.
     crash_output = sorted((out / "programs").glob("*-crashy.txt"))
     assert len(crash_output) == 4
@@ -362,3 +365,20 @@ async def test_results_are_written_when_the_last_match_ends_while_the_page_stays
         assert read_results(out)["complete"] is True
         assert runner.board.snapshot()["finished"] is True
         nursery.cancel_scope.cancel()
+
+
+def test_a_result_is_worded_by_who_failed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "house wins; crashy lost: crashed", never "house wins (crashed)" (which reads as if the
+    winner crashed); the CSV counts the failure under its reason."""
+    teams = write_teams(tmp_path, [TEAMS[0], TEAMS[2]], PROGRAMS)
+    out = tmp_path / "out"
+    assert main([str(teams), "--out", str(out), "--sandbox", sandbox_mode()]) == 0
+    for match in read_results(out)["matches"]:
+        assert match["result"] == "house wins; crashy lost: crashed"
+    rows = (out / "results.csv").read_text().splitlines()
+    header = rows[0].split(",")
+    crashy = dict(zip(header, next(r for r in rows if ",crashy," in r).split(","), strict=True))
+    assert crashy["crashed"] == "2"
+    assert crashy["losses"] == "2"

@@ -9,6 +9,10 @@ import csv
 import html
 import io
 import json
+import os
+import re
+import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,15 +58,24 @@ def match_summary(log_path: Path) -> dict[str, list[int]]:
     return {"crossings": tail.crossings, "deaths": tail.deaths}
 
 
-def write_replay(log_path: Path, page: Path) -> None:
-    """The replay viewer page of one match log."""
+def write_replay(log_path: Path, page: Path, seats: Sequence[str] = ()) -> None:
+    """The replay viewer page of one match log; with ``seats``, a line naming the teams of
+    team 0 and team 1 and a link back to the standings."""
     from replay.html import render_html
     from replay.matchlog import read_log
     from replay.timeline import build_timeline
 
     log = read_log(log_path)
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(render_html(log, build_timeline(log)), encoding="utf-8")
+    text = render_html(log, build_timeline(log))
+    if seats:
+        banner = (
+            "<p style='margin:.4em 1em'><a href='../index.html'>back to the standings</a>: "
+            + ", ".join(f"team {seat} is <b>{_e(name)}</b>" for seat, name in enumerate(seats))
+            + "</p>"
+        )
+        text = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + banner, text, count=1)
+    page.write_text(text, encoding="utf-8")
 
 
 def results(tournament: Tournament, plan: Plan, records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -127,11 +140,98 @@ def results_csv(data: dict[str, Any]) -> str:
     return stream.getvalue()
 
 
+#: How much of one program output a team's report.html shows inline (the file has it all).
+INLINE_OUTPUT = 16 * 1024
+
+
+def _place(source: Path, target: Path) -> bool:
+    """``target`` as a link to (or a copy of) ``source``; False when there is no source."""
+    if not source.is_file():
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+    return True
+
+
+def write_bundles(out: Path, data: dict[str, Any]) -> None:
+    """``teams/NAME/``: each team's match logs (``logs/``), its program's outputs
+    (``outputs/``) and a one-page ``report.html``, to hand each student their own evidence."""
+    for row in data["teams"]:
+        team = row["team"]
+        folder = out / "teams" / team
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        parts = [
+            f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{_e(team)}: "
+            f"{_e(data['tournament'])}</title><style>{_STYLE}pre{{white-space:pre-wrap;"
+            "background:#f1f5f9;padding:.5em;max-height:30em;overflow:auto}</style></head><body>"
+            f"<p><a href='../../index.html'>the standings</a></p><h1>{_e(team)}</h1>"
+            f"<p>{_e(data['tournament'])}: rank {row['rank']} of {len(data['teams'])}, "
+            f"{row['points']:g} points, {row['wins']} won, {row['draws']} drawn, "
+            f"{row['losses']} lost; rating {row['mu']:.1f} +- {2 * row['sigma']:.1f}.</p>",
+            "<h2>Failures</h2>",
+        ]
+        if not row["failures"]:
+            parts.append("<p>None.</p>")
+        else:
+            parts.append("<ul>")
+            parts.extend(
+                f"<li>{_e(f['match'])}: <b>{_e(f['reason'])}</b> ({_e(f['detail'])}) "
+                f"<small>{_e(REASONS.get(f['reason'], ''))}</small></li>"
+                for f in row["failures"]
+            )
+            parts.append("</ul>")
+        parts.append(
+            "<h2>Matches</h2><table><tr><th>match</th><th>teams by seat</th><th>result</th>"
+            "<th>log</th><th>replay</th></tr>"
+        )
+        outputs: list[tuple[str, str]] = []
+        for record in data["matches"]:
+            if team not in record["seats"]:
+                continue
+            log = ""
+            if record.get("log"):
+                source = out / record["log"]
+                target = folder / "logs" / f"{record['name']}-{source.name}"
+                if _place(source, target):
+                    log = f"<a href='logs/{_e(target.name)}'>log</a>"
+            replay = (
+                f"<a href='../../{_e(record['replay'])}'>replay</a>" if record.get("replay") else ""
+            )
+            parts.append(
+                f"<tr><td>{_e(record['name'])}</td><td>{_e(', '.join(record['seats']))}</td>"
+                f"<td>{_e(record['result'])}</td><td>{log}</td><td>{replay}</td></tr>"
+            )
+            seat = record["seats"].index(team)
+            path = _outputs(record)[seat]
+            if path and _place(out / path, folder / "outputs" / Path(path).name):
+                outputs.append((record["name"], Path(path).name))
+        parts.append("</table><h2>Your program's output</h2>")
+        if not outputs:
+            parts.append("<p>None kept (a built-in team, or nothing written).</p>")
+        for match, file in outputs:
+            data_bytes = (folder / "outputs" / file).read_bytes()
+            more = len(data_bytes) > INLINE_OUTPUT
+            text = data_bytes[:INLINE_OUTPUT].decode("utf-8", "replace")
+            parts.append(
+                f"<h3>{_e(match)} <small><a href='outputs/{_e(file)}'>{_e(file)}</a></small></h3>"
+                f"<pre>{_e(text)}{'&#10;[... cut: the file holds the rest]' if more else ''}</pre>"
+            )
+        parts.append("</body></html>\n")
+        (folder / "report.html").write_text("".join(parts), encoding="utf-8")
+
+
 def write_outputs(out: Path, data: dict[str, Any]) -> None:
-    """results.json, results.csv, ratings.png and index.html into ``out``."""
+    """results.json, results.csv, ratings.png, index.html and ``teams/NAME/`` into ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     (out / "results.csv").write_text(results_csv(data), encoding="utf-8")
+    write_bundles(out, data)
     _ratings_png(data["teams"], out / "ratings.png")
     png = base64.b64encode((out / "ratings.png").read_bytes()).decode("ascii")
     (out / "index.html").write_text(index_html(data, png), encoding="utf-8")
@@ -241,7 +341,8 @@ def _outputs(record: dict[str, Any]) -> list[str | None]:
 def _standings_row(row: dict[str, Any]) -> str:
     mu, low, high = rating_interval(row)
     return (
-        f"<tr><td class=n>{row['rank']}</td><td>{_e(row['team'])}</td>"
+        f"<tr><td class=n>{row['rank']}</td>"
+        f"<td><a href='teams/{_e(row['team'])}/report.html'>{_e(row['team'])}</a></td>"
         f"<td class=n>{row['played']}</td><td class=n>{row['wins']}</td>"
         f"<td class=n>{row['draws']}</td><td class=n>{row['losses']}</td>"
         f"<td class=n>{row['points']:g}</td><td class=n title='mu {mu:.2f}, sigma "

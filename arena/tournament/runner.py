@@ -273,7 +273,7 @@ class TournamentRun(Competition):
             summary = await trio.to_thread.run_sync(match_summary, log_path)
             replay_path = self.out / "replays" / f"{name}.html"
             try:
-                await trio.to_thread.run_sync(write_replay, log_path, replay_path)
+                await trio.to_thread.run_sync(write_replay, log_path, replay_path, game.seats)
             except LogFormatError as error:
                 log.warning("replay_failed", match=name, error=str(error))
             else:
@@ -296,10 +296,14 @@ class TournamentRun(Competition):
             match_seconds=self.t.match_seconds,
         )
         a, b = game.seats
+        # Worded by who failed: "ann wins; fay lost: crashed", never "ann wins (crashed)".
+        lost = [f"{game.seats[f['seat']]} lost: {f['reason']}" for f in failures]
         if points[0] == points[1]:
-            result = f"draw ({reason})" if points[0] else f"both lose ({reason})"
+            result = f"draw ({reason})" if points[0] else "both lose"
         else:
-            result = f"{a if points[0] > points[1] else b} wins ({reason})"
+            result = f"{a if points[0] > points[1] else b} wins"
+            result += "" if failures else f" ({reason})"
+        result = "; ".join([result, *lost])
         self.watches.pop(name, None)
         return {
             "index": game.index,
