@@ -180,3 +180,21 @@ async def test_the_standings_on_the_page_change_when_a_match_ends(
         text = await in_page(page, "document.querySelector('#matches').textContent")
         assert "alpha wins (shrine)" in json.dumps(text)
         nursery.cancel_scope.cancel()
+
+
+async def test_the_page_says_finished_once_the_run_has_ended(
+    tmp_path: Path, browser: Browser
+) -> None:
+    """A finished run's page says "finished" (badge and state line), not "live"."""
+    board = Board("cup")
+    board.start("cup-0000", None)
+    board.finish("cup-0000", "alpha wins (shrine)", None)
+    board.finished = True
+    async with trio.open_nursery() as nursery:
+        web = await nursery.start(serve_board, board, "127.0.0.1", 0)
+        page = await trio.to_thread.run_sync(browser.open, f"http://127.0.0.1:{web}/")
+        assert await in_page(page, "document.documentElement.dataset.finished") == "true"
+        assert await in_page(page, "document.getElementById('badge').textContent") == "finished"
+        state = await in_page(page, "document.getElementById('state').textContent")
+        assert str(state).startswith("finished")
+        nursery.cancel_scope.cancel()

@@ -91,19 +91,28 @@ def viewer_json_of(path: Path, running: bool) -> str | None:
 ASSETS = {"dungeon": "arena.tournament"}
 
 
-def index_page(title: str) -> str:
-    """The match list and the standings; ``/dungeon/matches.js`` fills them from ``/events``."""
+def index_page(title: str, snapshot: dict[str, Any] | None = None) -> str:
+    """The match list and the standings; ``/dungeon/matches.js`` draws ``snapshot`` (the board
+    as the page was asked for) at once, then follows ``/events``."""
+    initial = ""
+    if snapshot is not None:
+        # Inside <script>, "</" could end the element early; "<\/" means the same to JSON.
+        data = json.dumps(snapshot, separators=(",", ":")).replace("</", "<\\/")
+        initial = f'<script type="application/json" id="board-data">{data}</script>'
     body = f"""
-<h1>{escape(title)} <span class="live muted">live</span></h1>
+<h1>{escape(title)} <span class="live muted" id="badge">live</span></h1>
 <p id="state">connecting...</p>
 <div id="standings-box" hidden><h2>Standings</h2>
+<p class="muted">Rating: openskill's estimate of a team's strength; the interval (mu +- 2
+sigma) holds its true strength with about 95% confidence.</p>
 <table id="standings"><thead><tr><th>#</th><th>team</th><th>played</th><th>W</th><th>D</th>
-<th>L</th><th>points</th><th>rating mu</th><th>sigma</th></tr></thead>
+<th>L</th><th>points</th><th>rating +- interval</th></tr></thead>
 <tbody id="standing-rows"></tbody></table></div>
 <h2>Matches</h2>
-<table id="matches"><thead><tr><th>match</th><th>team 0</th><th>team 1</th><th>status</th>
+<table id="matches"><thead><tr><th>match</th><th>teams by seat</th><th>status</th>
 <th>crossings</th><th>deaths</th><th>seconds</th><th>result</th><th>view</th></tr></thead>
 <tbody id="match-rows"></tbody></table>
+{initial}
 """
     return page(f"{title}: live", body, ["/dungeon/matches.js"], styles=["/dungeon/live.css"])
 
@@ -166,7 +175,7 @@ def build_app(board: Board, out: Path | None = None, pool: Executor | None = Non
     feeds = _Feeds(pool)
 
     async def index(request: Request) -> Response:
-        return HTMLResponse(index_page(board.title))
+        return HTMLResponse(index_page(board.title, board.snapshot()))
 
     async def events(request: Request) -> Response:
         async def stream() -> AsyncGenerator[str, None]:

@@ -19,10 +19,15 @@
     const running = board.matches.filter((m) => m.status === "running").length;
     const done = board.matches.filter((m) => m.status === "finished").length;
     state.textContent = running + " running, " + done + " finished, " + board.matches.length + " in all";
+    if (board.finished) {
+      state.textContent = "finished: " + done + " matches played; the results are final";
+      document.getElementById("badge").textContent = "finished";
+    }
+    document.documentElement.dataset.finished = String(Boolean(board.finished));
     document.documentElement.dataset.version = String(board.version);
     fill("match-rows", board.matches.map((m) => el("tr",
       { class: m.status, "data-match": m.name, "data-status": m.status },
-      cell(m.name), cell(m.seats[0]), cell(m.seats[1]),
+      cell(m.name), cell(m.seats.join(", ")),
       el("td", { class: "status" }, m.status),
       cell(m.crossings[0] + " / " + m.crossings[1], true),
       cell(m.deaths[0] + " / " + m.deaths[1], true),
@@ -32,10 +37,14 @@
       fill("standing-rows", board.standings.map((r) => el("tr",
         { "data-team": r.team, "data-points": String(r.points) },
         cell(r.rank), cell(r.team), cell(r.played, true), cell(r.wins, true), cell(r.draws, true),
-        cell(r.losses, true), cell(r.points, true), cell(num(r.mu, 2), true),
-        cell(num(r.sigma, 2), true))));
+        cell(r.losses, true), cell(r.points, true),
+        cell(num(r.mu, 1) + " +- " + num(2 * r.sigma, 1), true))));
     }
   }
+
+  // The state as the page was served: drawn at once, before the first event arrives.
+  const initial = document.getElementById("board-data");
+  if (initial) render(JSON.parse(initial.textContent));
 
   const source = window.arena.live("/events", { board: render });
   const shared = source.onerror;
