@@ -12,11 +12,12 @@ $(STAMP): pyproject.toml constraints.txt setup.py dungeon/_fastcore.c
 	@echo "make: installing the project and its dependencies into $(VENV) (about a minute, once)" >&2
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --progress-bar off --config-settings editable_mode=compat -c constraints.txt -e '.[test]'
+	$(BIN)/python -m pip install --progress-bar off -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/arena match
+	@echo "next: source .venv/bin/activate, then 'arena --help' lists every command (README.md has an example of each)"
 
 test: $(STAMP) browser bubblewrap lint types contracts pytest
 
@@ -57,5 +58,10 @@ constraints:
 	{ head -3 constraints.txt; .venv-fresh/bin/python -m pip freeze --exclude-editable; } > constraints.new
 	mv constraints.new constraints.txt && rm -rf .venv-fresh
 
+# The venv, the tools' caches, the build's leftovers and what the README's example commands write.
+OUTPUTS := logs results*.json results*.json.journal r.json r.json.journal big.json \
+	big.json.journal *.png match.html game.html fork.jsonl cs312 game1
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache
+	rm -rf $(VENV) .venv-fresh .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache
+	rm -rf build dist *.egg-info dungeon/_fastcore*.so
+	rm -rf $(OUTPUTS)

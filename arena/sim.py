@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--schedule",
         choices=("timed", "steps"),
         help="dungeon only: timed (default; real-time play modelled, predicts network play) or "
-        "steps (spec section 6's logical steps); timed takes --config think_ms= delay_ms= jitter=",
+        "steps (the rules' logical steps); timed takes --config think_ms= delay_ms= jitter=",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar, no table")
     return parser

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from bench.common import print_table
-from bench.labyrinth_interop import CGS_DIR, CGS_PYTHON, free_port, running_pid
+from bench.labyrinth_interop import cgs_from_env, free_port, running_pid
 from labyrinth.online import Connection, play_online
 from labyrinth.players import astar_move
 
@@ -109,11 +109,13 @@ def main() -> None:
     port = free_port()
     ours = [sys.executable, "-m", "arena", "labyrinth", "serve", "--port", str(port)]
     rows = [["ours", *measure([*ours, "--auto-pair", "--seed", "1"], port, None, True)]]
-    if (CGS_DIR / "runCGS.py").exists() and CGS_PYTHON.exists():
+    peer = cgs_from_env()
+    if peer is not None and (peer[0] / "runCGS.py").exists() and peer[1].exists():
+        cgs_dir, cgs_python = peer
         port, web = free_port(), free_port()
-        cgs = [str(CGS_PYTHON), "runCGS.py", "Labyrinth", "-H", "127.0.0.1", "-p", str(port)]
+        cgs = [str(cgs_python), "runCGS.py", "Labyrinth", "-H", "127.0.0.1", "-p", str(port)]
         cgs += ["-w", str(web), "--dev", "--no-email"]
-        rows.append(["CodingGameServer", *measure(cgs, port, CGS_DIR, False)])
+        rows.append(["CodingGameServer", *measure(cgs, port, cgs_dir, False)])
     base = float(str(rows[0][3]))
     for row in rows:
         row.append(f"{float(str(row[3])) / base:.0f}x")

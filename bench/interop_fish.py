@@ -1,7 +1,7 @@
 """Fish against the course's OCaml implementation (StrongerXi/Fish), both ways.
 
-``python -m bench.interop_fish [PEER_DIR]`` (or ``FISH_PEER=PEER_DIR``; default
-``/work/peers/fish``): the directory of a built copy, with ``xserver.exe`` and ``xclient.exe``
+``python -m bench.interop_fish [PEER_DIR]`` (or ``FISH_PEER=PEER_DIR``): the directory of a
+built copy, with ``xserver.exe`` and ``xclient.exe``
 under ``_build/default/src/test/integration``. Skips (exit 0, one line) when there is none.
 
 1. Ten OCaml clients (names ``OCaml-AI-N``) against ``arena fish serve --names lenient``.
@@ -23,15 +23,16 @@ from pathlib import Path
 
 __all__ = ["find_peer", "main", "ocaml_clients_vs_ours", "our_clients_vs_ocaml"]
 
-DEFAULT_PEER = Path("/work/peers/fish")
 BUILD = Path("_build/default/src/test/integration")
 TIMEOUT = 120.0
 
 
 def find_peer(given: str | None = None) -> Path | None:
     """The peer's integration build directory, or None when it is not built."""
-    root = Path(given or os.environ.get("FISH_PEER") or DEFAULT_PEER)
-    build = root / BUILD
+    root = given or os.environ.get("FISH_PEER")
+    if not root:
+        return None
+    build = Path(root) / BUILD
     if all((build / name).is_file() for name in ("xserver.exe", "xclient.exe")):
         return build
     return None

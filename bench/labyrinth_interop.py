@@ -4,10 +4,10 @@
     python -m bench.labyrinth_interop cclient [--games 10]  our C client (labyrinth/c_client,
                                                            built on the fetched C API) on ours
 
-The public server and its C API come from the peer directory (``CGS_DIR``, default
-/work/peers/cgs; its Python in ``CGS_PYTHON``, default /work/peers/cgs-venv/bin/python). When
-they are absent the run prints why and exits 0 (skipped). Servers are started on free loopback
-ports and stopped at the end.
+The public server and its C API come from a copy of CodingGameServer named by ``--cgs DIR`` or
+``CGS_DIR``; its Python by ``--cgs-python PATH`` or ``CGS_PYTHON`` (default: this Python). When
+they are absent the run prints why in one line and exits 0 (skipped). Servers are started on
+free loopback ports and stopped at the end.
 """
 
 from __future__ import annotations
@@ -35,9 +35,17 @@ from labyrinth.online import (
 )
 from labyrinth.rotator import Rotator
 
-CGS_DIR = Path(os.environ.get("CGS_DIR", "/work/peers/cgs"))
-CGS_PYTHON = Path(os.environ.get("CGS_PYTHON", "/work/peers/cgs-venv/bin/python"))
 TRAININGS = ["DO_NOTHING", "ASTAR", "PLAY_RANDOM", "PLAY_RANDOM rotate=false"]
+
+
+def cgs_from_env() -> tuple[Path, Path] | None:
+    """CodingGameServer's copy and its Python, from CGS_DIR and CGS_PYTHON; None when unset."""
+    folder = os.environ.get("CGS_DIR")
+    if not folder:
+        return None
+    return Path(folder), Path(os.environ.get("CGS_PYTHON", sys.executable))
+
+
 C_CLIENT = Path(__file__).resolve().parent.parent / "labyrinth" / "c_client" / "client.c"
 
 
@@ -82,16 +90,16 @@ def running_pid(command: list[str], port: int, cwd: Path | None = None) -> Itera
                 process.wait()
 
 
-def client_run(games: int) -> int:
-    if not (CGS_DIR / "runCGS.py").exists() or not CGS_PYTHON.exists():
-        print(f"skipped: no CodingGameServer at {CGS_DIR} (or no {CGS_PYTHON})")
+def client_run(games: int, cgs_dir: Path, cgs_python: Path) -> int:
+    if not (cgs_dir / "runCGS.py").exists() or not cgs_python.exists():
+        print(f"skipped: no CodingGameServer at {cgs_dir} (or no {cgs_python})")
         return 0
     port, web = free_port(), free_port()
-    command = [str(CGS_PYTHON), "runCGS.py", "Labyrinth", "-H", "127.0.0.1", "-p", str(port)]
+    command = [str(cgs_python), "runCGS.py", "Labyrinth", "-H", "127.0.0.1", "-p", str(port)]
     command += ["-w", str(web), "--dev", "--no-email"]
     tally: dict[str, collections.Counter[str]] = {t: collections.Counter() for t in TRAININGS}
     moves: dict[str, list[float]] = collections.defaultdict(list)
-    with running(command, port, cwd=CGS_DIR):
+    with running(command, port, cwd=cgs_dir):
         for index in range(games):
             for training in TRAININGS:
                 bot = Rotator()
@@ -134,12 +142,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.labyrinth_interop")
     parser.add_argument("run", choices=["client", "cclient"])
     parser.add_argument("--games", type=int, default=20, help="games per opponent (20)")
+    parser.add_argument("--cgs", default=os.environ.get("CGS_DIR"), help="CodingGameServer's copy")
+    parser.add_argument(
+        "--cgs-python", default=os.environ.get("CGS_PYTHON", sys.executable), help="its Python"
+    )
     args = parser.parse_args(argv)
+    if not args.cgs:
+        print("skipped: no CodingGameServer copy (give --cgs DIR or set CGS_DIR)")
+        return 0
     if args.run == "client":
-        return client_run(args.games)
+        return client_run(args.games, Path(args.cgs), Path(args.cgs_python))
     from bench.labyrinth_cclient import cclient_run
 
-    return cclient_run(args.games, CGS_DIR, C_CLIENT)
+    return cclient_run(args.games, Path(args.cgs), C_CLIENT)
 
 
 if __name__ == "__main__":

@@ -8,13 +8,15 @@ with default penguins, once with each program first. A row per opponent: wins, d
 ours, the mean margin in fish (ours minus theirs), disqualifications on each side, and our median
 seconds per call as the master measured it (sandbox included).
 
-The C programs are built outside the repository by whoever wants them (see /work/peers); an
-opponent whose binary is absent is skipped with a line saying so.
+The C programs are built outside the repository by whoever wants them, under one folder named by
+``PENGUINS_PEERS`` (or give each program with ``--opponent``); without either the run prints one
+line and exits 0, and an opponent whose binary is absent is skipped with a line saying so.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import sys
@@ -27,10 +29,10 @@ from penguins.master import host, sandbox_runner
 from penguins.rules import generate_fish, penguins_each
 from server.sandbox import check_available
 
-#: Where the peer engineer builds the public programs (name: binary).
+#: Where each public program's binary lies under PENGUINS_PEERS (name: relative path).
 PEERS = {
-    "dmitmel/penguins-game": Path("/work/peers/penguins/dmitmel/build/penguins"),
-    "Damian0563/Hey-that-is-my-fish T6": Path("/work/peers/penguins/damian/T6/chillguys"),
+    "dmitmel/penguins-game": Path("dmitmel/build/penguins"),
+    "Damian0563/Hey-that-is-my-fish T6": Path("damian/T6/chillguys"),
 }
 PLAYER = str(Path(sys.executable).parent / "penguins-player")
 
@@ -95,11 +97,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--opponent", action="append", help="a program (default: the peers)")
     parser.add_argument("--timeout", type=float, default=2.0, help="seconds per call (2)")
     args = parser.parse_args(argv)
+    peers_dir = os.environ.get("PENGUINS_PEERS")
+    if not args.opponent and not peers_dir:
+        print("skipped: no opponents (set PENGUINS_PEERS to their folder or give --opponent)")
+        return
     reason = check_available()
     mode = "bwrap" if reason is None else "none"
     if reason is not None:
         print(f"no sandbox here ({reason}): the programs run bare")
-    opponents = {path: Path(path) for path in args.opponent} if args.opponent else PEERS
+    if args.opponent:
+        opponents = {path: Path(path) for path in args.opponent}
+    else:
+        opponents = {label: Path(str(peers_dir)) / path for label, path in PEERS.items()}
     rows: list[list[object]] = []
     ours = [PLAYER, f"strategy={args.strategy}", "id=ours"]
     for label, binary in opponents.items():

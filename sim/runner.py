@@ -1,6 +1,6 @@
 """The batch runner: which matches a run plays, playing one, and folding results in seed order.
 
-Schedule (documented in /work/helpers/readme-sim.md):
+Schedule (documented in docs/simulator.md):
 
 * Seeds: match seed ``i`` of a run is a hash of ``(--seed, i)``, so the seed list depends only on
   ``--seed`` and its length, and a longer run starts with the seeds of a shorter one.

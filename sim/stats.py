@@ -1,6 +1,6 @@
 """The statistics of a simulation run: pure functions of finished games, no I/O.
 
-Conventions (see /work/helpers/readme-sim.md for how to read them):
+Conventions (see docs/simulator.md for how to read them):
 
 * A game's *score* for strategy ``a`` against ``b`` is 1 for a win, 1/2 for a draw, 0 for a loss;
   in a game with more seats, ``a`` beats ``b`` when the best return among ``a``'s seats is higher

@@ -1,6 +1,6 @@
 """Fish rules on the floes core: the direction table, reachability, and the flow of a game.
 
-Expected values are derived by hand from the spec (../shared/spec/fish.md), not by running code.
+Expected values are derived by hand from the course's Fish spec, not by running code.
 """
 
 from __future__ import annotations
