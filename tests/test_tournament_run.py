@@ -382,3 +382,48 @@ def test_a_result_is_worded_by_who_failed(
     crashy = dict(zip(header, next(r for r in rows if ",crashy," in r).split(","), strict=True))
     assert crashy["crashed"] == "2"
     assert crashy["losses"] == "2"
+
+
+def test_a_late_team_plays_its_matches_only_and_keeps_every_other_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--add TEAM: the journal learns the team, only its matches are played, every earlier
+    match keeps its index and result; without --add the grown file is refused, naming it."""
+    two = [TEAMS[0], {"name": "rush", "builtin": "rusher"}]
+    teams = write_teams(tmp_path, two)
+    out = tmp_path / "out"
+    assert main([str(teams), "--out", str(out), "--sandbox", "none"]) == 0
+    before = {m["index"]: m for m in read_results(out)["matches"]}
+    write_teams(tmp_path, [*two, {"name": "late", "builtin": "rusher"}])
+    assert main([str(teams), "--out", str(out), "--resume", "--sandbox", "none"]) == 1
+    assert "--add" in capsys.readouterr().err
+    assert main([str(teams), "--out", str(out), "--add", "late", "--sandbox", "none"]) == 0
+    after = {m["index"]: m for m in read_results(out)["matches"]}
+    assert len(after) == 6
+    for index, match in before.items():
+        assert after[index] == match
+    assert all("late" in m["seats"] for i, m in after.items() if i not in before)
+    assert {r["team"] for r in read_results(out)["teams"]} == {"house", "rush", "late"}
+    # Journaled: a later resume knows the team and plays nothing more.
+    assert main([str(teams), "--out", str(out), "--resume", "--sandbox", "none"]) == 0
+    assert {m["index"]: m for m in read_results(out)["matches"]} == after
+
+
+def test_a_disputed_match_is_rerun_alone_and_shown_as_replaced(tmp_path: Path) -> None:
+    """--rerun MATCH --why TEXT: that match is played again, its new record says what it
+    replaced and why (the old line stays in the journal), every other match is untouched."""
+    teams = write_teams(tmp_path, [TEAMS[0], {"name": "rush", "builtin": "rusher"}])
+    out = tmp_path / "out"
+    assert main([str(teams), "--out", str(out), "--sandbox", "none"]) == 0
+    before = {m["name"]: m for m in read_results(out)["matches"]}
+    argv = ["--rerun", "t-0001", "--why", "the machine was overloaded", "--sandbox", "none"]
+    assert main([str(teams), "--out", str(out), *argv]) == 0
+    after = {m["name"]: m for m in read_results(out)["matches"]}
+    assert after["t-0000"] == before["t-0000"]
+    replaced = after["t-0001"]["replaces"]
+    assert replaced["why"] == "the machine was overloaded"
+    assert replaced["result"] == before["t-0001"]["result"]
+    journal = (out / "results.json.journal").read_text().splitlines()
+    assert sum(1 for line in journal if '"name": "t-0001"' in line) == 2
+    assert "the machine was overloaded" in (out / "index.html").read_text()
+    assert main([str(teams), "--out", str(out), "--rerun", "t-9999", "--sandbox", "none"]) == 1

@@ -54,6 +54,19 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--resume", action="store_true", help="go on with a stopped run")
     parser.add_argument(
+        "--add", metavar="TEAM",
+        help="a team added to the teams file after the run began: play its matches only "
+        "(round-robin)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--rerun", metavar="MATCH",
+        help="play this finished match again; its new result replaces the old one, which the "
+        "journal keeps and the page shows as replaced",
+    )  # fmt: skip
+    parser.add_argument(
+        "--why", default="re-run at the teacher's request", help="why --rerun (on the page)"
+    )
+    parser.add_argument(
         "--web", type=web_address, default=None, metavar="HOST:PORT",
         help="serve the live page there (127.0.0.1:0: any free port)",
     )  # fmt: skip
@@ -139,7 +152,8 @@ def run(
     with match_progress(tournament.name) as progress:
         options = RunOptions(
             out=out, concurrency=args.concurrency, resume=args.resume, sandbox=args.sandbox,
-            status=status, progress=progress,
+            status=status, progress=progress, add=args.add, rerun=args.rerun,
+            rerun_why=args.why,
         )  # fmt: skip
         board = Board(tournament.name)
         runner = make_run(tournament, options, board)

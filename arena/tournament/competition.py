@@ -11,6 +11,7 @@ while the games are played (its server) and calls :meth:`_play_all`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from arena.tournament.board import Board, BoardMatch
 from arena.tournament.pairings import Game, Plan, Points
 from arena.tournament.standings import standings
 from arena.tournament.teams import Tournament
-from sim.journal import Journal, journal_path
+from sim.journal import Journal, JournalError, journal_path
 
 __all__ = ["Competition", "RunOptions"]
 
@@ -37,6 +38,11 @@ class RunOptions:
     status: Callable[[str], None] | None = None
     #: Called with (done, total) as matches finish (the progress bar).
     progress: Callable[[int, int], None] | None = None
+    #: ``--add TEAM``: a team of the file the journal does not know yet, played in late.
+    add: str | None = None
+    #: ``--rerun MATCH``: play that journaled match again, replacing its result, and why.
+    rerun: str | None = None
+    rerun_why: str = "re-run at the teacher's request"
 
 
 class Competition:
@@ -56,6 +62,8 @@ class Competition:
         self.records: dict[int, dict[str, Any]] = {}
         self.results: dict[int, Points] = {}
         self.journal: Journal | None = None
+        #: ``--rerun``: the journaled record each re-played match replaces, by index.
+        self._replaced: dict[int, dict[str, Any]] = {}
         self._done = 0
         self._total = 0
 
@@ -80,16 +88,61 @@ class Competition:
         }
 
     def open_journal(self) -> Journal:
-        """Create (or, resuming, reopen) the journal; raises JournalError for another run's."""
+        """Create (or, resuming, reopen) the journal; raises JournalError for another run's.
+        Its teams (the header's, then those added with ``--add``) must be the file's, or the
+        file's but for the one ``--add`` names (then it is journaled as added)."""
         path = journal_path(self.out / "results.json")
-        opener = Journal.resume if self.options.resume else Journal.create
-        self.journal = opener(path, self.header())
-        return self.journal
+        header = self.header()
+        if not (self.options.resume or self.options.add or self.options.rerun):
+            self.journal = Journal.create(path, header)
+            return self.journal
+        teams = header.pop("teams")
+        journal = Journal.resume(path, header)
+        first = json.loads(path.read_text(encoding="utf-8").split("\n", 1)[0])
+        known = list(first.get("teams", teams))
+        late = [r["added"] for _, r in sorted(journal.done.items()) if r["index"] < 0]
+        known_all = known + late
+        add = self.options.add
+        wanted = known_all + ([add] if add is not None and add not in known_all else [])
+        if self.options.add is not None and self.options.add not in teams:
+            journal.close()
+            raise JournalError(f"--add {self.options.add}: no such team in the teams file")
+        if sorted(wanted) != sorted(teams):
+            journal.close()
+            raise JournalError(
+                f"{path}: its teams are {', '.join(known_all)} but the file has "
+                f"{', '.join(teams)}; add one late team with --add NAME"
+            )
+        if self.options.add is not None and self.options.add not in known_all:
+            journal.append({"index": -1 - len(late), "added": self.options.add})
+            late.append(self.options.add)
+        if self.options.rerun is not None and not any(
+            r.get("name") == self.options.rerun for r in journal.done.values()
+        ):
+            journal.close()
+            raise JournalError(f"--rerun {self.options.rerun}: no such finished match")
+        if late:
+            try:
+                self.plan = Plan(
+                    known, format=self.t.format, games_per_pair=self.t.games_per_pair,
+                    seed=self.t.seed, rounds=self.t.rounds, seeding=self.t.seeding,
+                    seats=self.t.players_per_game, late=late,
+                )  # fmt: skip
+            except ValueError as error:
+                journal.close()
+                raise JournalError(f"--add {late[-1]}: {error}") from None
+        self.journal = journal
+        return journal
 
     async def _play_all(self, journal: Journal) -> None:
         for record in journal.done.values():
+            if record["index"] < 0:  # (a team added late: metadata, not a match)
+                continue
             self.records[record["index"]] = record
             self.results[record["index"]] = tuple(record["points"])
+        for old in [r for r in self.records.values() if r["name"] == self.options.rerun]:
+            self._replaced[old["index"]] = old
+            del self.records[old["index"]], self.results[old["index"]]
         limiter = trio.CapacityLimiter(self.options.concurrency)
         while (batch := self.plan.next_games(self.results)) is not None:
             self._total = len(self.plan.games)
@@ -122,6 +175,13 @@ class Competition:
             record = await self._play(game)
         finally:
             limiter.release_on_behalf_of(game)
+        old = self._replaced.get(game.index)
+        if old is not None:
+            # The old result stays in the journal (an earlier line); the page shows both.
+            record["replaces"] = {
+                "result": old["result"], "reason": old["reason"], "failures": old["failures"],
+                "why": self.options.rerun_why,
+            }  # fmt: skip
         # Files first, then the journal line: a journaled match has its log and replay page.
         journal.append(record)
         self.records[game.index] = record

@@ -164,14 +164,20 @@ class Plan:
         rounds: int | None = None,
         seeding: str = "order",
         seats: int = 2,
+        late: Sequence[str] = (),
     ) -> None:
-        self.names = list(names)
+        #: Teams added after the run began (``--add``): round-robin only; their games come
+        #: after every other game, so no earlier game's index changes.
+        self.late = [name for name in late if name not in names]
+        self.names = list(names) + self.late
         #: Teams a game seats (3-4: round robin over every group of that many teams).
         self.seats = min(seats, len(self.names))
         self.format = format
         self.games_per_pair = games_per_pair
         self.seed = seed
         n = len(self.names)
+        if self.late and format != "round-robin":
+            raise ValueError("a team can be added to a round-robin only")
         self.rounds = rounds if rounds is not None else max(1, min(n - 1, math.ceil(math.log2(n))))
         self.seeding = seeding
         self.games: list[Game] = []
@@ -215,8 +221,13 @@ class Plan:
     def _round_robin(self) -> list[Game]:
         self._round += 1
         batch: list[Game] = []
+        first = [name for name in self.names if name not in self.late]
         if self.seats > 2:
-            for group in itertools.combinations(self.names, self.seats):
+            groups = list(itertools.combinations(first, self.seats))
+            for number, late in enumerate(self.late):
+                earlier = first + self.late[:number]
+                groups += [(*g, late) for g in itertools.combinations(earlier, self.seats - 1)]
+            for group in groups:
                 games = group_games(
                     group, games=self.games_per_pair, seed=self.seed, round=self._round,
                     first_index=len(self.games), stage="round-robin",
@@ -224,9 +235,12 @@ class Plan:
                 self.games += games
                 batch += games
             return batch
-        for i, a in enumerate(self.names):
-            for b in self.names[i + 1 :]:
+        for i, a in enumerate(first):
+            for b in first[i + 1 :]:
                 batch += self._add(a, b, self._round, "round-robin")
+        for number, late in enumerate(self.late):
+            for a in first + self.late[:number]:
+                batch += self._add(a, late, self._round, "round-robin")
         return batch
 
     def points(self, results: Mapping[int, Points], stage: str | None = None) -> dict[str, float]:

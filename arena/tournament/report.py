@@ -370,7 +370,12 @@ def _match_row(record: dict[str, Any]) -> str:
         f"<a href='{_e(path)}'>{_e(team)}</a>" if path else _e(team)
         for team, path in zip(record["seats"], _outputs(record), strict=True)
     )
-    replaced = " <small>(re-run; replaced)</small>" if record.get("replaces") else ""
+    replaced = ""
+    if old := record.get("replaces"):
+        replaced = (
+            f" <small class=rerun>(re-run: {_e(old['why'])}; it replaced "
+            f"&ldquo;{_e(old['result'])}&rdquo;)</small>"
+        )
     return (
         f"<tr id='{_e(record['name'])}'><td>{_e(record['name'])}</td>"
         f"<td class=n>{record['round']}</td><td>{seats}</td>"
