@@ -1,4 +1,5 @@
-"""``arena labyrinth``: show a maze from a seed, or play one against a bot in the terminal.
+"""``arena labyrinth``: show a maze from a seed, play one against a bot in the terminal, play on a
+course server (2017 protocol), or run one with the teacher's web page.
 
 arena labyrinth show --seed 3 [--png maze.png] [--width 15 --height 11]
 arena labyrinth play [--opponent astar] [--seed 3] [--second]
@@ -18,7 +19,15 @@ from pathlib import Path
 from typing import TextIO
 
 from arena.errors import EXIT_INTERRUPTED, UsageError, command
-from arena.options import ArgumentParser, png_file, port, positive_seconds, seed, server_port
+from arena.options import (
+    ArgumentParser,
+    describe,
+    png_file,
+    port,
+    positive_seconds,
+    seed,
+    server_port,
+)
 from labyrinth.game import STRATEGIES, LabyrinthState
 from labyrinth.generation import generate
 from labyrinth.interactive import play_at_terminal
@@ -61,7 +70,7 @@ def _odd_size(text: str) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = ArgumentParser(prog="arena labyrinth", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena labyrinth", description=describe(__doc__))
     commands = parser.add_subparsers(dest="command", required=True)
     show = commands.add_parser("show", help="print (or draw) the maze of a seed")
     play = commands.add_parser("play", help="play against a bot in this terminal")

@@ -31,7 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("arena.replay", "verify, show, render or fork a match log"),
     "fish": ("arena.fish", "Fish: the course's harnesses (xboard, ...), serve and clients"),
     "penguins": ("arena.penguins", "Penguins: the player program and terminal play"),
-    "labyrinth": ("arena.labyrinth", "Labyrinth: show a maze, play against a bot"),
+    "labyrinth": ("arena.labyrinth", "Labyrinth: show a maze, play a bot, connect, serve"),
 }
 
 

@@ -21,7 +21,7 @@ import trio
 
 from arena.errors import EXIT_FAILURE, UsageError, command
 from arena.logs import configure_logging
-from arena.options import ArgumentParser, add_config_option, dungeon_rules, seed
+from arena.options import ArgumentParser, add_config_option, describe, dungeon_rules, seed
 from arena.serve import start_optimum_pool
 from client.strategies.base import STRATEGIES, TeamStrategy, make_strategy, strategy_seed
 from client.team import TeamError, TeamResult, connect_team
@@ -134,7 +134,7 @@ def format_report(report: MatchReport) -> str:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = ArgumentParser(prog="arena match", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena match", description=describe(__doc__))
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="where the log goes")
     parser.add_argument(
         "--compact-logs", action="store_true", help="write the log's map once, not twelve times"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -20,6 +21,7 @@ __all__ = [
     "add_config_option",
     "config_pairs",
     "count",
+    "describe",
     "dungeon_rules",
     "log_level",
     "parse_config",
@@ -38,9 +40,32 @@ MAX_SEED = 2**63 - 1
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 
 
+#: reStructuredText a docstring may carry: ``literal``, :role:`target`, `link`_.
+_MARKUP = re.compile(r"``(.+?)``|:[a-z]+:`~?(.+?)`|`([^`]+?)`_")
+
+
+def plain(text: str) -> str:
+    """Text with reStructuredText markup taken off (``arena match`` -> arena match)."""
+    return _MARKUP.sub(lambda found: next(group for group in found.groups() if group), text)
+
+
+def describe(doc: str | None) -> str:
+    """A --help description from a module docstring: its first paragraph in plain words, without
+    the leading ``arena NAME``: (the usage line above it names the command)."""
+    first = " ".join((doc or "").split("\n\n", 1)[0].split())
+    head, colon, rest = first.partition(": ")
+    if colon and head.startswith("``arena "):
+        first = rest[:1].upper() + rest[1:]
+    return plain(first)
+
+
 class ArgumentParser(argparse.ArgumentParser):
     """argparse with the error on one line: ``arena serve: argument --port: ...`` and a pointer
-    to ``--help`` instead of the usage block (status 2, as argparse)."""
+    to ``--help`` instead of the usage block (status 2, as argparse); its help in plain words,
+    without reStructuredText markup."""
+
+    def format_help(self) -> str:
+        return plain(super().format_help())
 
     def error(self, message: str) -> NoReturn:
         print(f"{self.prog}: {message} (see '{self.prog} --help')", file=sys.stderr)

@@ -34,6 +34,7 @@ from arena.options import (
     ArgumentParser,
     add_config_option,
     count,
+    describe,
     dungeon_rules,
     log_level,
     port,
@@ -54,7 +55,7 @@ _MATCH_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = ArgumentParser(prog="arena serve", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena serve", description=describe(__doc__))
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=port, default=7700, help="TCP port (0: any free port)")
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="match logs go here")

@@ -17,6 +17,7 @@ import trio
 from arena.errors import EXIT_FAILURE, UsageError, command
 from arena.logs import configure_logging
 from arena.options import ArgumentParser, log_level, seed, server_port
+from arena.options import describe as help_text
 from client.strategies.base import STRATEGIES, make_strategy
 from client.team import TeamError, TeamResult, connect_team
 from sim.plugins import PluginError, dungeon_strategy, resolve_names
@@ -27,7 +28,7 @@ MATCH_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = ArgumentParser(prog="arena team", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena team", description=help_text(__doc__))
     parser.add_argument("--team", type=int, choices=(0, 1), required=True, help="team 0 or 1")
     parser.add_argument("--host", default="127.0.0.1", help="server address")
     parser.add_argument("--port", type=server_port, default=7700, help="server port")

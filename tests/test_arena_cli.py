@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 import subprocess
 import sys
 
@@ -55,3 +56,48 @@ def test_a_reader_that_closes_early_is_not_an_error() -> None:
         proc.stdout.close()
         assert proc.wait(timeout=60) == 0
         assert b"Traceback" not in proc.stderr.read()
+
+
+#: reStructuredText a docstring may carry, which a terminal shows as noise.
+RST = re.compile(r"``|:[a-z]+:`|`_\b|^\.\. [a-z]+::", re.MULTILINE)
+
+
+def _help(capsys: pytest.CaptureFixture[str], words: list[str]) -> str:
+    try:
+        status = main([*words, "--help"])
+    except SystemExit as done:
+        status = done.code  # type: ignore[assignment]
+    assert status == 0, words
+    return capsys.readouterr().out
+
+
+def _subcommands(text: str) -> list[str]:
+    """The subcommands a --help lists: a {a,b} choice in its usage, or an indented table."""
+    usage = text.split("\n\n", 1)[0]
+    if choice := re.search(r"\{([\w,-]+)\} \.\.\.", usage):
+        return choice.group(1).split(",")
+    if "[-h] COMMAND ..." in usage:
+        table = text.partition("  COMMAND\n")[2].partition("\n\n")[0]
+        return re.findall(r"^    ([a-z][\w-]*)", table, re.MULTILINE)
+    return re.findall(r"^\s+penguins-player (play|master) ", text, re.MULTILINE)
+
+
+def test_no_help_shows_rst_markup(capsys: pytest.CaptureFixture[str]) -> None:
+    """Every --help, of every command and subcommand, reads as plain text in a terminal."""
+    seen: dict[str, str] = {}
+    waiting = [[name] for name in SUBCOMMANDS]
+    while waiting:
+        words = waiting.pop()
+        text = _help(capsys, words)
+        seen[" ".join(words)] = text
+        if len(words) == 1:  # the commands' own subcommands have none
+            waiting += [[*words, sub] for sub in _subcommands(text)]
+    nested = {"replay fork", "fish xref", "fish serve", "labyrinth connect", "penguins master"}
+    assert nested <= seen.keys()
+    assert {words: RST.findall(text) for words, text in seen.items() if RST.search(text)} == {}
+
+
+def test_the_rst_pattern_finds_markup() -> None:
+    found = ["``arena match``: one match", "see :mod:`sim.runner`", "the `spec`_", ".. note::"]
+    assert [text for text in found if not RST.search(text)] == []
+    assert RST.search("a `literal` in backquotes, 2**63-1") is None

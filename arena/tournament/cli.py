@@ -19,7 +19,7 @@ import trio
 
 from arena.errors import EXIT_USAGE, command
 from arena.logs import configure_logging
-from arena.options import ArgumentParser, log_level, positive_count, web_address
+from arena.options import ArgumentParser, describe, log_level, positive_count, web_address
 from arena.serve import _os_error
 from arena.tournament.board import Board
 from arena.tournament.competition import Competition
@@ -46,7 +46,7 @@ def _check_playable(tournament: Tournament) -> None:
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = ArgumentParser(prog="arena tournament", description=__doc__.splitlines()[0])
+    parser = ArgumentParser(prog="arena tournament", description=describe(__doc__))
     parser.add_argument("teams", type=Path, help="the teams file (TOML)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: NAME/)")
     parser.add_argument(
