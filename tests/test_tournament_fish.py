@@ -50,7 +50,8 @@ def run(tmp_path: Path, teams: list[dict[str, Any]]) -> dict[str, Any]:
         connect_seconds=3, match_seconds=60, config=None,
     )  # fmt: skip
     out = tmp_path / "out"
-    assert main([str(path), "--out", str(out), "--sandbox", sandbox_mode()]) == 0
+    argv = ["--sandbox", sandbox_mode(), "--preflight", "off"]
+    assert main([str(path), "--out", str(out), *argv]) == 0
     data: dict[str, Any] = json.loads((out / "results.json").read_text())
     data["out"] = out
     return data
@@ -140,7 +141,8 @@ def test_the_courses_knockout_manager_as_a_format(tmp_path: Path) -> None:
         connect_seconds=2, match_seconds=60, config=None,
     )  # fmt: skip
     out = tmp_path / "out"
-    assert main([str(path), "--out", str(out), "--sandbox", sandbox_mode()]) == 0
+    argv = ["--sandbox", sandbox_mode(), "--preflight", "off"]
+    assert main([str(path), "--out", str(out), *argv]) == 0
     data = json.loads((out / "results.json").read_text())
     rows = {row["team"]: row for row in data["teams"]}
     assert [f["reason"] for f in rows["crash"]["failures"]] == ["crashed"]

@@ -116,7 +116,7 @@ def test_hostile_programs_are_contained_and_the_results_unharmed(
         match_seconds=10,
         memory_mb=512,
     )
-    code = main([str(teams), "--out", str(out), "--concurrency", "2"])
+    code = main([str(teams), "--out", str(out), "--concurrency", "2", "--preflight", "off"])
     assert code == 0, capsys.readouterr().err
     data = json.loads((out / "results.json").read_text())
     assert data["complete"] is True
@@ -248,7 +248,7 @@ def test_a_program_that_spins_and_one_that_sends_garbage_lose_with_their_reasons
         match_seconds=6,
         memory_mb=256,
     )
-    code = main([str(teams), "--out", str(out), "--concurrency", "2"])
+    code = main([str(teams), "--out", str(out), "--concurrency", "2", "--preflight", "off"])
     assert code == 0, capsys.readouterr().err
     data = json.loads((out / "results.json").read_text())
     assert data["complete"] is True

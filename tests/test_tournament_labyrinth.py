@@ -59,13 +59,15 @@ EXPECTED = {
 }
 
 
-def run(tmp_path: Path, teams: list[dict[str, Any]], **settings: Any) -> dict[str, Any]:
+def run(
+    tmp_path: Path, teams: list[dict[str, Any]], *extra: str, **settings: Any
+) -> dict[str, Any]:
     path = write_teams(
         tmp_path, teams, game="labyrinth", config=None, call_seconds=1, connect_seconds=4,
         match_seconds=60, **settings,
     )  # fmt: skip
     out = tmp_path / "out"
-    assert main([str(path), "--out", str(out), "--sandbox", sandbox_mode()]) == 0
+    assert main([str(path), "--out", str(out), "--sandbox", sandbox_mode(), *extra]) == 0
     data: dict[str, Any] = json.loads((out / "results.json").read_text())
     data["out"] = out
     return data
@@ -113,7 +115,11 @@ def test_a_hostile_client_loses_every_game_with_its_reason(tmp_path: Path, kind:
     ]  # fmt: skip
     data = run(tmp_path, teams)
     failures = next(row["failures"] for row in data["teams"] if row["team"] == kind)
-    assert [f["reason"] for f in failures] == [EXPECTED[kind]] * 2
+    # The pre-flight game against a built-in client found it first (reason preflight, naming
+    # the same cause); then each of its games failed alike.
+    assert [f["reason"] for f in failures] == ["preflight"] + [EXPECTED[kind]] * 2
+    assert failures[0]["detail"].startswith(EXPECTED[kind])
+    failures = failures[1:]
     for match in data["matches"]:
         assert match["points"][match["seats"].index("rot")] == 1.0
         assert f"{kind} lost: {EXPECTED[kind]}" in match["result"]

@@ -84,17 +84,20 @@ def program(name: str) -> dict[str, Any]:
     return {"name": name, "dir": name, "command": [PY, "player.py"]}
 
 
-def run(tmp_path: Path, teams: list[dict[str, Any]], sources: dict[str, str]) -> dict[str, Any]:
+def run(
+    tmp_path: Path, teams: list[dict[str, Any]], sources: dict[str, str], seconds: float = 1.5
+) -> dict[str, Any]:
     for name, source in sources.items():
         (tmp_path / name).mkdir()
         (tmp_path / name / "player.py").write_text(source)
     path = write_teams(
         tmp_path, teams, game="penguins", rows=6, cols=6, players_per_game=4,
-        games_per_pair=4, call_seconds=1.5, config=None, connect_seconds=None,
+        games_per_pair=4, call_seconds=seconds, config=None, connect_seconds=None,
         match_seconds=None,
     )  # fmt: skip
     out = tmp_path / "out"
-    assert main([str(path), "--out", str(out), "--sandbox", sandbox_mode()]) == 0
+    argv = ["--sandbox", sandbox_mode(), "--preflight", "off"]
+    assert main([str(path), "--out", str(out), *argv]) == 0
     data: dict[str, Any] = json.loads((out / "results.json").read_text())
     data["out"] = out
     return data
@@ -161,7 +164,8 @@ def test_garbage_cheats_and_a_hoarded_folder_each_get_their_reason(tmp_path: Pat
         program("cheat"),
         program("hoard"),
     ]
-    data = run(tmp_path, teams, {"junk": GARBAGE, "cheat": CHEAT, "hoard": HOARD})
+    # (no program here hangs: a generous call limit keeps a loaded machine from timing out)
+    data = run(tmp_path, teams, {"junk": GARBAGE, "cheat": CHEAT, "hoard": HOARD}, seconds=10)
     assert {f["reason"] for f in failures_of(data, "junk")} == {"protocol_error"}
     assert {f["reason"] for f in failures_of(data, "cheat")} == {"illegal_move"}
     assert {f["reason"] for f in failures_of(data, "hoard")} == {"sandbox_limit"}
@@ -182,3 +186,40 @@ def test_garbage_cheats_and_a_hoarded_folder_each_get_their_reason(tmp_path: Pat
     assert len(list((bundle / "outputs").iterdir())) == 4
     assert len(list((bundle / "logs").iterdir())) == 4
     assert "teams/junk/report.html" in (out / "index.html").read_text()
+
+
+@pytest.mark.slow
+def test_preflight_reports_a_failing_program_before_any_game_and_can_leave_it_out(
+    tmp_path: Path,
+) -> None:
+    """--preflight-only checks each program with one short game against a built-in player:
+    exit 1, the crashing one named with its reason, no journal left. --preflight drop then
+    leaves it out of every game; its row says preflight; the CSV counts it."""
+    teams = [{"name": "house", "builtin": "greedy"}, program("keeper"), program("fay")]
+    for name, source in {"keeper": KEEPER, "fay": CRASH}.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "player.py").write_text(source)
+    path = write_teams(
+        tmp_path, teams, game="penguins", rows=6, cols=6, call_seconds=1.5, config=None,
+        connect_seconds=None, match_seconds=None,
+    )  # fmt: skip
+    out = tmp_path / "out"
+    mode = ["--sandbox", sandbox_mode()]
+    assert main([str(path), "--out", str(out), "--preflight-only", *mode]) == 1
+    checks = json.loads((out / "preflight.json").read_text())
+    assert checks["keeper"]["passed"] is True
+    assert checks["fay"]["passed"] is False
+    assert checks["fay"]["reason"] == "crashed"
+    assert "exit code 3" in checks["fay"]["detail"]
+    assert not (out / "results.json.journal").exists()
+    assert "id=preflight" in (out / "index.html").read_text()
+    assert main([str(path), "--out", str(out), "--preflight", "drop", *mode]) == 0
+    data = json.loads((out / "results.json").read_text())
+    assert len(data["matches"]) == 2
+    assert all("fay" not in m["seats"] for m in data["matches"])
+    fay = next(row for row in data["teams"] if row["team"] == "fay")
+    assert [f["reason"] for f in fay["failures"]] == ["preflight"]
+    assert fay["left_out"] is True
+    rows = list(csv.reader((out / "results.csv").read_text().splitlines()))
+    fay_row = dict(zip(rows[0], next(r for r in rows if r[1] == "fay"), strict=True))
+    assert fay_row["preflight"] == "1"

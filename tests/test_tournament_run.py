@@ -43,8 +43,11 @@ def test_a_small_tournament_with_a_crashing_program_runs_to_its_leaderboard(
     rows = {row["team"]: row for row in data["teams"]}
     assert rows["crashy"]["losses"] == 4
     assert rows["crashy"]["points"] == 0
-    assert {f["reason"] for f in rows["crashy"]["failures"]} == {"crashed"}
+    # Pre-flight (kept in: the default) found it first, then each match failed the same way.
+    reasons = [f["reason"] for f in rows["crashy"]["failures"]]
+    assert reasons == ["preflight"] + ["crashed"] * 4
     assert all("exit code 3" in f["detail"] for f in rows["crashy"]["failures"])
+    assert data["preflight"]["ext"]["passed"] is True
     assert rows["house"]["failures"] == []
     assert rows["ext"]["failures"] == []
     assert rows["crashy"]["rank"] == 3
@@ -60,8 +63,9 @@ def test_a_small_tournament_with_a_crashing_program_runs_to_its_leaderboard(
         assert f"team 0 is <b>{match['seats'][0]}</b>" in page
         assert "../index.html" in page
     # The program's own output is kept, one file per team per match.
-    crash_output = sorted((out / "programs").glob("*-crashy.txt"))
+    crash_output = sorted((out / "programs").glob("t-0*-crashy.txt"))
     assert len(crash_output) == 4
+    assert (out / "programs" / "t-preflight-crashy-crashy.txt").is_file()
     assert "starting, then failing" in crash_output[0].read_text()
     page = (out / "index.html").read_text()
     for match in matches:
@@ -333,9 +337,8 @@ def test_a_program_that_exits_3_mid_match_is_crashed_in_every_match(
         tmp_path, [TEAMS[0], quitter], {"quitter": EXITS_MID_MATCH}, games_per_pair=6
     )
     out = tmp_path / "out"
-    assert main([str(teams), "--out", str(out), "--sandbox", sandbox_mode()]) == 0, (
-        capsys.readouterr().err
-    )
+    argv = ["--out", str(out), "--sandbox", sandbox_mode(), "--preflight", "off"]
+    assert main([str(teams), *argv]) == 0, capsys.readouterr().err
     data = read_results(out)
     failures = next(row["failures"] for row in data["teams"] if row["team"] == "quitter")
     assert len(failures) == 6

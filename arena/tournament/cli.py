@@ -67,6 +67,15 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--why", default="re-run at the teacher's request", help="why --rerun (on the page)"
     )
     parser.add_argument(
+        "--preflight", choices=("keep", "drop", "off"), default="keep",
+        help="before the first match, check every program with a short game against a "
+        "built-in player; keep (default) or drop a team that fails, or skip the check",
+    )  # fmt: skip
+    parser.add_argument(
+        "--preflight-only", action="store_true",
+        help="only check the programs (exit 0 when all pass, 1 otherwise)",
+    )  # fmt: skip
+    parser.add_argument(
         "--web", type=web_address, default=None, metavar="HOST:PORT",
         help="serve the live page there (127.0.0.1:0: any free port)",
     )  # fmt: skip
@@ -133,7 +142,7 @@ def make_run(tournament: Tournament, options: RunOptions, board: Board) -> Compe
 
 def finish(tournament: Tournament, runner: Competition) -> dict[str, Any]:
     """Write results.json, results.csv and index.html (and the teams' bundles); the data."""
-    data = results(tournament, runner.plan, list(runner.records.values()))
+    data = results(tournament, runner.plan, list(runner.records.values()), runner.preflight)
     write_outputs(runner.out, data)
     return data
 
@@ -153,7 +162,8 @@ def run(
         options = RunOptions(
             out=out, concurrency=args.concurrency, resume=args.resume, sandbox=args.sandbox,
             status=status, progress=progress, add=args.add, rerun=args.rerun,
-            rerun_why=args.why,
+            rerun_why=args.why, preflight="keep" if args.preflight_only else args.preflight,
+            preflight_only=args.preflight_only,
         )  # fmt: skip
         board = Board(tournament.name)
         runner = make_run(tournament, options, board)
@@ -172,6 +182,21 @@ def run(
             print(f"arena tournament: {cause}", file=sys.stderr)
             return 1
     data = finish(tournament, runner)
+    if args.preflight_only and not interrupted:
+        # Checking leaves no journal behind: the tournament itself starts afresh.
+        journal = out / "results.json.journal"
+        if journal.is_file() and len(journal.read_text(encoding="utf-8").splitlines()) == 1:
+            journal.unlink()
+        failing = 0
+        for team, check in runner.preflight.items():
+            failing += not check["passed"]
+            verdict = (
+                "passed" if check["passed"] else f"FAILED {check['reason']}: {check['detail']}"
+            )
+            print(f"{team}: {verdict}  ({out / check['output']})")
+        print(f"pre-flight: {len(runner.preflight) - failing} passed, {failing} failed; "
+              f"see {out / 'index.html'}")  # fmt: skip
+        return 1 if failing else 0
     if interrupted:
         print(
             f"arena tournament: interrupted after {len(runner.records)} matches; "

@@ -22,7 +22,7 @@ import trio
 from arena.tournament.board import Board, BoardMatch
 from arena.tournament.pairings import Game, Plan, Points
 from arena.tournament.standings import standings
-from arena.tournament.teams import Tournament
+from arena.tournament.teams import Team, Tournament
 from sim.journal import Journal, JournalError, journal_path
 
 __all__ = ["Competition", "RunOptions"]
@@ -43,6 +43,15 @@ class RunOptions:
     #: ``--rerun MATCH``: play that journaled match again, replacing its result, and why.
     rerun: str | None = None
     rerun_why: str = "re-run at the teacher's request"
+    #: Pre-flight: "keep" (check every program first, report, keep the failing ones in),
+    #: "drop" (leave them out), "off"; ``preflight_only``: check and stop.
+    preflight: str = "keep"
+    preflight_only: bool = False
+
+
+#: The built-in player a program meets in its pre-flight game.
+HOUSE = {"dungeon": "reference", "penguins": "greedy", "labyrinth": "astar", "fish": "greedy"}
+HOUSE_TEAM = "preflight-house"
 
 
 class Competition:
@@ -62,6 +71,8 @@ class Competition:
         self.records: dict[int, dict[str, Any]] = {}
         self.results: dict[int, Points] = {}
         self.journal: Journal | None = None
+        #: Each external team's pre-flight: passed, reason, detail, output, result.
+        self.preflight: dict[str, dict[str, Any]] = {}
         #: ``--rerun``: the journaled record each re-played match replaces, by index.
         self._replaced: dict[int, dict[str, Any]] = {}
         self._done = 0
@@ -134,7 +145,57 @@ class Competition:
         self.journal = journal
         return journal
 
+    async def check_programs(self) -> None:
+        """The pre-flight (docs/tournament.md): each external team's program plays one short
+        game against :data:`HOUSE` through the game's own adapter, sandboxed as in the
+        tournament; a failure there is the team's pre-flight failure. Kept in
+        ``preflight.json`` (a resumed run reuses it: the same teams are left out)."""
+        path = self.out / "preflight.json"
+        if self.options.preflight == "off":
+            return
+        if path.is_file() and not self.options.preflight_only:
+            self.preflight = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            self.teams[HOUSE_TEAM] = Team(name=HOUSE_TEAM, builtin=HOUSE[self.t.game])
+            try:
+                for number, team in enumerate(t for t in self.t.teams if t.external):
+                    game = Game(100_000 + number, 0, (team.name, HOUSE_TEAM), self.t.seed,
+                                "preflight")  # fmt: skip
+                    record = await self._play(game)
+                    mine = [f for f in record["failures"] if f["team"] == team.name]
+                    outputs = record.get("outputs") or [
+                        f"programs/{record['name']}-{name}.txt" for name in record["seats"]
+                    ]
+                    self.preflight[team.name] = {
+                        "passed": not mine,
+                        "reason": mine[0]["reason"] if mine else None,
+                        "detail": mine[0]["detail"] if mine else None,
+                        "output": outputs[0],
+                        "result": record["result"],
+                        "replay": record.get("replay"),
+                    }
+                    if self.options.status is not None:
+                        verdict = "passed" if not mine else f"FAILED: {mine[0]['reason']}"
+                        self.options.status(f"pre-flight {team.name}: {verdict}")
+            finally:
+                del self.teams[HOUSE_TEAM]
+            self.out.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(self.preflight, indent=1) + "\n", encoding="utf-8")
+        failing = [name for name, check in self.preflight.items() if not check["passed"]]
+        if failing and self.options.preflight == "drop" and not self.plan.games:
+            names = [name for name in self.plan.names if name not in failing]
+            late = [name for name in self.plan.late if name not in failing]
+            first = [name for name in names if name not in late]
+            self.plan = Plan(
+                first, format=self.t.format, games_per_pair=self.t.games_per_pair,
+                seed=self.t.seed, rounds=self.t.rounds, seeding=self.t.seeding,
+                seats=min(self.t.players_per_game, len(names)), late=late,
+            )  # fmt: skip
+
     async def _play_all(self, journal: Journal) -> None:
+        await self.check_programs()
+        if self.options.preflight_only:
+            return
         for record in journal.done.values():
             if record["index"] < 0:  # (a team added late: metadata, not a match)
                 continue

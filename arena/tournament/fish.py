@@ -109,6 +109,9 @@ class FishRun(Competition):
         if self.t.format != "fish-knockout":
             await super()._play_all(journal)
             return
+        await self.check_programs()
+        if self.options.preflight_only:
+            return
         for record in sorted(journal.done.values(), key=lambda r: r["index"]):
             self._keep(record)
         if not self.records:

@@ -57,7 +57,7 @@ class NamedTicket(MatchTicket):
 
 def client_name(team: str, index: int, seat: int) -> str:
     """The CLIENT_NAME of a team's program in one game: unique on the server."""
-    return f"{re.sub(r'[^A-Za-z0-9_]', '_', team)[:12]}_{index}_{seat}"
+    return f"{re.sub(r'[^A-Za-z0-9_]', '_', team)[:10]}_{index}_{seat}"
 
 
 def labyrinth_reason(end: dict[str, Any], failed: tuple[bool, bool]) -> tuple[int, str] | None:

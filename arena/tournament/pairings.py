@@ -50,6 +50,8 @@ class Game:
     stage: str = "round-robin"
 
     def name(self, tournament: str) -> str:
+        if self.stage == "preflight":
+            return f"{tournament}-preflight-{self.seats[0]}"[:64]
         return f"{tournament}-{self.index:04d}"[:64]
 
 

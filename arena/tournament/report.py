@@ -78,10 +78,23 @@ def write_replay(log_path: Path, page: Path, seats: Sequence[str] = ()) -> None:
     page.write_text(text, encoding="utf-8")
 
 
-def results(tournament: Tournament, plan: Plan, records: list[dict[str, Any]]) -> dict[str, Any]:
-    """The content of results.json."""
+def results(
+    tournament: Tournament,
+    plan: Plan,
+    records: list[dict[str, Any]],
+    preflight: dict[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The content of results.json (``preflight``: each checked team's pre-flight)."""
     records = sorted(records, key=lambda r: r["index"])
     table = standings(tournament.names, records, plan.byes)
+    for row in table["teams"]:
+        check = (preflight or {}).get(row["team"])
+        if check is not None and not check["passed"]:
+            detail = f"{check['reason']}: {check['detail']}"
+            row["failures"].insert(
+                0, {"match": "preflight", "reason": "preflight", "detail": detail}
+            )
+            row["left_out"] = row["team"] not in plan.names
     out: dict[str, Any] = {
         "tournament": tournament.name,
         "game": tournament.game,
@@ -95,6 +108,8 @@ def results(tournament: Tournament, plan: Plan, records: list[dict[str, Any]]) -
         "pairs": table["pairs"],
         "matches": records,
     }
+    if preflight:
+        out["preflight"] = preflight
     if tournament.format == "fish-knockout" and records:
         last = max(record["round"] for record in records)
         out["champion"] = sorted(
@@ -294,6 +309,8 @@ def index_html(data: dict[str, Any], png: str = "") -> str:
     ]
     parts.extend(_standings_row(row) for row in data["teams"])
     parts.append("</table>")
+    if data.get("preflight"):
+        parts.append(_preflight_table(data["preflight"], data["teams"]))
     if png:
         parts.append(f"<p><img src='data:image/png;base64,{png}' alt='ratings, +-2 sigma'></p>")
     if "bracket" in data:
@@ -327,6 +344,29 @@ def index_html(data: dict[str, Any], png: str = "") -> str:
     parts.extend(_match_row(record) for record in data["matches"])
     parts.append("</table></body></html>\n")
     return "".join(parts)
+
+
+def _preflight_table(checks: dict[str, dict[str, Any]], teams: list[dict[str, Any]]) -> str:
+    """Each checked program's pre-flight: passed, or its reason, with its output."""
+    left_out = {row["team"] for row in teams if row.get("left_out")}
+    rows = [
+        "<h2>Pre-flight</h2><p><small>Before the first match each program played one short "
+        "game against a built-in player, sandboxed as in the tournament.</small></p>"
+        "<table id=preflight><tr><th>team</th><th>check</th><th>why</th><th>output</th></tr>"
+    ]
+    for team, check in checks.items():
+        verdict = "passed" if check["passed"] else f"failed: {check['reason']}"
+        if team in left_out:
+            verdict += " (left out)"
+        why = "" if check["passed"] else check["detail"]
+        output = f"<a href='{_e(check['output'])}'>output</a>" if check.get("output") else ""
+        kind = "win" if check["passed"] else "loss"
+        rows.append(
+            f"<tr><td>{_e(team)}</td><td class={kind}>{_e(verdict)}</td><td>{_e(why)}</td>"
+            f"<td>{output}</td></tr>"
+        )
+    rows.append("</table>")
+    return "".join(rows)
 
 
 def _outputs(record: dict[str, Any]) -> list[str | None]:
