@@ -88,6 +88,13 @@ def _serve(args: argparse.Namespace) -> int:
 
             port = await nursery.start(server)
             print(f"arena fish serve: listening on {args.host}:{port}", file=sys.stderr)
+            print(
+                f"arena fish serve: signing players up ({config.min_players} to"
+                f" {config.max_players}, up to {config.periods} x {config.wait:g} s), then the"
+                " tournament",
+                file=sys.stderr,
+                flush=True,
+            )
         return box[0]
 
     try:
@@ -99,6 +106,7 @@ def _serve(args: argparse.Namespace) -> int:
     if standing is None:
         print("arena fish serve: too few players signed up: no tournament", file=sys.stderr)
         return 0
+    print(f"arena fish serve: {standing.described()}", file=sys.stderr, flush=True)
     print(json.dumps(standing.summary(), separators=(",", ":")), flush=True)
     return 0
 

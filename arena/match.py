@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import shlex
 import sys
 import time
 from dataclasses import dataclass
@@ -177,6 +178,15 @@ def main(argv: list[str]) -> int:
     except OSError as error:
         raise UsageError(f"--log-dir {args.log_dir}: cannot create it: {error}") from None
     configure_logging(level="warning")
+    strategies = ",".join(name.strip() for name in args.strategies.split(","))
+    again = ["arena", "match", "--seed", str(match_seed), "--strategies", strategies]
+    again += ["--config", *args.config] if args.config else []
+    print(
+        f"arena match: seed {match_seed}: {names[0]} (team 0) against {names[1]} (team 1) on"
+        " loopback, until one heir is home or the draw limit",
+        file=sys.stderr,
+        flush=True,
+    )
     pool = None if args.no_optimum else start_optimum_pool(1, config.optimum_timeout)
     try:
         report = trio.run(
@@ -197,4 +207,5 @@ def main(argv: list[str]) -> int:
         if pool is not None:
             pool.close()
     print(format_report(report))
+    print(f"seed: {match_seed} (the same dungeon and team seeds again: {shlex.join(again)})")
     return 0

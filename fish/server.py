@@ -109,6 +109,18 @@ class Standing:
         """What the server prints: [final winners, failed + cheaters]."""
         return [len(self.winners), len(self.failed) + len(self.cheaters)]
 
+    def described(self) -> str:
+        """The same by name, for a person: who won, who failed, who cheated."""
+
+        def names(group: list[str]) -> str:
+            return ", ".join(sorted(group)) if group else "none"
+
+        won = "winner" if len(self.winners) == 1 else "winners"
+        return (
+            f"{won}: {names(self.winners)}; failed: {names(self.failed)};"
+            f" cheaters: {names(self.cheaters)}"
+        )
+
 
 class FishServer:
     def __init__(self, config: ServerConfig, log_dir: Path | None = None) -> None:

@@ -27,6 +27,7 @@ import socket
 from collections.abc import Callable
 from typing import Protocol
 
+from labyrinth.interactive import describe as in_words
 from labyrinth.rules import (
     PROFILES,
     Labyrinth,
@@ -273,7 +274,13 @@ def play_online(
         code = _return_code(code_text)
         before = labyrinth.clone()
         ours = labyrinth.play(move)
-        report(f"{'we' if mover == me else 'they'}: {format_move(move)} -> {code.name}")
+        who = "we" if mover == me else "they"
+        then = (
+            "play goes on"
+            if code == ReturnCode.MOVE_OK
+            else f"{who} " + ("win" if code == ReturnCode.MOVE_WIN else "lose")
+        )
+        report(f"turn {before.turn + 1}: {who} {in_words(move)} ('{format_move(move)}'), {then}")
         if ours != code and mover == me and ours == ReturnCode.MOVE_OK and code == 1:
             # Our move cannot win by the rules, yet the server says it did: the opponent
             # timed out or disconnected while it was theirs to answer.

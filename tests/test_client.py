@@ -189,6 +189,35 @@ def test_arena_match_plays_one_match(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert len(log.optima) == len([e for e in log.outputs if e.event == "trap_problem"])
 
 
+def test_arena_match_prints_its_seed_and_the_command_that_plays_it_again(tmp_path: Path) -> None:
+    """Without --seed the seed is drawn; the output names it (stderr first, as the match starts)
+    and ends with a command that plays the same dungeon again: running it does."""
+
+    def arena_match(*argv: str, into: Path) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "arena", "match", *argv, "--log-dir", str(into), "--no-optimum"],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+
+    first = arena_match("--config", "nodes=150", "radius=0.16", into=tmp_path / "a")
+    assert first.returncode == 0, first.stderr
+    said = first.stdout.splitlines()[-1]
+    assert said.startswith("seed: ")
+    seed = said.split()[1]
+    assert first.stderr.startswith(f"arena match: seed {seed}: reference (team 0) against rusher")
+    again = said.partition("again: ")[2].removesuffix(")").split()
+    assert again[:2] == ["arena", "match"]
+    assert again[2:] == ["--seed", seed, "--strategies", "reference,rusher", "--config",
+                         "nodes=150", "radius=0.16"]  # fmt: skip
+    second = arena_match(*again[2:], into=tmp_path / "b")
+    assert second.returncode == 0, second.stderr
+    logs = [read_log(next((tmp_path / d).glob("*.jsonl"))) for d in "ab"]
+    assert logs[0].seed == logs[1].seed == int(seed)
+    maps = [next(e.data["message"] for e in log.outputs if e.event == "send") for log in logs]
+    assert maps[0]["type"] == "dungeon"
+    assert maps[0] == maps[1]
+
+
 def test_arena_match_compact_logs_write_the_map_once(tmp_path: Path) -> None:
     """`arena match --compact-logs`: the log holds the map once, says so in its header, and
     verifies like a full log."""

@@ -66,8 +66,9 @@ def test_serve_and_clients_play_a_tournament_from_the_command_line(tmp_path: Pat
         assert server.stderr is not None
         listening = server.stderr.readline()
         port = listening.rsplit(":", 1)[1].strip()
+        waiting = server.stderr.readline()  # what it waits for, before anyone signs up
         clients = run("clients", "10", "--port", port, "--misbehave", "garbage")
-        out, _ = server.communicate(timeout=60)
+        out, err = server.communicate(timeout=60)
     finally:
         if server.poll() is None:
             server.kill()
@@ -77,6 +78,12 @@ def test_serve_and_clients_play_a_tournament_from_the_command_line(tmp_path: Pat
     assert lines[0].startswith("fisha closed") or lines[0].startswith("fisha misbehaved")
     winners = sum(line.split()[1] == "won" for line in lines)
     assert out.strip() == f"[{winners},1]"
+    # A person reads who won and who failed by name (stdout keeps the spec's line).
+    won = sorted(line.split()[0] for line in lines if line.split()[1] == "won")
+    said = err.splitlines()
+    assert waiting.startswith("arena fish serve: signing players up (5 to 10, up to 2 x 20 s)")
+    label = "winner" if winners == 1 else "winners"
+    assert f"arena fish serve: {label}: {', '.join(won)}; failed: fisha; cheaters: none" in said
     assert (tmp_path / "tournament.jsonl").is_file()
 
 

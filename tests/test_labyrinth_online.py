@@ -7,7 +7,10 @@ replaces OK, and it referees with the rules (the return code is for the player w
 from __future__ import annotations
 
 import io
+import re
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Callable
 
@@ -263,3 +266,26 @@ def test_no_server_there_exits_1_with_the_reason(capsys: pytest.CaptureFixture[s
     listener.close()
     assert cli.main(["connect", "127.0.0.1", str(port)]) == 1
     assert f"cannot connect to 127.0.0.1:{port}" in capsys.readouterr().err
+
+
+def test_connect_verbose_says_each_move_in_words_in_a_real_process() -> None:
+    """`connect -v` once printed `we: 5 0 -> MOVE_OK`; each move is now told as a person says
+    it, with the wire's text beside it, and the last one says who won."""
+    server = SpecServer(do_nothing_move, client_starts=True)
+    port, thread = serve_one_client(server)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "labyrinth", "connect", "127.0.0.1", str(port),
+         "--name", "arena_test", "--strategy", "astar", "--training", "DO_NOTHING", "-v"],
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    thread.join(timeout=30)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[1].startswith("turn 1: we step ")
+    assert re.fullmatch(
+        r"turn 1: we step (up|down|left|right) \('[4-7] 0'\), play goes on", lines[1]
+    )
+    assert re.fullmatch(r"turn 2: they stay \('8 0'\), play goes on", lines[2])
+    assert re.fullmatch(r"turn \d+: we step \w+ \('[4-7] 0'\), we win", lines[-2])
+    assert lines[-1].startswith("game game_5: we won after ")
+    assert "MOVE_OK" not in done.stdout
