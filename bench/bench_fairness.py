@@ -17,7 +17,9 @@ client can fill.
 
 Environment: BENCH_FAIRNESS_RUNS (default 3), BENCH_FAIRNESS_SECONDS (window, default 8),
 BENCH_FAIRNESS_IDLE (idle connections, default 2000), BENCH_FAIRNESS_FLOOD (what the flood
-does, default "blank,garbage,valid,held,idle": to find which part costs what).
+does, default "blank,garbage,valid,held,idle": to find which part costs what),
+BENCH_FAIRNESS_HELD (sockets holding a 1 MiB line, default 1), BENCH_FAIRNESS_MATCHES (default
+10) and BENCH_FAIRNESS_THINK_MS (default 150).
 """
 
 from __future__ import annotations
@@ -46,8 +48,11 @@ if not set(FLOODS) <= set(KINDS):
     raise SettingError(
         f"BENCH_FAIRNESS_FLOOD={','.join(FLOODS)!r}: expected some of {', '.join(KINDS)}"
     )
-MATCHES = 10
-THINK_MS = 150.0
+#: Matches of 12 agents kept going beside the flood, and their think time.
+MATCHES = env_number("BENCH_FAIRNESS_MATCHES", 10, minimum=1)
+THINK_MS = env_number("BENCH_FAIRNESS_THINK_MS", 150.0, minimum=0.0)
+#: Sockets that each hold an unfinished line of almost 1 MiB ("held").
+HELD = env_number("BENCH_FAIRNESS_HELD", 1, minimum=1)
 WARMUP = 3.0
 CHUNK = 1 << 16
 
@@ -269,11 +274,17 @@ async def idle(port: int, number: int, task_status: trio.TaskStatus[None]) -> No
                 pass
 
 
-async def held_open(port: int) -> None:
-    """A line of almost 1 MiB (the most the rules allow), never finished."""
-    line = start_line(0, 0, "held") + b'{"type":"move","to":' + b"1" * ((1 << 20) - 100)
+async def held_open(port: int, number: int) -> None:
+    """A line of almost 1 MiB (the most the rules allow), never finished, in a match that never
+    fills (11 of 12 slots); reconnecting when the server closes the socket."""
+    start = start_line(number % 11 // 6, number % 11 % 6, f"held-{number // 11}")
+    line = start + b'{"type":"move","to":' + b"1" * ((1 << 20) - 100)
     while True:
-        stream = await trio.open_tcp_stream(HOST, port)
+        try:
+            stream = await trio.open_tcp_stream(HOST, port)
+        except OSError:
+            await trio.sleep(0.1)
+            continue
         async with stream:
             try:
                 await stream.send_all(line)
@@ -295,8 +306,8 @@ async def flood(port: int) -> None:
                 start = start_line(0, 0, f"early-{number}")
                 nursery.start_soon(reconnecting, port, start, payload)
                 nursery.start_soon(flood_in_play, port, number, payload)
-        if "held" in FLOODS:
-            nursery.start_soon(held_open, port)
+        for number in range(HELD if "held" in FLOODS else 0):
+            nursery.start_soon(held_open, port, number)
         for number in range(IDLE if "idle" in FLOODS else 0):
             await nursery.start(idle, port, number)
         print("ready", flush=True)

@@ -4,12 +4,15 @@ it reports on stdin's request (its request-to-answer latencies, with BENCH_SERVE
 longest stalls: :class:`StallProbe`), and what /proc says of it (CPU time, resident memory).
 
 BENCH_SERVER_STALLS and BENCH_SERVER_PROCESSES: see :mod:`bench.bench_server`.
+BENCH_SERVER_PROFILE=FILE: the server profiles its measured windows (cProfile; the last
+window's profile is left in FILE, for ``python -m pstats FILE``).
 ``python -m bench.server_host LOG_DIR CPU`` is the server process itself.
 """
 
 from __future__ import annotations
 
 import contextlib
+import cProfile
 import gc
 import json
 import os
@@ -27,6 +30,8 @@ from bench.common import env_number
 from bench.server_load import HOST
 
 STALLS = os.environ.get("BENCH_SERVER_STALLS", "") not in ("", "0")
+#: A file for the server's profile of its measured windows (cProfile, the last window's).
+PROFILE = os.environ.get("BENCH_SERVER_PROFILE", "")
 #: Server processes: 1, or a front and this many workers (arena serve --processes).
 PROCESSES = env_number("BENCH_SERVER_PROCESSES", 1, minimum=1)
 
@@ -222,6 +227,7 @@ def _serve(log_dir: str, cpu: int) -> None:
         pool = None
         server = Server(log_dir=log_dir, latency=latencies.append, collector=Collector())
     probe = StallProbe() if STALLS else None
+    profile = cProfile.Profile() if PROFILE else None
 
     async def run() -> None:
         if probe is not None:
@@ -240,7 +246,12 @@ def _serve(log_dir: str, cpu: int) -> None:
                         await pool.latencies(reset=True)
                     if probe is not None:
                         probe.reset()
+                    if profile is not None:
+                        profile.enable()
                 elif line.strip() == "report":
+                    if profile is not None:
+                        profile.disable()
+                        profile.dump_stats(PROFILE)
                     if pool is not None:
                         latencies[:] = await pool.latencies()
                     stalls = "" if probe is None else probe.summary(len(latencies))

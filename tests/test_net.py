@@ -41,6 +41,7 @@ def test_the_default_limits_are_the_documented_ones() -> None:
         "drain_seconds": 10.0,
         "receive_bytes": 1 << 14,
         "input_bytes_per_second": 1 << 20,
+        "long_line_bytes_per_second": 8 << 20,
         "frames_per_step": 64,
         "linger_seconds": 2.0,
         "linger_bytes": 4 << 20,
@@ -157,6 +158,46 @@ async def test_reader_reads_a_connection_no_faster_than_its_input_rate(
             while framer.next_line() is not NEED_DATA:
                 read += 1
     assert 1.9 <= trio.current_time() - started <= 2.1
+
+
+async def test_connections_holding_long_lines_share_one_read_rate(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """Past its first read, an unfinished line is read at ``long_line_bytes_per_second``
+    shared by every connection holding one (two lines of 50 KiB at 100 KiB/s: ~1 s, not 0.5),
+    while a connection sending short lines is read at once."""
+    limits = DEFAULT_LIMITS.replace(
+        receive_bytes=1024, long_line_bytes_per_second=100 << 10, input_bytes_per_second=None
+    )
+    gate = Gate(limits)
+    pairs = [trio.testing.memory_stream_pair() for _ in range(3)]
+    framers = [LineFramer(1 << 20) for _ in pairs]
+    readers = [
+        FrameReader(Transport(server, receive_bytes=1024), framer, limits, gate.budget)
+        for (_, server), framer in zip(pairs, framers, strict=True)
+    ]
+    done: dict[int, float] = {}
+
+    async def hold(number: int) -> None:
+        await pairs[number][0].send_all(b"x" * (50 << 10))
+        while framers[number].buffered_bytes < 50 << 10:
+            await readers[number].fill()
+        done[number] = trio.current_time()
+
+    async def request() -> None:
+        await trio.sleep(0.5)  # while both long lines wait for their turns
+        await pairs[2][0].send_all(b"short\n")
+        await readers[2].fill()
+        assert framers[2].next_line() == b"short"
+        done[2] = trio.current_time() - 0.5
+
+    started = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(hold, 0)
+        nursery.start_soon(hold, 1)
+        nursery.start_soon(request)
+    assert 0.9 <= max(done[0], done[1]) - started <= 1.1
+    assert done[2] - started < 0.01
 
 
 async def test_reader_lets_other_tasks_run_between_frames() -> None:

@@ -10,11 +10,15 @@ connection, or says why not (the connection cap, the input budget).
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final
 
 __all__ = ["DEFAULT_LIMITS", "Gate", "InputBudget", "Limits", "OverBudget"]
+
+#: The limits that may be None (no limit).
+_OPTIONAL: Final = ("idle_seconds", "input_bytes_per_second", "long_line_bytes_per_second")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -51,6 +55,11 @@ class Limits:
     #: is read more slowly (TCP pushes back on the sender). What it costs to read and frame
     #: input, blank lines included, is bounded per connection (None: no limit).
     input_bytes_per_second: int | None = 1 << 20
+    #: Bytes a second all connections together are read at while each holds an unfinished
+    #: line longer than ``receive_bytes`` (None: no limit). Requests are short: only a peer
+    #: sending a long line waits for it, and hundreds of sockets holding long lines cost the
+    #: server a bounded share of its CPU.
+    long_line_bytes_per_second: int | None = 8 << 20
     #: Frames handled from one connection before its task yields to the others.
     frames_per_step: int = 64
     #: After its last line, how long and how much of a peer's leftover input is discarded so
@@ -61,7 +70,7 @@ class Limits:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            if value is None and field.name in ("idle_seconds", "input_bytes_per_second"):
+            if value is None and field.name in _OPTIONAL:
                 continue
             if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ValueError(f"Limits.{field.name} must be a number >= 0, got {value!r}")
@@ -84,7 +93,7 @@ class Limits:
                 known = ", ".join(fields)
                 raise ValueError(f"{pair!r}: expected NAME=VALUE with NAME one of {known}")
             try:
-                if name in ("idle_seconds", "input_bytes_per_second") and text.lower() == "none":
+                if name in _OPTIONAL and text.lower() == "none":
                     changes[name] = None
                 elif isinstance(getattr(self, name), int):
                     changes[name] = int(text)
@@ -108,11 +117,22 @@ class OverBudget(Exception):
 
 
 class InputBudget:
-    """The unfinished input all connections of one server hold, against one limit."""
+    """The unfinished input all connections of one server hold, against one limit; and the
+    rate, shared by all, at which connections holding a long unfinished line are read
+    (``long_line_bytes_per_second``; None: no limit).
 
-    def __init__(self, limit: int) -> None:
+    The rate is kept as a schedule: each read of up to ``chunk`` bytes takes the next free
+    turn, ``chunk / rate`` seconds after the one before, so waiting connections wake one at a
+    time rather than all at once (a crowd of reads in one scheduling round is what delays
+    everyone else's requests). Times are passed in (seconds of any one clock).
+    """
+
+    def __init__(self, limit: int, rate: int | None = None, chunk: int = 1 << 14) -> None:
         self.limit = limit
         self.used = 0
+        self.rate = rate
+        self.chunk = chunk
+        self._next_turn = -math.inf
 
     @property
     def reached(self) -> bool:
@@ -128,13 +148,25 @@ class InputBudget:
     def give_back(self, size: int) -> None:
         self.used -= size
 
+    def long_line_turn(self, now: float) -> float:
+        """Take the next turn to read a chunk of a long unfinished line: the seconds to wait
+        for it (0: now)."""
+        if self.rate is None:
+            return 0.0
+        turn = max(now, self._next_turn)
+        self._next_turn = turn + self.chunk / self.rate
+        return turn - now
+
 
 class Gate:
     """Admits connections up to ``limits.max_connections`` while the input budget has room."""
 
     def __init__(self, limits: Limits, budget: InputBudget | None = None) -> None:
         self.limits = limits
-        self.budget = budget if budget is not None else InputBudget(limits.input_budget_bytes)
+        if budget is None:
+            rate = limits.long_line_bytes_per_second
+            budget = InputBudget(limits.input_budget_bytes, rate, limits.receive_bytes)
+        self.budget = budget
         self.open = 0
 
     def enter(self) -> str | None:

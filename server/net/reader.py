@@ -5,9 +5,13 @@ concatenated JSON values for Fish); :class:`FrameReader` only feeds it chunks an
 holds of an unfinished frame (``decoder.buffered_bytes``) against ``Limits.partial_line_bytes``
 and the server-wide :class:`InputBudget`, and reads each connection at most at
 ``Limits.input_bytes_per_second`` on average (a flood of input that does nothing, blank lines,
-costs the server a bounded share of its CPU). The caller takes frames out of its decoder and calls
-:meth:`FrameReader.frame_done` for each, which yields to other tasks every
-``Limits.frames_per_step`` frames: one chunk full of tiny frames cannot hold the event loop.
+costs the server a bounded share of its CPU). A connection holding an unfinished line longer
+than one read is read within ``Limits.long_line_bytes_per_second``, a rate all such connections
+share (the :class:`InputBudget`'s): hundreds of sockets sending long lines, or reconnecting to
+send them again once closed, cost the server a bounded share of its CPU too. The caller takes
+frames out of its decoder and calls :meth:`FrameReader.frame_done` for each, which yields to
+other tasks every ``Limits.frames_per_step`` frames: one chunk full of tiny frames cannot hold
+the event loop.
 """
 
 from __future__ import annotations
@@ -63,6 +67,12 @@ class FrameReader:
         rate = self.limits.input_bytes_per_second
         if rate is not None:
             await self._within_rate(rate)
+        budget = self.budget
+        if budget is not None and self.decoder.buffered_bytes >= self.limits.receive_bytes:
+            # A long unfinished line: read in its turn at the rate such connections share.
+            wait = budget.long_line_turn(trio.current_time())
+            if wait > 0:
+                await trio.sleep(wait)
         data = await self.transport.receive_some()
         self._allowance -= len(data)
         if not data:
