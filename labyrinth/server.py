@@ -34,7 +34,7 @@ from labyrinth.wire import Malformed, WaitRequest, frame
 from server.net import DEFAULT_LIMITS, Gate, Limits, OverBudget, serve_tcp
 
 __all__ = ["Client", "GameRun", "LabyrinthServer", "Settings", "game_state", "serve_labyrinth"]
-#: A command is what one read brings (as CodingGameServer's recv(1024)).
+#: Reads of 1024 bytes, as CodingGameServer's recv(1024) (a command is at most that).
 LIMITS = DEFAULT_LIMITS.replace(receive_bytes=1024, outbox_messages=64, linger_seconds=0.5)
 
 
@@ -51,6 +51,9 @@ class Settings:
     keep_games: int = 200
     #: Turns before a draw, instead of the rules profile's (None: the profile's).
     max_turns: int | None = None
+    #: A command without a newline ends once its client has sent nothing more for this long
+    #: (it waits for the answer): what TCP splits of one write arrive well within it.
+    command_gap: float = 0.005
 
 
 class LabyrinthServer:
@@ -111,7 +114,14 @@ class LabyrinthServer:
                     tasks.cancel()
                     return
                 try:
-                    await client.reader.fill()
+                    if client.decoder.buffered_bytes:
+                        # An unterminated command: it ends when its client stops sending.
+                        with trio.move_on_after(self.settings.command_gap) as gap:
+                            await client.reader.fill()
+                        if gap.cancelled_caught:
+                            client.decoder.end_of_write()
+                    else:
+                        await client.reader.fill()
                 except OverBudget as error:
                     self._command(client, Malformed(error.text))
                     return

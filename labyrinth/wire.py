@@ -3,14 +3,16 @@ messages out (spec labyrinth.md, "Network play" and "The public server ... as ob
 
 Clients send bare ASCII commands, one per write, no length and no terminator (the C API), and
 wait for the answer before the next. :class:`CommandDecoder` therefore ends a command at a
-newline or at the end of one read (``receive_data``), as CodingGameServer does; a command longer
-than :data:`MAX_COMMAND` bytes is malformed. Server messages are a 4-digit zero-padded length
-then the payload (:func:`frame`); at most :data:`MAX_MESSAGE` bytes except the maze, so an error
-message quotes the client's input cut by :func:`echo`.
+newline, or where the client's write ends (the server's shell calls ``end_of_write`` once no
+byte has come for a moment), never where a read ends: TCP may split a write into reads
+anywhere. A command longer than :data:`MAX_COMMAND` bytes is malformed. Server messages are a
+4-digit zero-padded length then the payload (:func:`frame`); at most :data:`MAX_MESSAGE` bytes
+except the maze, so an error message quotes the client's input cut by :func:`echo`.
 """
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import re
 import shlex
@@ -59,32 +61,63 @@ def echo(text: str) -> str:
 
 
 class CommandDecoder:
-    """Bytes in, commands out. A command ends at ``\\n`` or where a read ends."""
+    """Bytes in, commands out. A command ends at ``\\n``, where the client's write ends
+    (:meth:`end_of_write`), or with the stream; never where a read ends, so the commands do not
+    depend on how the bytes were split into reads."""
 
     def __init__(self) -> None:
-        self._commands: list[str | Malformed] = []
-        self._partial = b""
+        self._commands: collections.deque[str | Malformed] = collections.deque()
+        self._partial = bytearray()
+        self._too_long = False  # inside a command past the limit: dropped up to its end
         self.closed = False
 
     @property
     def buffered_bytes(self) -> int:
+        """Bytes held of an unfinished command (at most :data:`MAX_COMMAND` + 2)."""
         return len(self._partial)
 
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
-        """One read's bytes (``b""``: the client closed)."""
+        """Bytes read, in any chunking (``b""``: the client closed, which ends a command)."""
         if not data:
             self.closed = True
+            self._end()
             return
-        pieces = (self._partial + bytes(data)).split(b"\n")
-        self._partial = b""
-        for piece in pieces:
-            text = piece.rstrip(b"\r\x00")
-            if text.strip():
-                self._commands.append(_command(text))
+        *ended, rest = bytes(data).split(b"\n")
+        for piece in ended:
+            self._add(piece)
+            self._end()
+        self._add(rest)
+
+    def end_of_write(self) -> None:
+        """The client's write is over (it sent nothing more for a moment: it waits for the
+        answer): what is held is a command. The 2017 protocol's clients send one command per
+        write with no terminator."""
+        self._end()
 
     def next_command(self) -> str | Malformed | None:
         """The next whole command (a Malformed for one that is not ASCII or too long)."""
-        return self._commands.pop(0) if self._commands else None
+        return self._commands.popleft() if self._commands else None
+
+    def _add(self, piece: bytes) -> None:
+        if self._too_long:
+            return
+        self._partial += piece
+        # Two bytes of room: a "\r" or NUL that ends a command of the largest size.
+        if len(self._partial) > MAX_COMMAND + 2:
+            self._commands.append(
+                Malformed(f"a command is at most {MAX_COMMAND} bytes, got more than that")
+            )
+            self._partial.clear()
+            self._too_long = True
+
+    def _end(self) -> None:
+        if self._too_long:
+            self._too_long = False
+            return
+        text = bytes(self._partial).rstrip(b"\r\x00")
+        self._partial.clear()
+        if text.strip():
+            self._commands.append(_command(text))
 
 
 def _command(data: bytes) -> str | Malformed:

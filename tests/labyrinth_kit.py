@@ -11,14 +11,21 @@ from labyrinth.server import LabyrinthServer
 
 
 class AsyncClient:
-    """Sends bare commands (one write each) and reads framed messages."""
+    """Sends commands (one write each) and reads framed messages.
 
-    def __init__(self, stream: trio.abc.Stream) -> None:
+    A text command ends with ``terminator``: a newline by default (the protocol allows one),
+    so the server answers at once and a test may wait for it with ``wait_all_tasks_blocked``;
+    ``b""`` writes bare commands as the C API does (the server then ends each once no more
+    bytes come: ``Settings.command_gap``). Bytes are sent as they are."""
+
+    def __init__(self, stream: trio.abc.Stream, terminator: bytes = b"\n") -> None:
         self.stream = stream
         self.reader = MessageReader()
+        self.terminator = terminator
 
     async def send(self, text: str | bytes) -> None:
-        await self.stream.send_all(text.encode() if isinstance(text, str) else text)
+        data = text.encode() + self.terminator if isinstance(text, str) else text
+        await self.stream.send_all(data)
 
     async def receive(self) -> str | None:
         """The next message; None when the server closed."""
@@ -48,8 +55,10 @@ class AsyncClient:
         return game, width, height, maze, int(seat)
 
 
-def memory_client(nursery: trio.Nursery, server: LabyrinthServer) -> AsyncClient:
+def memory_client(
+    nursery: trio.Nursery, server: LabyrinthServer, terminator: bytes = b"\n"
+) -> AsyncClient:
     """A client connected to ``server`` through an in-memory stream pair."""
     client_stream, server_stream = trio.testing.memory_stream_pair()
     nursery.start_soon(server.handle, server_stream)
-    return AsyncClient(client_stream)
+    return AsyncClient(client_stream, terminator)

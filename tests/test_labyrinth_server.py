@@ -223,8 +223,9 @@ async def test_a_knockout_of_five_on_the_server_plays_phase_by_phase_with_a_bye(
         ([], b"CLIENT_NAME bad name!", "is not valid"),
         ([], b"CLIENT_NAME " + b"a" * 21, "is not valid"),
         ([], b"\xff\xfe", "ASCII"),
-        # One read is one command (at most 1024 bytes, as the public server's recv(1024)).
-        ([], b"CLIENT_NAME " + b"x" * 2000, "is not valid"),
+        # A write is one command, at most 1024 bytes (the public server's recv(1024)), however
+        # many reads it takes.
+        ([], b"CLIENT_NAME " + b"x" * 2000, "a command is at most 1024 bytes"),
         (["CLIENT_NAME me"], b"WAIT_GAME FOO", "training player name 'FOO' is not valid"),
         (["CLIENT_NAME me"], b"WAIT_GAME PLAY_RANDOM rotate=maybe", "rotate=maybe is incorrect"),
         (["CLIENT_NAME me"], b"WAIT_GAME DO_NOTHING timeout=-3", "timeout=-3 is incorrect"),
@@ -547,3 +548,28 @@ async def test_a_draw_at_the_turn_limit_ends_our_client_with_a_draw() -> None:
     assert "The game is over: draw, no winner after 6 turns" in result.message
     run = next(iter(server.finished.values()))
     assert run.records[-1]["winner"] is None
+
+
+async def test_a_bare_command_split_by_tcp_is_heard_whole(autojump_clock: trio.abc.Clock) -> None:
+    """The C API writes each command bare (no newline); TCP may hand the server one write in
+    pieces. The pieces of one write are one command; the command ends once its client has sent
+    nothing more for ``command_gap`` (it waits for the answer), and is answered then."""
+    server = LabyrinthServer(seed=1)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        client = memory_client(nursery, server, terminator=b"")
+        sent = trio.current_time()
+        await client.send(b"CLIENT_NA")
+        await trio.sleep(server.settings.command_gap / 2)
+        await client.send(b"ME me")
+        assert await client.receive() == "OK"
+        assert trio.current_time() - sent >= server.settings.command_gap
+        ok, _game, _size = await client.command("WAIT_GAME DO_NOTHING start=0", 3)
+        assert ok == "OK"
+        assert server.clients["me"] is not None
+        # A pause longer than the gap ends the command: two commands then, the first malformed.
+        await client.send(b"PLAY_MO")
+        await trio.sleep(server.settings.command_gap * 2)
+        await client.send(b"VE 4 0")
+        assert await client.receive() == "PLAY_MO is not allowed now"
+        nursery.cancel_scope.cancel()

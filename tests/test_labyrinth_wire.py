@@ -1,6 +1,6 @@
 """The server side of the 2017 protocol, sans-I/O (labyrinth/wire.py): commands end at a newline
-or where a read ends, messages are framed with a 4-digit length, WAIT_GAME's options and
-PLAY_MOVE's move are read as the public server reads them."""
+or where the client's write ends, whatever the reads; messages are framed with a 4-digit length;
+WAIT_GAME's options and PLAY_MOVE's move are read as the public server reads them."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from labyrinth.wire import (
 )
 
 
-def test_one_read_is_one_command_and_newlines_split_commands() -> None:
+def test_a_write_is_one_command_and_newlines_split_commands() -> None:
     decoder = CommandDecoder()
     decoder.receive_data(b"CLIENT_NAME me")
+    decoder.end_of_write()
     decoder.receive_data(b"GET_MOVE\nDISP_GAME\r\n")
     assert [decoder.next_command() for _ in range(4)] == [
         "CLIENT_NAME me",
@@ -29,14 +30,37 @@ def test_one_read_is_one_command_and_newlines_split_commands() -> None:
     ]
 
 
-def test_a_read_without_a_newline_ends_its_command_as_on_the_public_server() -> None:
-    """One recv is one command there (the C API writes each command in one write): a command
-    cut across two reads is two commands (which the game then refuses), never glued."""
+def test_a_command_split_across_reads_is_one_command() -> None:
+    """The C API writes each command in one write, but TCP may deliver a write in several
+    reads: the command ends where the write ends (the client waits for the answer), or with
+    the stream, never where a read ends."""
     decoder = CommandDecoder()
     decoder.receive_data(b"PLAY_MO")
-    decoder.receive_data(b"VE 4 0")
-    assert [decoder.next_command(), decoder.next_command()] == ["PLAY_MO", "VE 4 0"]
+    decoder.receive_data(b"VE 1 1")
+    assert decoder.next_command() is None
+    decoder.receive_data(b"0")
+    decoder.end_of_write()
+    assert [decoder.next_command(), decoder.next_command()] == ["PLAY_MOVE 1 10", None]
     assert decoder.buffered_bytes == 0
+    decoder.receive_data(b"GET_MO")
+    decoder.receive_data(b"VE")
+    decoder.receive_data(b"")
+    assert decoder.next_command() == "GET_MOVE"
+
+
+def test_a_command_past_the_limit_is_refused_once_without_holding_it() -> None:
+    """A write longer than 1024 bytes is one Malformed, reported as soon as it passes the
+    limit; the decoder never holds more than the limit and goes on after the write."""
+    decoder = CommandDecoder()
+    for _ in range(10):
+        decoder.receive_data(b"A" * 1000)
+        assert decoder.buffered_bytes <= 1026
+    command = decoder.next_command()
+    assert isinstance(command, Malformed)
+    assert "at most 1024" in str(command)
+    decoder.end_of_write()
+    decoder.receive_data(b"GET_MOVE\n")
+    assert [decoder.next_command(), decoder.next_command()] == ["GET_MOVE", None]
 
 
 def test_the_end_of_input_is_seen() -> None:
@@ -52,6 +76,7 @@ def test_the_end_of_input_is_seen() -> None:
 def test_bad_bytes_are_a_malformed_command(data: bytes, reason: str) -> None:
     decoder = CommandDecoder()
     decoder.receive_data(data)
+    decoder.end_of_write()
     command = decoder.next_command()
     assert isinstance(command, Malformed)
     assert reason in str(command)
