@@ -183,11 +183,13 @@ class Codec:
         if (
             not self._partial
             and not self._discarding
-            and len(data) - end < self._max_line
+            and len(data) <= self._max_line
             and not data.strip()
         ):
             # Whitespace only (a flood of blank lines): counted without splitting it up; what
-            # follows the last newline stays as the unfinished (blank) line.
+            # follows the last newline stays as the unfinished (blank) line. Only in a chunk
+            # no longer than a line may be: a longer one may hold a blank line over the limit,
+            # which the loop below reports, as it would in smaller chunks.
             self.blank_lines += data.count(b"\n")
             self._partial += data[end:]
             return

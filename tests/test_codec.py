@@ -416,6 +416,18 @@ def test_eof_after_a_blank_partial_line_is_quiet():
     assert out == [Move(1)]
 
 
+@pytest.mark.parametrize("split_at", [None, 1, 44])
+def test_a_blank_line_over_the_limit_is_too_long_in_any_chunking(split_at: int | None) -> None:
+    """Found by fuzzing: a whitespace line longer than the limit is line_too_long whether it
+    comes in one chunk or several (a chunk holding it whole skipped it as blank)."""
+    blank = b" " * 45 + b"\n"
+    chunks = [blank] if split_at is None else [blank[:split_at], blank[split_at:]]
+    out = feed_and_collect(
+        Codec(accept=ClientMessage, max_line=40), [*chunks, b'{"type":"move","to":1}\n']
+    )
+    assert out == [ErrorCause.LINE_TOO_LONG, Move(1)]
+
+
 def test_after_eof_there_is_only_need_data_and_feeding_more_is_misuse():
     """After b"" the codec reports eof, returns NEED_DATA, and refuses further data."""
     codec = Codec(accept=ClientMessage)
