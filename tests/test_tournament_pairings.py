@@ -179,6 +179,11 @@ def teams_file(tmp_path: Path, **tournament: Any) -> dict[str, Any]:
         ({"team": [TEAM_A, {"name": "b", "command": ["x"], "dir": "nowhere"}]}, "team[1] (b).dir"),
         ({"team": [TEAM_A, {"name": "b", "command": "x", "dir": "."}]}, "team[1] (b).command"),
         ({"team": [TEAM_A, {"name": "b", "command": ["{who}"], "dir": "."}]}, "{who}"),
+        # Found by fuzzing: what the file names is quoted, so the error stays one line.
+        ({"tournament": {"name": "t", "a\nb": 1}}, "tournament.'a\\nb'"),
+        ({"team": [TEAM_A, {"name": "b", "x\ny": 1}]}, "team[1].'x\\ny'"),
+        ({"x\ny": {}}, "'x\\ny'"),
+        ({"team": [TEAM_A, {"name": "b", "command": ["x"], "dir": "a\nb"}]}, "a\\nb"),
     ],
 )
 def test_a_bad_teams_file_is_one_line_naming_the_field(

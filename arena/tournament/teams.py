@@ -134,6 +134,13 @@ def _fail(source: str, where: str, text: str) -> TeamsError:
     return TeamsError(f"{source}: {where}: {text}")
 
 
+def _shown(text: object) -> str:
+    """A key or path the file gave, for an error line: as it is when it is a plain word (or
+    printable path), quoted with its escapes otherwise (a newline would break the line)."""
+    text = str(text)
+    return text if text and text.isprintable() else repr(text)
+
+
 def _number(
     table: dict[str, Any], key: str, source: str, *, default: Any, kind: type, low: float
 ) -> Any:
@@ -151,10 +158,10 @@ def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file")
         raise _fail(source, "[tournament]", "the table is missing")
     for key in table:
         if key not in _TOURNAMENT_KEYS:
-            raise _fail(source, f"tournament.{key}", "unknown field")
+            raise _fail(source, f"tournament.{_shown(key)}", "unknown field")
     for key in data:
         if key not in {"tournament", "team"}:
-            raise _fail(source, key, "unknown table (want [tournament] and [[team]])")
+            raise _fail(source, _shown(key), "unknown table (want [tournament] and [[team]])")
     name = table.get("name")
     if not isinstance(name, str) or not NAME.match(name):
         raise _fail(source, "tournament.name", f"wants 1-32 of [A-Za-z0-9_-], got {name!r}")
@@ -285,7 +292,7 @@ def _team(raw: Any, index: int, base: Path, source: str, game: str = "dungeon") 
         raise _fail(source, where, "wants a table")
     for key in raw:
         if key not in _TEAM_KEYS:
-            raise _fail(source, f"{where}.{key}", "unknown field")
+            raise _fail(source, f"{where}.{_shown(key)}", "unknown field")
     name = raw.get("name")
     if not isinstance(name, str) or not NAME.match(name):
         raise _fail(source, f"{where}.name", f"wants 1-32 of [A-Za-z0-9_-], got {name!r}")
@@ -334,7 +341,7 @@ def _team(raw: Any, index: int, base: Path, source: str, game: str = "dungeon") 
         raise _fail(source, f"{where}.dir", "wants the team's folder (a path)")
     path = (base / folder).resolve()
     if not path.is_dir():
-        raise _fail(source, f"{where}.dir", f"{path} is not a folder")
+        raise _fail(source, f"{where}.dir", f"{_shown(path)} is not a folder")
     env = raw.get("env", {})
     if not isinstance(env, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in env.items()
