@@ -44,9 +44,17 @@ def fuzz(target: Target, examples: int, number: int) -> tuple[float, str]:
     try:
         run()
     except Exception as error:  # a finding: shown, not raised (the other targets still run)
-        last = traceback.extract_tb(error.__traceback__)[-1]
-        return time.perf_counter() - started, f"{type(error).__name__} at {last.name}: {error}"
+        return time.perf_counter() - started, described(error)
     return time.perf_counter() - started, ""
+
+
+def described(error: BaseException) -> str:
+    """A finding in one paragraph: the (first) failure, where, and the shrunk example."""
+    if isinstance(error, BaseExceptionGroup):  # hypothesis found several distinct failures
+        return f"({len(error.exceptions)} failures) " + described(error.exceptions[0])
+    last = traceback.extract_tb(error.__traceback__)[-1]
+    notes = " ".join(" ".join(getattr(error, "__notes__", [])).split())
+    return f"{type(error).__name__} {error} at {last.name} line {last.lineno}; {notes}"
 
 
 def main() -> None:
@@ -56,7 +64,7 @@ def main() -> None:
     for target in TARGETS:
         seconds, failure = fuzz(target, EXAMPLES, number)
         failed = failed or bool(failure)
-        rows.append((target.name, f"{EXAMPLES:,}", f"{seconds:.1f}", failure[:300] or "none"))
+        rows.append((target.name, f"{EXAMPLES:,}", f"{seconds:.1f}", failure[:400] or "none"))
     print_table(
         f"fuzz: {EXAMPLES:,} fresh examples per target, seed {number} "
         f"(BENCH_FUZZ_SEED={number} replays them)",

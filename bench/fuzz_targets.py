@@ -297,7 +297,7 @@ _BUILTINS = st.sampled_from(["rusher", "random", "nope", "", ":", "missing.py:Bo
 def _team() -> st.SearchStrategy[dict[str, Any]]:
     fields = {
         "name": st.one_of(st.text(max_size=6), _VALUE),
-        "dir": st.sampled_from([".", "missing", "", "\x00"]),
+        "dir": st.sampled_from([".", "missing", "", "\x00", "a\nb", "../../.."]),
         "command": st.one_of(st.lists(st.text(max_size=6), max_size=3), _VALUE),
         "builtin": _BUILTINS,
         "env": st.one_of(st.dictionaries(st.text(max_size=4), st.text(max_size=4)), _VALUE),
