@@ -1,11 +1,15 @@
 """``arena check-client -- CMD ...``: check a team program against a scripted, probing server.
 
-The program is started as a tournament starts it (spec tournament.md): the placeholders
-``{host} {port} {team} {match} {token}`` in CMD are replaced (when CMD has none, the five
-values are appended as arguments), and the same values are in ``ARENA_HOST``, ``ARENA_PORT``,
-``ARENA_TEAM``, ``ARENA_MATCH`` and ``ARENA_TOKEN``. The scripted server (server/probe.py) plays
-the other team and probes the program; the report lists each check (protocol/conformance.py)
-as passed or failed, with the spec section and a hint. Exit 0 only if every check passed.
+The program is started as a tournament starts it (docs/tournament.md): the placeholders
+``{host} {port} {team} {match} {token}`` in CMD are replaced (when CMD has none, the values are
+appended as arguments), and the same values are in ``ARENA_HOST``, ``ARENA_PORT``,
+``ARENA_TEAM``, ``ARENA_MATCH`` and ``ARENA_TOKEN``; without ``--token`` there is no token: no
+fifth argument, no ``ARENA_TOKEN``, and a ``{token}`` word is left out. The scripted server
+(server/probe.py) plays the other team and probes the program; the report lists each check
+(protocol/conformance.py) as passed, failed or not run, with the section of docs/protocol.md and
+a hint. Exit 0 only if every check passed. The program, and every process it started, is ended
+with the checker: at the end, on Ctrl-C, SIGTERM or SIGHUP (then the exit status is 128 + the
+signal's number).
 
     arena check-client -- python3 docs/starters/starter.py
     arena check-client --team 1 --token s3cret --json -- java -cp build Starter
@@ -28,7 +32,7 @@ import trio
 
 from arena.errors import EXIT_USAGE, command
 from arena.options import ArgumentParser, add_config_option, dungeon_rules, positive_seconds, seed
-from protocol.conformance import Observations, Verdict, evaluate
+from protocol.conformance import FAILED, NOT_RUN, PASSED, Observations, Verdict, evaluate
 from server.probe import ProbeConfig, run_probe
 
 __all__ = ["main"]
@@ -71,15 +75,78 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
 
 
 def program_argv(command: list[str], values: dict[str, str]) -> list[str]:
-    """CMD with its placeholders replaced; the five values appended when it has none."""
+    """CMD with its placeholders replaced; the values appended when it has none. Without a
+    token (no "token" in ``values``) a ``{token}`` word is dropped, never passed empty."""
+    order = ("host", "port", "team", "match", "token")
     if not any(p in word for word in command for p in PLACEHOLDERS):
-        return [*command, *(values[key] for key in ("host", "port", "team", "match", "token"))]
+        return [*command, *(values[key] for key in order if key in values)]
     out = []
     for word in command:
-        for key, value in values.items():
-            word = word.replace("{" + key + "}", value)
+        if word == "{token}" and "token" not in values:
+            continue
+        for key in order:
+            word = word.replace("{" + key + "}", values.get(key, ""))
         out.append(word)
     return out
+
+
+#: Lines of the program's standard error kept for the report.
+TAIL_LINES = 20
+#: Signals that end the checker and, with it, the program (Ctrl-C is trio's KeyboardInterrupt).
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+
+class Stopped(Exception):
+    """The checker was told to stop (SIGTERM, SIGHUP): the program has been ended."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+async def relay_stderr(stream: trio.abc.ReceiveStream, tail: list[str]) -> None:
+    """Copy the program's error output to ours as it comes, keeping its last lines."""
+    pending = b""
+    while chunk := await stream.receive_some(65536):
+        sys.stderr.write(chunk.decode("utf-8", "replace"))
+        sys.stderr.flush()
+        *lines, pending = (pending + chunk).split(b"\n")
+        pending = pending[-4096:]
+        tail.extend(
+            line.decode("utf-8", "replace").rstrip()[:300] for line in lines if line.strip()
+        )
+        del tail[:-TAIL_LINES]
+    if pending.strip():
+        tail.append(pending.decode("utf-8", "replace").rstrip()[:300])
+        del tail[:-TAIL_LINES]
+
+
+async def show_progress(seen: Observations, config: ProbeConfig) -> None:
+    """One line on stderr each time the check reaches a new stage, so a wait is never silent."""
+    stages = (
+        (lambda: True, f"waiting up to {config.start_timeout:g} s for the program's six sockets"),
+        (lambda: seen.sockets > 0, "a socket connected; waiting for the six starts"),
+        (
+            lambda: bool(seen.started) and seen.dungeon_reads > 0,
+            f"dungeon sent; playing the probed match (at most {config.play_seconds:g} s)",
+        ),
+        (lambda: seen.game_over_sent, "game_over sent; waiting for the program to exit"),
+    )
+    shown = 0
+    while shown < len(stages):
+        if stages[shown][0]():
+            print(f"arena check-client: {stages[shown][1]}", file=sys.stderr, flush=True)
+            shown += 1
+            continue
+        await trio.sleep(0.25)
+
+
+async def stop_on_signals(scope: trio.CancelScope, stopped: list[int]) -> None:
+    with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        async for signum in signals:
+            stopped.append(signum)
+            scope.cancel()
+            return
 
 
 async def check(
@@ -95,8 +162,11 @@ async def check(
         "port": str(port),
         "team": str(config.team),
         "match": config.match,
-        "token": config.token or "",
     }
+    if config.token is not None:
+        values["token"] = config.token
+    seen.start_timeout = config.start_timeout
+    stopped: list[int] = []
     env = {**os.environ, **{f"ARENA_{key.upper()}": value for key, value in values.items()}}
     reaper = Subreaper()
     try:
@@ -105,6 +175,7 @@ async def check(
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=2,  # to our stderr: the report owns stdout (--json)
+            stderr=subprocess.PIPE,  # relayed to ours, its last lines kept for the report
             start_new_session=True,  # its own process group: ended whole, children included
         )
     except OSError:
@@ -112,6 +183,7 @@ async def check(
         for listener in listeners:
             await listener.aclose()
         raise
+    print(f"arena check-client: checking {' '.join(command)}", file=sys.stderr, flush=True)
     try:
         async with trio.open_nursery() as nursery:
 
@@ -120,11 +192,18 @@ async def check(
                 # Judged as it exits: a program that ends at once on game_over may be gone
                 # before the probe has finished closing its sockets.
                 seen.exited_after_game_over = seen.game_over_sent
+                seen.exited_early = not seen.game_over_sent
+                seen.exit_status = process.returncode
                 exited.set()
 
+            nursery.start_soon(stop_on_signals, nursery.cancel_scope, stopped)
+            assert process.stderr is not None
+            nursery.start_soon(relay_stderr, process.stderr, seen.stderr_tail)
             nursery.start_soon(watch)
+            nursery.start_soon(show_progress, seen, config)
             await run_probe(listeners, config, seen, exited)
-            with trio.move_on_after(exit_seconds):
+            # A program that never connected is not waited for: it is ended at once.
+            with trio.move_on_after(exit_seconds if seen.sockets else 0):
                 await exited.wait()
             if exited.is_set():
                 seen.exit_status = process.returncode
@@ -139,6 +218,8 @@ async def check(
                 await process.wait()
             reaper.kill_orphans()
             reaper.close()
+    if stopped:
+        raise Stopped(stopped[0])
     return seen
 
 
@@ -206,20 +287,22 @@ def _children() -> list[int]:
     return found
 
 
+MARKS = {PASSED: "PASS", FAILED: "FAIL", NOT_RUN: "NOT RUN"}
+
+
 def report(verdicts: list[Verdict], command: list[str]) -> str:
     lines = [f"arena check-client: {' '.join(command)}", ""]
     for verdict in verdicts:
-        mark = "PASS" if verdict.passed else "FAIL"
-        lines.append(f"{mark}  {verdict.check.name}: {verdict.check.title}")
+        lines.append(f"{MARKS[verdict.status]:<4}  {verdict.check.name}: {verdict.check.title}")
         lines.append(f"      {verdict.detail}")
-        if not verdict.passed:
-            lines.append(f"      spec: {verdict.check.section}")
+        if verdict.status == FAILED:
+            lines.append(f"      see: {verdict.check.section}")
             lines.append(f"      hint: {verdict.check.hint}")
-    failed = sum(not verdict.passed for verdict in verdicts)
+    counts = {status: sum(v.status == status for v in verdicts) for status in MARKS}
     lines.append("")
     lines.append(
-        f"{len(verdicts) - failed} of {len(verdicts)} checks passed"
-        + ("" if failed == 0 else f"; {failed} failed")
+        f"{counts[PASSED]} of {len(verdicts)} checks passed"
+        + "".join(f"; {counts[s]} {s}" for s in (FAILED, NOT_RUN) if counts[s])
     )
     return "\n".join(lines)
 
@@ -243,6 +326,10 @@ def main(argv: list[str]) -> int:
     except OSError as error:  # the program could not be started
         print(f"arena check-client: cannot run {program[0]!r}: {error.strerror}", file=sys.stderr)
         return EXIT_USAGE
+    except Stopped as stop:
+        name = signal.Signals(stop.signum).name
+        print(f"arena check-client: stopped by {name}; the program was ended", file=sys.stderr)
+        return 128 + stop.signum
     verdicts = evaluate(seen)
     if args.json:
         print(

@@ -247,6 +247,7 @@ class _Probe:
 
     async def move(self, number: int, conn: ProbeSocket, to: int) -> None:
         agent = self.agents[number]
+        self.seen.moves_received += 1
         if number == self.seen.killed_agent and self.kill_sent:
             self.seen.killed_then_moved = True
         if number == self.seen.errored_agent and self.error_sent:
@@ -275,6 +276,7 @@ class _Probe:
         traps = self._problem()
         agent.pending = (to, traps, trio.current_time())
         agent.sat_after_flood = agent.flooded
+        self.seen.sats_sent += 1
         await conn.send(encode(Sat(to=to, switches=self.config.rules.switches, traps=traps)))
 
     def _problem(self) -> tuple[tuple[int, ...], ...]:
@@ -308,6 +310,7 @@ class _Probe:
         home = self.dungeon.start[self.team]
         agent.location = home
         agent.excused_solution = True
+        self.seen.sats_sent += 1
         await conn.send(
             encode(Sat(to=to, switches=self.config.rules.switches, traps=traps))
             + encode(Moved(success=False, location=home, killed=[], reason="attacked"))

@@ -7,6 +7,7 @@ import dataclasses
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,7 @@ import trio
 
 from arena import check_client
 from dungeon.config import RulesConfig
-from protocol.conformance import CHECKS, evaluate
+from protocol.conformance import CHECKS, FAILED, NOT_RUN, PASSED, evaluate
 from server.probe import ProbeConfig
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +49,7 @@ def failed_checks(command: list[str], config: ProbeConfig = FAST) -> set[str]:
 
 
 FAULTS = {
+    "exit_early": "runs",
     "five_sockets": "six_sockets",
     "wrong_team": "start",
     "fragile_lines": "split_dungeon",
@@ -132,7 +134,7 @@ def test_a_failing_program_exits_1_with_a_readable_report(
     out = capsys.readouterr().out
     assert "FAIL  solutions" in out
     assert "hint: send exactly `switches` bools" in out
-    assert "spec: dungeon.md 2 (solution)" in out
+    assert "see: docs/protocol.md 5 (Playing)" in out
 
 
 def test_arena_team_passes_every_check() -> None:
@@ -199,3 +201,120 @@ def test_a_daemon_the_program_leaves_is_killed_with_it(tmp_path: Path) -> None:
     daemon = int(pid_file.read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(daemon, 0)
+
+
+def verdicts_of(command: list[str], config: ProbeConfig = FAST) -> dict[str, tuple[str, str]]:
+    """Every check's status and detail."""
+    seen = trio.run(check_client.check, command, config, 3.0)
+    return {v.check.name: (v.status, v.detail) for v in evaluate(seen)}
+
+
+#: A program that never starts as a team: as `java -cp build Starter` with nothing compiled.
+NEVER_STARTS = (
+    "import sys; sys.stderr.write('Error: Could not find or load main class Starter\\n');"
+)
+NEVER_STARTS += " sys.exit(1)"
+
+
+def test_a_program_that_never_starts_is_reported_first_and_nothing_passes() -> None:
+    """Its exit status and last error line come first; no check that needs a socket passes."""
+    verdicts = verdicts_of([sys.executable, "-c", NEVER_STARTS])
+    status, detail = verdicts["runs"]
+    assert status == FAILED
+    assert "exited with status 1 before connecting a socket" in detail
+    assert "Could not find or load main class Starter" in detail
+    assert [name for name, (status, _) in verdicts.items() if status == PASSED] == []
+    assert verdicts["legal_moves"] == (NOT_RUN, "the program sent no move")
+    assert {name for name, (status, _) in verdicts.items() if status == NOT_RUN} == {
+        name for name in verdicts if name not in ("runs", "six_sockets")
+    }
+
+
+def test_a_crasher_is_reported_as_a_crash_with_its_error_output(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FAULTY_TEAM_FAULT", "exit_early")
+    verdicts = verdicts_of([sys.executable, str(FAULTY)])
+    status, detail = verdicts["runs"]
+    assert status == FAILED
+    assert "exited with status 3 before game_over" in detail
+    assert "a bug on the first move" in detail
+    assert verdicts["survives_kill"][0] == NOT_RUN
+    assert "then the program exited with status 3" in verdicts["survives_kill"][1]
+    assert verdicts["game_over"][0] == NOT_RUN
+
+
+def test_a_program_that_reads_but_never_moves_is_told_to_move(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FAULTY_TEAM_FAULT", "never_move")
+    argv = ["--seconds", "3", "--start-timeout", "3", "--config", "nodes=300", "radius=0.11"]
+    assert check_client.main([*argv, "--", sys.executable, str(FAULTY)]) == 1
+    out, err = capsys.readouterr()
+    assert "arena check-client: waiting up to 3 s for the program's six sockets" in err
+    assert "arena check-client: dungeon sent; playing the probed match" in err
+    assert "FAIL  split_dungeon" in out
+    assert "no agent sent anything after its dungeon" in out
+    assert "each agent must send a move" in out
+    assert "NOT RUN  legal_moves" in out
+    assert "NOT RUN  solutions" in out
+    assert "checks passed; 1 failed; " in out
+
+
+def test_without_a_token_none_is_passed() -> None:
+    """No empty fifth argument, no ARENA_TOKEN, and a {token} word left out."""
+    values = {"host": "h", "port": "1", "team": "0", "match": "m"}
+    assert check_client.program_argv(["prog"], values) == ["prog", "h", "1", "0", "m"]
+    assert check_client.program_argv(["prog", "{port}", "{token}"], values) == ["prog", "1"]
+    with_token = {**values, "token": "k"}
+    assert check_client.program_argv(["prog"], with_token)[-1] == "k"
+
+
+def test_the_program_sees_no_token_in_its_environment(tmp_path: Path) -> None:
+    seen = tmp_path / "seen.json"
+    record = "import json, os, sys; json.dump([sys.argv[1:], os.environ.get('ARENA_TOKEN')],"
+    record += f" open({str(seen)!r}, 'w'))"
+    trio.run(check_client.check, [sys.executable, "-c", record], FAST, 1.0)
+    argv, token = json.loads(seen.read_text())
+    assert len(argv) == 4
+    assert token is None
+
+
+#: A team program that starts a child, tells the test both pids through a FIFO, then hangs.
+HANGS_WITH_A_CHILD = """
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+with open(sys.argv[1], "w") as fifo:
+    fifo.write(f"{os.getpid()} {child.pid}\\n")
+time.sleep(3600)
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stopped_checker_leaves_no_process_of_the_program(
+    signum: signal.Signals, tmp_path: Path
+) -> None:
+    """``timeout 60 arena check-client ...`` (SIGTERM) or a closed terminal (SIGHUP) ends the
+    program and its children, and exits 128 + the signal."""
+    fifo = tmp_path / "pids"
+    os.mkfifo(fifo)
+    command = [sys.executable, "-m", "arena.main", "check-client", "--"]
+    command += [sys.executable, "-c", HANGS_WITH_A_CHILD, str(fifo)]
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as checker:
+        with open(fifo) as pids:  # blocks until the program has written them
+            program, child = (int(pid) for pid in pids.read().split())
+        checker.send_signal(signum)
+        _, err = checker.communicate(timeout=30)
+    assert checker.returncode == 128 + signum
+    assert f"stopped by {signum.name}" in err.decode()
+    for pid in (program, child):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_every_check_cites_a_section_of_the_students_protocol_doc() -> None:
+    """Students have docs/protocol.md, not the spec: each citation names one of its headings."""
+    headings = (ROOT / "docs" / "protocol.md").read_text()
+    for check in CHECKS:
+        number, title = check.section.removeprefix("docs/protocol.md ").split(" ", 1)
+        assert f"## {number}. {title.strip('()')}" in headings, check.name

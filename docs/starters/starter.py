@@ -194,8 +194,9 @@ def main(argv: list[str]) -> int:
         agent.start()
     for agent in agents:
         agent.join()
-    winners = {agent.winner for agent in agents}
-    print(f"team {team}: game over, winner {winners}")
+    winner = next((agent.winner for agent in agents if agent.winner is not None), None)
+    outcome = {None: "a draw", team: "we won"}.get(winner, f"team {winner} won")
+    print(f"team {team}: game over, {outcome}")
     return 0
 
 
