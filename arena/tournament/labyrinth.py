@@ -178,7 +178,8 @@ class LabyrinthRun(Competition):
                         await trio.sleep(POLL_SECONDS)
                 end = self._end_record(run)
                 forfeit = end.get("forfeit") if end else None
-                if forfeit is not None:
+                # Its connection closed: its program may be ending (a crash); give it the grace.
+                if forfeit is not None and str(end.get("reason", "")).endswith("Disconnection"):
                     with trio.move_on_after(EXIT_GRACE):
                         await entrants[forfeit].ended.wait()
             for entrant in entrants:
