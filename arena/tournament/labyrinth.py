@@ -177,7 +177,8 @@ class LabyrinthRun(Competition):
                     while not run.table.over:
                         await trio.sleep(POLL_SECONDS)
                 end = self._end_record(run)
-                forfeit = end.get("forfeit") if end else None
+                end = end or {}
+                forfeit = end.get("forfeit")
                 # Its connection closed: its program may be ending (a crash); give it the grace.
                 if forfeit is not None and str(end.get("reason", "")).endswith("Disconnection"):
                     with trio.move_on_after(EXIT_GRACE):

@@ -8,7 +8,8 @@ import sys
 
 
 def read(path):
-    lines = [line.rstrip("\r\n").rstrip() for line in open(path)]
+    with open(path) as stream:
+        lines = [line.rstrip("\r\n").rstrip() for line in stream]
     rows, cols = map(int, lines[0].split())
     board = [line.split() for line in lines[1 : rows + 1]]
     players = [line.split() for line in lines[rows + 1 :] if line.strip()]
@@ -25,10 +26,12 @@ def write(path, rows, cols, board, players):
 def main(args):
     if "name" in args:
         ident = f"floe{random.randrange(10**6)}"
-        open("id.txt", "w").write(ident)
+        with open("id.txt", "w") as stream:
+            stream.write(ident)
         print(ident)
         return 0
-    ident = open("id.txt").read().strip()
+    with open("id.txt") as stream:
+        ident = stream.read().strip()
     words = [a for a in args if "=" not in a]
     source, target = words[0], words[-1]
     options = dict(a.split("=", 1) for a in args if "=" in a)
