@@ -132,6 +132,12 @@ def _parser() -> argparse.ArgumentParser:
         "--web", type=_host_port, metavar="HOST:PORT", help="also serve the teacher's page here"
     )
     serve.add_argument(
+        "--teacher-token",
+        metavar="TOKEN",
+        help="the credential the page's actions need (default: ARENA_TEACHER_TOKEN, else a new "
+        "random one, printed at start)",
+    )
+    serve.add_argument(
         "--rules",
         default="spec",
         choices=sorted(PROFILES),
@@ -186,9 +192,13 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
             if args.web is not None:
                 from labyrinth.web import teacher_app
                 from server.web import serve_web
+                from server.web.auth import TeacherGate
 
-                web = await nursery.start(serve_web, teacher_app(server), *args.web)
+                gate = TeacherGate.from_env(args.teacher_token)
+                web = await nursery.start(serve_web, teacher_app(server, gate), *args.web)
                 print(f"teacher's page on http://{args.web[0]}:{web}/", file=out)
+                if not args.teacher_token:
+                    print(f"teacher token: {gate.token} (log in at /login to act)", file=out)
             out.flush()
             with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for signum in signals:

@@ -44,8 +44,16 @@ def _snapshot(web: int) -> dict[str, Any]:
     return data
 
 
+#: The teacher's credential the bench gives the server it starts (the page's actions need one).
+TEACHER_TOKEN = "bench-teacher"
+
+
 def _post(web: int, path: str, fields: str) -> None:
-    request = urllib.request.Request(f"http://127.0.0.1:{web}{path}", data=fields.encode())
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{web}{path}",
+        data=fields.encode(),
+        headers={"Authorization": f"Bearer {TEACHER_TOKEN}"},
+    )
     with urllib.request.urlopen(request, timeout=30) as answer:
         answer.read()
 
@@ -55,6 +63,7 @@ def tournament_row(binary: Path, folder: Path) -> list[object]:
     port, web = free_port(), free_port()
     server = [sys.executable, "-m", "arena", "labyrinth", "serve", "--port", str(port)]
     server += ["--web", f"127.0.0.1:{web}", "--log-dir", str(folder / "league"), "--seed", "2"]
+    server += ["--teacher-token", TEACHER_TOKEN]
     with running(server, port):
         wait_for_port(web)
         _post(web, "/tournament", "name=cup&kind=league")

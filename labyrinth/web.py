@@ -3,15 +3,15 @@ connected players, running and finished games, a form to start a game between tw
 programs, tournaments (create, phases, standings, next phase), a live view of each game, its log
 (JSON Lines) and its replay. Live updates are server-sent events; no CDN.
 
-Actions are POSTs answered in JSON; a POST whose ``Origin`` is another site is refused (a page
-elsewhere cannot drive this one from the teacher's browser). The page binds 127.0.0.1 unless
-told otherwise: it has no login.
+Actions are POSTs answered in JSON, and each needs the teacher's credential
+(:class:`server.web.auth.TeacherGate`: a bearer token, or the login form's cookie with the page's
+CSRF token), whatever address the page binds; a POST whose ``Origin`` is another site is refused.
+Everything else is read-only and open.
 """
 
 from __future__ import annotations
 
 import json
-import urllib.parse
 from typing import Any
 
 from starlette.applications import Starlette
@@ -24,6 +24,7 @@ from labyrinth.replay import GameLog, render_html
 from labyrinth.server import GameRun, LabyrinthServer, game_state
 from labyrinth.tournament import KINDS
 from server.web import Broadcaster, escape, page, sse_response, web_app
+from server.web.auth import TeacherGate, form_fields
 
 __all__ = ["teacher_app"]
 
@@ -34,7 +35,7 @@ SCRIPTS = ["/labyrinth/teacher.js"]
 STYLES = ["/labyrinth/teacher.css"]
 
 
-def teacher_app(server: LabyrinthServer) -> Starlette:
+def teacher_app(server: LabyrinthServer, gate: TeacherGate) -> Starlette:
     lobby = Broadcaster()
     games: dict[str, Broadcaster] = {}
 
@@ -56,7 +57,7 @@ def teacher_app(server: LabyrinthServer) -> Starlette:
 
     async def home(request: Request) -> Response:
         kinds = "".join(f"<option>{kind}</option>" for kind in KINDS)
-        body = f"""
+        body = f"""{gate.csrf_meta(request)}
 <h1>Labyrinth server <span class="live muted">live</span></h1>
 <p class="muted">Rules <b>{escape(server.settings.rules)}</b>, {server.settings.move_timeout:g} s
 per move. Programs join with <code>WAIT_GAME</code> (training options, empty for a game against
@@ -143,8 +144,14 @@ rules {escape(run.rules)}, seed {run.seed}</p>
         )
         return HTMLResponse(page(f"Player {name}", body, nav=NAV))
 
+    async def acting(request: Request) -> dict[str, str]:
+        """The form of a state-changing request, once it is known to be the teacher's."""
+        form = await form_fields(request)
+        await gate.require(request, form)
+        return form
+
     async def pair(request: Request) -> Response:
-        form = await _form(request)
+        form = await acting(request)
         try:
             run = server.pair(form.get("first", ""), form.get("second", ""))
         except ValueError as error:
@@ -152,7 +159,7 @@ rules {escape(run.rules)}, seed {run.seed}</p>
         return JSONResponse({"ok": True, "game": run.table.name})
 
     async def new_tournament(request: Request) -> Response:
-        form = await _form(request)
+        form = await acting(request)
         name, kind = form.get("name", ""), form.get("kind", "")
         if not name.isascii() or not name.replace("_", "a").isalnum() or len(name) > 20:
             return JSONResponse({"ok": False, "error": "a name is 1-20 of A-Za-z0-9_"}, 400)
@@ -163,7 +170,7 @@ rules {escape(run.rules)}, seed {run.seed}</p>
         return JSONResponse({"ok": True})
 
     async def next_phase(request: Request) -> Response:
-        await _form(request)
+        await acting(request)
         try:
             pairings = server.next_phase(request.path_params["name"])
         except ValueError as error:
@@ -182,25 +189,13 @@ rules {escape(run.rules)}, seed {run.seed}</p>
             Route("/pair", pair, methods=["POST"]),
             Route("/tournament", new_tournament, methods=["POST"]),
             Route("/tournament/{name}/next", next_phase, methods=["POST"]),
+            *gate.routes(),
         ],
         # The page's own script and style: labyrinth/static/ as /labyrinth/NAME.
         assets={"labyrinth": "labyrinth"},
     )
     app.state.lobby = lobby
     return app
-
-
-async def _form(request: Request) -> dict[str, str]:
-    origin = request.headers.get("origin")
-    if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
-        raise HTTPException(403, "a page of another site cannot act here")
-    # URL-encoded forms only (what the page posts): parsed here, no multipart dependency.
-    body = b""
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > 4096:
-            raise HTTPException(413, "a form of this page is a few fields")
-    return dict(urllib.parse.parse_qsl(body.decode("utf-8", "replace")))
 
 
 def _json(data: Any) -> str:

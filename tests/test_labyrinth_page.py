@@ -23,6 +23,11 @@ from web_client import first_events, http
 from labyrinth.server import LabyrinthServer
 from labyrinth.web import teacher_app
 from server.web import serve_web
+from server.web.auth import COOKIE, TeacherGate
+
+#: The teacher's token of the pages under test, and the header a script acts with.
+TOKEN = "t0ken-of-the-teacher"
+TEACHER: dict[str, Any] = {"headers": {"Authorization": f"Bearer {TOKEN}"}}
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = [
@@ -74,7 +79,9 @@ async def test_the_page_in_a_browser_shows_players_games_tournaments_and_a_live_
     server = LabyrinthServer(seed=1)
     async with trio.open_nursery() as nursery:
         await lobby_with_everything(nursery, server)
-        port = await nursery.start(serve_web, teacher_app(server), "127.0.0.1", 0)
+        port = await nursery.start(
+            serve_web, teacher_app(server, TeacherGate(TOKEN)), "127.0.0.1", 0
+        )
         base = f"http://127.0.0.1:{port}"
 
         dom = await chromium_dom(f"{base}/", tmp_path / "p1")
@@ -113,9 +120,9 @@ async def test_the_actions_pair_programs_and_run_a_tournament_and_events_follow(
     server = LabyrinthServer(seed=2)
     async with trio.open_nursery() as nursery:
         await lobby_with_everything(nursery, server)
-        app = teacher_app(server)
+        app = teacher_app(server, TeacherGate(TOKEN))
         port = await nursery.start(serve_web, app, "127.0.0.1", 0)
-        status, _, body = await http(port, "/pair", "POST", "first=alice&second=nobody")
+        status, _, body = await http(port, "/pair", "POST", "first=alice&second=nobody", **TEACHER)
         assert status == 400
         assert "nobody is not waiting" in body
         events: list[str] = []
@@ -127,16 +134,18 @@ async def test_the_actions_pair_programs_and_run_a_tournament_and_events_follow(
             watchers.start_soon(follow)
             with trio.fail_after(20):
                 await app.state.lobby.wait_for_subscribers()
-                status, _, body = await http(port, "/pair", "POST", "first=alice&second=bob")
+                status, _, body = await http(
+                    port, "/pair", "POST", "first=alice&second=bob", **TEACHER
+                )
         assert status == 200
         assert '"ok": true' in body or '"ok":true' in body
         assert "alice" in events[-1]
         assert '"games":[{"game":"spec-' in events[-1].replace(" ", "")
 
-        status, _, body = await http(port, "/tournament", "POST", "name=cup&kind=league")
+        status, _, body = await http(port, "/tournament", "POST", "name=cup&kind=league", **TEACHER)
         assert status == 400
         assert "exists" in body
-        status, _, body = await http(port, "/tournament/cup/next", "POST", "")
+        status, _, body = await http(port, "/tournament/cup/next", "POST", "", **TEACHER)
         assert status == 400
         assert "at least 2 players" in body
         foreign = await http_with_origin(port)
@@ -202,7 +211,9 @@ async def test_a_game_page_streams_each_move_as_it_is_played() -> None:
     server = LabyrinthServer(seed=3)
     async with trio.open_nursery() as nursery:
         running = await lobby_with_everything(nursery, server)
-        port = await nursery.start(serve_web, teacher_app(server), "127.0.0.1", 0)
+        port = await nursery.start(
+            serve_web, teacher_app(server, TeacherGate(TOKEN)), "127.0.0.1", 0
+        )
         game = next(iter(server.games))
         events: list[dict[str, Any]] = []
         with trio.fail_after(20):
@@ -228,8 +239,12 @@ async def test_the_next_phase_button_starts_a_tournaments_games() -> None:
     server = LabyrinthServer(seed=4)
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        port = await nursery.start(serve_web, teacher_app(server), "127.0.0.1", 0)
-        status, _, body = await http(port, "/tournament", "POST", "name=duel&kind=knockout")
+        port = await nursery.start(
+            serve_web, teacher_app(server, TeacherGate(TOKEN)), "127.0.0.1", 0
+        )
+        status, _, body = await http(
+            port, "/tournament", "POST", "name=duel&kind=knockout", **TEACHER
+        )
         assert (status, json.loads(body)) == (200, {"ok": True})
         clients = []
         for name in ("dora", "ed"):
@@ -237,7 +252,7 @@ async def test_the_next_phase_button_starts_a_tournaments_games() -> None:
             assert await client.command(f"CLIENT_NAME {name}", 1) == ["OK"]
             assert await client.command("WAIT_GAME TOURNAMENT duel", 1) == ["OK"]
             clients.append(client)
-        status, _, body = await http(port, "/tournament/duel/next", "POST", "")
+        status, _, body = await http(port, "/tournament/duel/next", "POST", "", **TEACHER)
         assert status == 200
         answer = json.loads(body)
         assert answer["ok"] is True
@@ -246,7 +261,127 @@ async def test_the_next_phase_button_starts_a_tournaments_games() -> None:
         for client in clients:
             assert await client.receive() == game
         assert server.tournaments["duel"].phase_running
-        status, _, body = await http(port, "/tournament/duel/next", "POST", "")
+        status, _, body = await http(port, "/tournament/duel/next", "POST", "", **TEACHER)
         assert status == 400
         assert "still running" in body
+        nursery.cancel_scope.cancel()
+
+
+ACTIONS = [
+    ("/pair", "first=alice&second=bob"),
+    ("/tournament", "name=cup2&kind=league"),
+    ("/tournament/cup/next", ""),
+]
+
+
+@pytest.mark.parametrize(("path", "fields"), ACTIONS, ids=[p for p, _ in ACTIONS])
+async def test_every_action_without_the_teachers_credential_is_refused(
+    path: str, fields: str
+) -> None:
+    """No credential, a wrong bearer token, or the login cookie without the page's CSRF token:
+    refused, and nothing changes (whatever address the page binds)."""
+    server = LabyrinthServer(seed=4)
+    gate = TeacherGate(TOKEN)
+    async with trio.open_nursery() as nursery:
+        await lobby_with_everything(nursery, server)
+        port = await nursery.start(serve_web, teacher_app(server, gate), "127.0.0.1", 0)
+        before = (set(server.games), set(server.tournaments))
+        wrong = {"Authorization": "Bearer not-the-token"}
+        session = await logged_in_cookie(port)
+        cookie = {"Cookie": f"{COOKIE}={session}"}
+        for headers, expected in ((None, 401), (wrong, 401), (cookie, 403)):
+            status, _, body = await http(port, path, "POST", fields, headers=headers)
+            assert status == expected, (headers, body)
+            assert json.loads(body)["ok"] is False
+        assert (set(server.games), set(server.tournaments)) == before
+        status, _, body = await http(
+            port, path, "POST", f"{fields}&csrf={gate.csrf_token()}", headers=cookie
+        )
+        assert status in (200, 400), body  # the teacher's: taken (400 is the game's own "no")
+        assert "credential" not in body
+        assert "CSRF" not in body
+        nursery.cancel_scope.cancel()
+
+
+async def logged_in_cookie(port: int) -> str:
+    """The session cookie the login form sets for the right token."""
+    status, headers, _ = await http(port, "/login", "POST", f"token={TOKEN}")
+    assert status == 303
+    cookie = headers["set-cookie"]
+    assert "HttpOnly" in cookie
+    assert "SameSite=strict" in cookie or "SameSite=Strict" in cookie
+    return cookie.split(";")[0].split("=", 1)[1]
+
+
+async def test_wrong_tokens_at_the_login_form_are_rate_limited() -> None:
+    """Five wrong tokens from one address in a minute, and even the right one waits."""
+    server = LabyrinthServer(seed=5)
+    now = [0.0]
+    gate = TeacherGate(TOKEN, clock=lambda: now[0])
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        port = await nursery.start(serve_web, teacher_app(server, gate), "127.0.0.1", 0)
+        for _ in range(5):
+            status, _, body = await http(port, "/login", "POST", "token=guess")
+            assert status == 401
+            assert "wrong token" in body
+        status, _, body = await http(port, "/login", "POST", f"token={TOKEN}")
+        assert status == 429
+        assert "too many wrong tokens" in body
+        now[0] += 61
+        status, _, _ = await http(port, "/login", "POST", f"token={TOKEN}")
+        assert status == 303
+        nursery.cancel_scope.cancel()
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (make browser)")
+async def test_in_a_browser_the_start_button_needs_the_teachers_login(tmp_path: Path) -> None:
+    """A visitor's Start is refused with the reason and starts nothing; after the login form
+    the same button starts the game."""
+    from cdp import Browser
+
+    server = LabyrinthServer(seed=6)
+    async with trio.open_nursery() as nursery:
+        await lobby_with_everything(nursery, server)
+        port = await nursery.start(
+            serve_web, teacher_app(server, TeacherGate(TOKEN)), "127.0.0.1", 0
+        )
+        base = f"http://127.0.0.1:{port}"
+        browser = await trio.to_thread.run_sync(Browser, tmp_path / "profile")
+        try:
+            page = await trio.to_thread.run_sync(browser.open, f"{base}/")
+            running = set(server.games)
+            start = (
+                "(() => { const f = document.getElementById('pair');"
+                " f.first.value = 'alice'; f.second.value = 'bob';"
+                " f.requestSubmit(); return true; })()"
+            )
+            await trio.to_thread.run_sync(page.wait_for, "document.getElementById('first').length")
+            await trio.to_thread.run_sync(page.evaluate, start)
+            refused = await trio.to_thread.run_sync(
+                page.wait_for, "document.getElementById('pair-result').textContent"
+            )
+            assert "credential" in refused
+            assert set(server.games) == running
+            # The login form's own request, from the page: the browser keeps the cookie.
+            login = (
+                "fetch('/login', {method: 'POST', redirect: 'manual', body: new URLSearchParams("
+                f"{{token: {json.dumps(TOKEN)}}})}}).then(() => true)"
+            )
+            assert await trio.to_thread.run_sync(page.evaluate, login)
+            page = await trio.to_thread.run_sync(browser.open, f"{base}/")
+            await trio.to_thread.run_sync(
+                page.wait_for, "document.querySelector('meta[name=\"csrf-token\"]')"
+            )
+            await trio.to_thread.run_sync(page.wait_for, "document.getElementById('first').length")
+            await trio.to_thread.run_sync(page.evaluate, start)
+            started = await trio.to_thread.run_sync(
+                page.wait_for,
+                "document.getElementById('pair-result').textContent.startsWith('started')"
+                " && document.getElementById('pair-result').textContent",
+            )
+            assert set(server.games) - running == {started.removeprefix("started ")}
+        finally:
+            await trio.to_thread.run_sync(browser.close)
         nursery.cancel_scope.cancel()

@@ -6,12 +6,18 @@ import trio
 
 
 async def http(
-    port: int, path: str, method: str = "GET", body: str = "", limit: int = 1 << 20
+    port: int,
+    path: str,
+    method: str = "GET",
+    body: str = "",
+    limit: int = 1 << 20,
+    headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], str]:
-    """(status, headers, body) of one request to 127.0.0.1:``port``."""
+    """(status, headers, body) of one request to 127.0.0.1:``port``, with extra ``headers``."""
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     async with stream:
         head = f"{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+        head += "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
         if method == "POST":
             head += "Content-Type: application/x-www-form-urlencoded\r\n"
             head += f"Content-Length: {len(body.encode())}\r\n"

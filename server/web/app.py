@@ -12,7 +12,7 @@ from hypercorn.trio import serve
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from server.web.page import escape, page
@@ -54,6 +54,9 @@ def _static_route(prefix: str, package: str) -> Route:
 
 async def _http_error(request: Request, error: Exception) -> Response:
     status = error.status_code if isinstance(error, HTTPException) else 500
+    if request.method == "POST":  # the pages' scripts read {"ok": false, "error": ...}
+        detail = str(getattr(error, "detail", "")) or "refused"
+        return JSONResponse({"ok": False, "error": detail}, status_code=status)
     title = "Not found" if status == 404 else f"Error {status}"
     detail = (
         f"There is no page at <code>{escape(request.url.path)}</code>."

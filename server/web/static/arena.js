@@ -1,6 +1,7 @@
 /* Dungeon Arena: small helpers every page may use (no framework, no CDN).
    arena.live(url, {kind: fn}) follows server-sent events; arena.el builds DOM nodes;
-   arena.post(url, fields) posts a form and returns the parsed JSON answer. */
+   arena.post(url, fields) posts a form (with the page's CSRF token when it has one) and
+   returns the parsed JSON answer. */
 "use strict";
 window.arena = {
   live(url, handlers) {
@@ -29,7 +30,13 @@ window.arena = {
   },
   async post(url, fields) {
     const body = new URLSearchParams(fields);
+    const csrf = document.querySelector('meta[name="csrf-token"]');
+    if (csrf) body.set("csrf", csrf.content);
     const answer = await fetch(url, { method: "POST", body });
-    return answer.json();
+    try {
+      return await answer.json();
+    } catch {
+      return { ok: false, error: `${answer.status} ${answer.statusText}` };
+    }
   },
 };

@@ -1,0 +1,159 @@
+"""The teacher's credential: every request that changes state needs it, whatever address the page
+binds; pages that only show stay open.
+
+A request is the teacher's when it carries ``Authorization: Bearer TOKEN`` (scripts, curl) or
+the session cookie the login form sets (a browser) together with the page's CSRF token (the form
+field ``csrf`` or the header ``X-CSRF-Token``). The cookie is HttpOnly and SameSite=Strict; a
+request whose ``Origin`` is another site is refused before anything else. Wrong tokens at the
+login form are rate limited per client address. Tokens are compared in constant time.
+
+    gate = TeacherGate(token)                 # or TeacherGate.from_env(): given or generated
+    app = web_app([*routes, *gate.routes()])  # GET/POST /login, POST /logout
+    await gate.require(request, form)         # in each state-changing handler
+    gate.csrf_meta(request)                   # in pages: the token arena.post() sends
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import time
+import urllib.parse
+from collections import defaultdict, deque
+from collections.abc import Callable
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from server.web.page import escape, page
+
+__all__ = ["COOKIE", "ENV_TOKEN", "TeacherGate", "form_fields", "same_origin"]
+
+#: The cookie a logged-in browser carries, and the variable that gives the token.
+COOKIE = "arena_teacher"
+ENV_TOKEN = "ARENA_TEACHER_TOKEN"
+#: Wrong tokens at the login form: at most this many per address in WINDOW seconds.
+ATTEMPTS, WINDOW = 5, 60.0
+#: A form body larger than this is refused (the pages' forms are a few fields).
+MAX_FORM = 64 * 1024
+
+
+def same_origin(request: Request) -> None:
+    """Refuse a request sent by a page of another site (its ``Origin`` is not this host)."""
+    origin = request.headers.get("origin")
+    if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
+        raise HTTPException(403, "a page of another site cannot act here")
+
+
+async def form_fields(request: Request) -> dict[str, str]:
+    """The URL-encoded form of a POST (what the pages send), its size bounded."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_FORM:
+            raise HTTPException(413, "a form of more than 64 KiB")
+    fields = urllib.parse.parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True)
+    return {key: values[-1] for key, values in fields.items()}
+
+
+class TeacherGate:
+    """Checks the teacher's credential and serves the login form."""
+
+    def __init__(self, token: str, clock: Callable[[], float] = time.monotonic) -> None:
+        if not token:
+            raise ValueError("the teacher's token cannot be empty")
+        self.token = token
+        self._key = secrets.token_bytes(32)  # sessions end with the server
+        self._clock = clock
+        self._failures: dict[str, deque[float]] = defaultdict(deque)
+
+    @classmethod
+    def from_env(cls, given: str | None = None) -> TeacherGate:
+        """The token given (a flag), else ``ARENA_TEACHER_TOKEN``, else a new random one."""
+        return cls(given or os.environ.get(ENV_TOKEN) or secrets.token_urlsafe(18))
+
+    def _mac(self, label: str) -> str:
+        return hmac.new(self._key, label.encode(), hashlib.sha256).hexdigest()
+
+    @property
+    def _session(self) -> str:
+        return self._mac("session")
+
+    def logged_in(self, request: Request) -> bool:
+        return hmac.compare_digest(request.cookies.get(COOKIE, ""), self._session)
+
+    def csrf_token(self) -> str:
+        return self._mac("csrf")
+
+    def csrf_meta(self, request: Request) -> str:
+        """HTML for a page: the CSRF token when the browser is logged in, else a login link."""
+        if self.logged_in(request):
+            return f'<meta name="csrf-token" content="{self.csrf_token()}">'
+        return '<p class="muted login"><a href="/login">Log in as the teacher</a> to act.</p>'
+
+    async def require(self, request: Request, form: dict[str, str]) -> None:
+        """Return when the request is the teacher's; raise 401 or 403 otherwise."""
+        same_origin(request)
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and given:
+            if hmac.compare_digest(given.strip().encode(), self.token.encode()):
+                return
+            raise HTTPException(401, "wrong teacher token")
+        if not self.logged_in(request):
+            raise HTTPException(401, "the teacher's credential is needed: log in at /login")
+        sent = form.get("csrf") or request.headers.get("x-csrf-token", "")
+        if not hmac.compare_digest(sent.encode(), self.csrf_token().encode()):
+            raise HTTPException(403, "a form without this page's CSRF token")
+
+    def _limited(self, address: str) -> bool:
+        now, failures = self._clock(), self._failures[address]
+        while failures and failures[0] <= now - WINDOW:
+            failures.popleft()
+        return len(failures) >= ATTEMPTS
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/login", self._login_form, methods=["GET"]),
+            Route("/login", self._login, methods=["POST"]),
+            Route("/logout", self._logout, methods=["POST"]),
+        ]
+
+    async def _login_form(self, request: Request) -> Response:
+        return HTMLResponse(self._form_page(""))
+
+    def _form_page(self, message: str) -> str:
+        note = f'<p class="error">{escape(message)}</p>' if message else ""
+        body = (
+            "<h1>Teacher's login</h1>"
+            "<p class='muted'>The token was printed when the server started (or set with "
+            f"{ENV_TOKEN}).</p>{note}"
+            '<form method="post" action="/login"><input type="password" name="token" '
+            'autocomplete="current-password" placeholder="teacher token" required> '
+            "<button>Log in</button></form>"
+        )
+        return page("Teacher's login", body)
+
+    async def _login(self, request: Request) -> Response:
+        same_origin(request)
+        address = request.client.host if request.client else "?"
+        if self._limited(address):
+            return HTMLResponse(
+                self._form_page(f"too many wrong tokens: try again in {WINDOW:g} s"), 429
+            )
+        form = await form_fields(request)
+        if not hmac.compare_digest(form.get("token", "").encode(), self.token.encode()):
+            self._failures[address].append(self._clock())
+            return HTMLResponse(self._form_page("wrong token"), 401)
+        response = RedirectResponse("/", status_code=303)
+        response.set_cookie(COOKIE, self._session, httponly=True, samesite="strict", path="/")
+        return response
+
+    async def _logout(self, request: Request) -> Response:
+        await self.require(request, await form_fields(request))
+        response = RedirectResponse("/", status_code=303)
+        response.delete_cookie(COOKIE, path="/")
+        return response
