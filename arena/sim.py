@@ -122,6 +122,7 @@ def _run(args: argparse.Namespace) -> int:
     from sim.backends import Backend, DaskBackend, LocalBackend
     from sim.journal import Journal, JournalError, journal_path
     from sim.progress import match_progress
+    from sim.report import short_names
     from sim.runner import RunSpec, run
 
     log = structlog.get_logger()
@@ -184,7 +185,9 @@ def _run(args: argparse.Namespace) -> int:
     except (ValueError, TypeError, JournalError) as exc:
         raise UsageError(str(exc)) from None
     try:
-        with match_progress(f"{spec.game} {','.join(strategies)}", enabled=not args.quiet) as bar:
+        shown = short_names(list(strategies))
+        label = f"{spec.game} {','.join(shown[name] for name in strategies)}"
+        with match_progress(label, enabled=not args.quiet) as bar:
             outcome = run(spec, backend, journal, on_match=bar)
     except KeyboardInterrupt:
         kept = len(journal.done) if journal is not None else 0

@@ -3,6 +3,9 @@
 On a terminal, a rich progress bar. Otherwise (a CI log, ``2> run.log``, ``| tee``) a plain status
 line at the start, at most every :data:`STATUS_INTERVAL` seconds as matches finish, and at the end,
 so a long run is never silent.
+
+Both take their rate and ETA from one :class:`RateEstimate`: matches played here since the run
+began, over the time since it began (docs/simulator.md says why not rich's own estimate).
 """
 
 from __future__ import annotations
@@ -23,22 +26,59 @@ from rich.progress import (
     TaskID,
     TextColumn,
     TimeElapsedColumn,
-    TimeRemainingColumn,
 )
 from rich.text import Text
 
-__all__ = ["STATUS_INTERVAL", "MatchProgress", "StatusLines", "match_progress"]
+__all__ = ["STATUS_INTERVAL", "MatchProgress", "RateEstimate", "StatusLines", "match_progress"]
 
 #: Seconds between two status lines when stderr is not a terminal.
 STATUS_INTERVAL = 5.0
+#: Matches played here before a rate is trusted: the first ones finish together, having started
+#: together on every worker.
+WARM_UP_MATCHES = 3
 
 
-class RateColumn(ProgressColumn):
-    """Matches per second over rich's recent window."""
+class RateEstimate:
+    """Matches per second and the time left, from the matches played in this run over the
+    time since it began (its first call, before any match finished; matches read back from a
+    journal do not count). Measuring from the first *finished* match instead, as a windowed
+    estimate does, drops the time every worker spent on its first match: with W workers the
+    early rate came out about W times too high."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self._start: tuple[float, int] | None = None
+        self.elapsed = 0.0
+        self.played = 0
+
+    def update(self, done: int) -> None:
+        now = self.clock()
+        if self._start is None:
+            self._start = (now, done)
+        began, first = self._start
+        self.elapsed, self.played = now - began, done - first
+
+    def rate(self) -> float | None:
+        """Matches per second, once enough matches were played to say."""
+        if self.played < WARM_UP_MATCHES or self.elapsed <= 0:
+            return None
+        return self.played / self.elapsed
+
+    def remaining(self, done: int, total: int) -> float | None:
+        """Seconds left for the matches not yet done, at the rate so far."""
+        rate = self.rate()
+        return None if rate is None else (total - done) / rate
+
+
+class EstimateColumn(ProgressColumn):
+    """The estimate's rate and ETA (kept in the task's fields by the update callback)."""
 
     def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text("-- matches/s" if speed is None else f"{speed:.1f} matches/s")
+        rate, left = task.fields.get("rate"), task.fields.get("left")
+        shown = "-- matches/s" if rate is None else f"{rate:.1f} matches/s"
+        if task.finished:
+            return Text(shown)
+        return Text(f"{shown}  eta {'--' if left is None else _duration(left)}")
 
 
 class MatchProgress(Protocol):
@@ -66,24 +106,23 @@ class StatusLines:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.label, self.stream, self.interval, self.clock = label, stream, interval, clock
-        self._start: tuple[float, int] | None = None
-        self._last = 0.0
+        self.estimate = RateEstimate(clock)
+        self._last: float | None = None
 
     def __call__(self, done: int, total: int) -> None:
+        self.estimate.update(done)
         now = self.clock()
-        if self._start is None:
-            self._start = (now, done)
-        elif now - self._last < self.interval and done < total:
+        if self._last is not None and now - self._last < self.interval and done < total:
             return
         self._last = now
-        began, first = self._start
-        played, elapsed = done - first, now - began
         line = f"{self.label}: {done}/{total} matches"
-        if played > 0 and elapsed > 0:
-            rate = played / elapsed
-            line += f", {rate:.1f} matches/s, elapsed {_duration(elapsed)}"
-            if done < total:
-                line += f", eta {_duration((total - done) / rate)}"
+        estimate = self.estimate
+        if estimate.played > 0 and estimate.elapsed > 0:
+            line += f", {estimate.played / estimate.elapsed:.1f} matches/s"
+            line += f", elapsed {_duration(estimate.elapsed)}"
+            left = estimate.remaining(done, total)
+            if done < total and left is not None:
+                line += f", eta {_duration(left)}"
         print(line, file=self.stream, flush=True)
 
 
@@ -99,22 +138,24 @@ def match_progress(label: str, *, enabled: bool = True) -> Iterator[MatchProgres
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        RateColumn(),
         TextColumn("elapsed"),
         TimeElapsedColumn(),
-        TextColumn("eta"),
-        TimeRemainingColumn(),
+        EstimateColumn(),
         console=console,
         disable=not enabled,
     ) as progress:
         tasks: list[TaskID] = []
+        estimate = RateEstimate()
 
         def update(done: int, total: int) -> None:
+            # The first call comes before any match is played, with the matches read back from
+            # a journal already done: they do not count towards the rate.
+            estimate.update(done)
+            rate, left = estimate.rate(), estimate.remaining(done, total)
             if not tasks:
-                # Created at the first call, with the matches read back from a journal already
-                # done, so they do not count towards the rate.
-                tasks.append(progress.add_task(label, total=total, completed=done))
+                task = progress.add_task(label, total=total, completed=done, rate=rate, left=left)
+                tasks.append(task)
             else:
-                progress.update(tasks[0], completed=done)
+                progress.update(tasks[0], completed=done, rate=rate, left=left)
 
         yield update

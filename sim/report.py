@@ -9,7 +9,15 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["print_report", "write_json", "write_plot"]
+__all__ = [
+    "length_unit",
+    "print_report",
+    "short_names",
+    "sprt_line",
+    "verdict",
+    "write_json",
+    "write_plot",
+]
 
 
 def write_json(report: dict[str, Any], path: Path) -> None:
@@ -33,21 +41,85 @@ def _elo(value: float | None, score: float) -> str:
     return f"{round(value):+d}"
 
 
+def short_names(names: list[str]) -> dict[str, str]:
+    """Each strategy's name as the tables show it: a strategy of one's own keeps its file (or
+    last module) and class, ``docs/examples/dungeon_strategy.py:Cautious`` ->
+    ``dungeon_strategy.py:Cautious``; the whole name where two would read the same."""
+
+    def short(name: str) -> str:
+        where, colon, cls = name.rpartition(":")
+        if not colon:
+            return name
+        base = where.replace("\\", "/").rsplit("/", 1)[-1]
+        return f"{base if base.endswith('.py') else base.rsplit('.', 1)[-1]}:{cls}"
+
+    shown = {name: short(name) for name in names}
+    clashes = {s for s in shown.values() if list(shown.values()).count(s) > 1}
+    return {name: name if s in clashes else s for name, s in shown.items()}
+
+
+def length_unit(report: dict[str, Any]) -> str:
+    """What a game's length counts: simulated milliseconds (the dungeon's timed schedule),
+    logical steps (its step schedule), or moves (the other games' actions, one per turn)."""
+    if report["game"] != "dungeon":
+        return "moves"
+    return "sim ms" if report["options"].get("schedule") == "timed" else "steps"
+
+
+def _by_seat(pairing: dict[str, Any]) -> str:
+    """a's W-D-L in seat 1, seat 2, ... ('-' for a seat it never held)."""
+    seats = pairing.get("by_seat") or []
+    return " / ".join(f"{w}-{d}-{lost}" if w + d + lost else "-" for w, d, lost in seats)
+
+
+def sprt_line(sprt: dict[str, Any]) -> str:
+    """The sequential test's verdict, worded so the LLR's place against its bounds is plain."""
+    s = sprt
+    head = (
+        f"SPRT (elo0={s['elo0']:g}, elo1={s['elo1']:g}, alpha={s['alpha']:g}, beta={s['beta']:g})"
+        f", {s['groups']} seed groups: LLR {s['llr']:.2f}"
+    )
+    if s["decision"] == "H1":
+        return f"{head} crossed the upper bound {s['upper']:.2f}: H1 accepted"
+    if s["decision"] == "H0":
+        return f"{head} crossed the lower bound {s['lower']:.2f}: H0 accepted"
+    return f"{head}, between the bounds {s['lower']:.2f} and {s['upper']:.2f}: undecided"
+
+
 def print_report(report: dict[str, Any], console: Console | None = None) -> None:
     if console is None:
         console = Console()
         if not console.is_terminal:
             console = Console(width=120)
+    names = short_names(list(dict.fromkeys(report["strategies"])))
     table = Table(title=f"{report['game']}: {report['games']} games, seed {report['seed']}")
-    for column in ("a", "b", "games", "W-D-L", "score [95% CI]", "Elo [95% CI]", "length"):
-        table.add_column(column, justify="left" if column in "ab" else "right")
+    unit = length_unit(report)
+    table.caption = "by seat: a's W-D-L in seat 1 / seat 2 / ... (seats swap seed by seed)"
+
+    def cell(name: str) -> str:
+        # A long name breaks after its colon: the class gets a line of its own, never cut.
+        shown = names.get(name, name)
+        return shown if len(shown) <= 20 else shown.replace(":", ":\n", 1)
+
+    widest = {
+        side: min(24, max(len(line) for p in report["pairings"] for line in cell(p[side]).split()))
+        for side in ("a", "b")
+    }
+    columns = ["a", "b", "games", "W-D-L", "by seat", "score [95% CI]"]
+    columns += ["Elo [95% CI]", f"length\n({unit})"]
+    for column in columns:
+        if column in "ab":
+            table.add_column(column, overflow="fold", min_width=widest[column])
+        else:
+            table.add_column(column, justify="right", no_wrap=column in ("W-D-L", "by seat"))
     for p in report["pairings"]:
         rate = p["win_rate"]
         table.add_row(
-            p["a"],
-            p["b"],
+            cell(p["a"]),
+            cell(p["b"]),
             str(p["games"]),
             f"{p['wins']}-{p['draws']}-{p['losses']}",
+            _by_seat(p),
             f"{p['win_rate']:.3f} [{p['ci95'][0]:.3f}, {p['ci95'][1]:.3f}]",
             f"{_elo(p['elo'], rate)} [{_elo(p['elo_ci95'][0], rate)}, "
             f"{_elo(p['elo_ci95'][1], rate)}]",
@@ -60,7 +132,8 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         figures = Table(title="per-team figures (mean per game)")
         figures.add_column("figure")
         for team in report["teams"]:
-            figures.add_column(f"{team['strategy']} ({team['games']})", justify="right")
+            shown = names.get(team["strategy"], team["strategy"])
+            figures.add_column(f"{shown} ({team['games']})", justify="right")
         for key in keys:
             figures.add_row(key, *(_number(t["stats"].get(key), 2) for t in report["teams"]))
         console.print(figures)
@@ -69,7 +142,7 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         # Measured on this machine (the timed schedule charges its own model of thinking).
         console.print(
             "thinking per request (this machine): "
-            + ", ".join(f"{name} {value:.0f} us" for name, value in think.items())
+            + ", ".join(f"{names.get(name, name)} {value:.0f} us" for name, value in think.items())
         )
     if "ratings" in report:
         ranking = Table(title="openskill ratings (Plackett-Luce)")
@@ -77,17 +150,14 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
             ranking.add_column(column, justify="left" if column == "strategy" else "right")
         for row in report["ratings"]:
             ranking.add_row(
-                row["strategy"], f"{row['mu']:.2f}", f"{row['sigma']:.2f}", f"{row['ordinal']:.2f}"
+                names.get(row["strategy"], row["strategy"]),
+                f"{row['mu']:.2f}",
+                f"{row['sigma']:.2f}",
+                f"{row['ordinal']:.2f}",
             )
         console.print(ranking)
     if "sprt" in report:
-        s = report["sprt"]
-        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", None: "undecided"}[s["decision"]]
-        console.print(
-            f"SPRT elo0={s['elo0']:g} elo1={s['elo1']:g} alpha={s['alpha']:g} beta={s['beta']:g}: "
-            f"LLR {s['llr']:.2f} in [{s['lower']:.2f}, {s['upper']:.2f}] after {s['groups']} "
-            f"seed groups: {verdict}"
-        )
+        console.print(sprt_line(report["sprt"]))
     for failure in report["failed"][:10]:
         console.print(
             f"[red]failed[/red] seed {failure['seed']} {failure['seats']}: {failure['error']}"
@@ -96,23 +166,49 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         console.print(f"... and {len(report['failed']) - 10} more failed matches")
 
 
+def verdict(pairing: dict[str, Any]) -> str:
+    """Which side the 95% interval of the score puts a pairing on."""
+    a, b = pairing["a"], pairing["b"]
+    low, high = pairing["ci95"]
+    if low > 0.5:
+        return f"{a} beats {b}"
+    if high < 0.5:
+        return f"{b} beats {a}"
+    return "no clear difference"
+
+
 def write_plot(report: dict[str, Any], path: Path) -> None:
-    """Win rate with its interval per pairing, and rating bars (openskill, or Elo per pairing)."""
+    """Win rate with its interval per pairing, and rating bars (openskill, or Elo per pairing);
+    the verdict of each pairing (and of the SPRT) written on it; as wide as its pairings need."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     pairings = report["pairings"]
-    labels = [f"{p['a']}\nvs {p['b']}" for p in pairings]
-    figure, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+    names = short_names(list(dict.fromkeys(report["strategies"])))
+    labels = [f"{names.get(p['a'], p['a'])}\nvs {names.get(p['b'], p['b'])}" for p in pairings]
+    # Each panel about 1.6 inches a pairing (2.6 at least): one pairing is not lost in white.
+    panel = max(2.6, 1.6 * len(pairings))
+    figure, (left, right) = plt.subplots(1, 2, figsize=(2 * panel + 1.4, 4.8))
     rates = [p["win_rate"] for p in pairings]
     below = [p["win_rate"] - p["ci95"][0] for p in pairings]
     above = [p["ci95"][1] - p["win_rate"] for p in pairings]
     left.errorbar(range(len(pairings)), rates, yerr=[below, above], fmt="o", capsize=6)
     left.axhline(0.5, color="grey", linestyle="--", linewidth=1)
+    for x, p in enumerate(pairings):
+        left.annotate(
+            f"{p['wins']}-{p['draws']}-{p['losses']}\n{verdict(p)}",
+            (x, p["ci95"][1]),
+            xytext=(0, 6),
+            textcoords="offset points",
+            ha="center",
+            fontsize=8,
+        )
+    left.set_xlim(-0.6, len(pairings) - 0.4)
     left.set_xticks(range(len(pairings)), labels)
-    left.set_ylim(0, 1)
+    left.set_ylim(0, 1.15)  # room above 1 for the verdicts
+    left.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1])
     left.set_ylabel("score of a (95% Wilson interval)")
     left.set_title("win rate per pairing")
     if "ratings" in report:
@@ -143,7 +239,12 @@ def write_plot(report: dict[str, Any], path: Path) -> None:
         right.axhline(0, color="grey", linewidth=1)
         right.set_ylabel("Elo of a over b (95% interval)")
         right.set_title("Elo difference per pairing")
-    figure.suptitle(f"{report['game']}: {report['games']} games, seed {report['seed']}")
+    title = f"{report['game']}: {report['games']} games, seed {report['seed']}"
+    if "sprt" in report:
+        s = report["sprt"]
+        decided = {"H1": "H1 accepted", "H0": "H0 accepted"}.get(s["decision"], "undecided")
+        title += f"\nSPRT elo0={s['elo0']:g} elo1={s['elo1']:g}: {decided} (LLR {s['llr']:.2f})"
+    figure.suptitle(title)
     figure.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=100)

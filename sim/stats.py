@@ -240,6 +240,11 @@ def pairing_summary(a: str, b: str, games: Sequence[GameRecord]) -> dict[str, An
     group_scores = [sum(v) / len(v) for _, v in sorted(by_group.items())]
     elo, (elo_lo, elo_hi) = elo_interval(group_scores)
     lo, hi = wilson_interval(win_rate, len(scores))
+    # Seats are swapped seed by seed, so a first-seat edge hides in the total: a's W-D-L by the
+    # (first) seat it held.
+    by_seat = [[0, 0, 0] for _ in range(max((len(g.seats) for g in games), default=0))]
+    for game, score in zip(games, scores, strict=True):
+        by_seat[game.seats.index(a)][0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
     if len(set(group_scores)) == 1:
         # Every seed group scored the same (a clean sweep, say): the normal interval has width
         # 0 and says nothing. Map the Wilson interval instead, which stays honest there.
@@ -256,6 +261,7 @@ def pairing_summary(a: str, b: str, games: Sequence[GameRecord]) -> dict[str, An
         "elo": _round(elo),
         "elo_ci95": [_round(elo_lo), _round(elo_hi)],
         "length": _round(sum(g.length for g in games) / len(games)) if games else None,
+        "by_seat": by_seat,
         "stats_a": mean_stats(games, a),
         "stats_b": mean_stats(games, b),
     }
