@@ -15,7 +15,14 @@ the live page costs the server.
    this process's CPU seconds (server, teams and page) in each, and the CPU of the processes
    the page adds (its log-reading worker, Chromium), median of BENCH_TOURNAMENT_REPEATS (2).
 
-BENCH_TOURNAMENT_PARTS (round-robin,startup,live) picks the parts to run.
+4. Every game (``games``): a round robin of BENCH_TOURNAMENT_GAME_TEAMS (4) built-in teams
+   of each game (dungeon, Penguins, Labyrinth, Fish; 2 seats, 2 games per pair, pre-flight
+   off; Penguins, Labyrinth and Fish built-ins run as sandboxed programs, the dungeon's in
+   this process) at concurrency 1 and 2: matches per minute, the median match, and at
+   concurrency 1 the competition's own share: wall time outside the matches (planning,
+   journal, standings, the run's server) over the time inside them.
+
+BENCH_TOURNAMENT_PARTS (round-robin,startup,live,games) picks the parts to run.
 """
 
 from __future__ import annotations
@@ -43,7 +50,15 @@ LIVE = int(os.environ.get("BENCH_TOURNAMENT_LIVE", "10"))
 REPEATS = int(os.environ.get("BENCH_TOURNAMENT_REPEATS", "2"))
 STRATEGIES = ("reference", "rusher", "random")
 #: Which parts to run (round-robin, startup, live): all by default.
-PARTS = os.environ.get("BENCH_TOURNAMENT_PARTS", "round-robin,startup,live").split(",")
+PARTS = os.environ.get("BENCH_TOURNAMENT_PARTS", "round-robin,startup,live,games").split(",")
+GAME_TEAMS = int(os.environ.get("BENCH_TOURNAMENT_GAME_TEAMS", "4"))
+#: Each game's built-in teams (in turn) and settings for the ``games`` part.
+GAME_SETUPS: dict[str, tuple[tuple[str, ...], dict[str, object]]] = {
+    "dungeon": (("reference", "rusher"), {"config": {"nodes": 300, "radius": 0.1}}),
+    "penguins": (("greedy", "alphabeta"), {"rows": 8, "cols": 8}),
+    "labyrinth": (("rotator", "astar"), {"call_seconds": 5}),
+    "fish": (("greedy", "minimax1"), {"players_per_game": 2}),
+}
 
 
 def _sandbox_mode() -> str:
@@ -217,6 +232,43 @@ def live_page() -> list[list[object]]:
     return rows
 
 
+def game_round_robin(game: str, mode: str) -> list[list[object]]:
+    """One row per concurrency (1, 2) of a round robin of ``game``'s built-in teams."""
+    import trio
+
+    from arena.tournament.board import Board
+    from arena.tournament.cli import make_run
+    from arena.tournament.competition import RunOptions
+    from arena.tournament.teams import parse_teams
+
+    strategies, extra = GAME_SETUPS[game]
+    rows: list[list[object]] = []
+    for concurrency in (1, 2):
+        with tempfile.TemporaryDirectory() as directory:
+            base = Path(directory)
+            teams = [
+                {"name": f"t{number}", "builtin": strategies[number % len(strategies)]}
+                for number in range(GAME_TEAMS)
+            ]
+            settings = {"name": "bench", "game": game, "games_per_pair": 2, "seed": 1, **extra}
+            tournament = parse_teams({"tournament": settings, "team": teams}, base=base)
+            options = RunOptions(
+                out=base / "out", concurrency=concurrency, sandbox=mode, preflight="off"
+            )
+            run = make_run(tournament, options, Board("bench"))
+            run.open_journal()
+            began = time.perf_counter()
+            trio.run(run.run)
+            wall = time.perf_counter() - began
+            records = list(run.records.values())
+        inside = sum(r["seconds"] for r in records)
+        median = statistics.median(r["seconds"] for r in records)
+        share = f"{(wall - inside) / inside:.1%}" if concurrency == 1 else ""
+        rows.append([game, concurrency, len(records), f"{wall:.1f}",
+                     f"{len(records) / wall * 60:.1f}", f"{median:.2f}", share])  # fmt: skip
+    return rows
+
+
 def main() -> None:
     from arena.logs import configure_logging
 
@@ -237,6 +289,15 @@ def main() -> None:
             startup(mode),
             width=100,
         )
+    if "games" in PARTS:
+        print_table(
+            f"Every game: a round robin of {GAME_TEAMS} built-in teams, 2 games per pair, "
+            f"sandbox {mode}",
+            ["game", "concurrency", "matches", "wall s", "matches/min", "median match s",
+             "outside matches / inside"],
+            [row for game in GAME_SETUPS for row in game_round_robin(game, mode)],
+            width=110,
+        )  # fmt: skip
     if "live" in PARTS:
         print_table(
             f"Live page: {LIVE} matches at once (1000 nodes), median of {REPEATS}",
