@@ -40,7 +40,7 @@ def _snapshot(web: int) -> dict[str, Any]:
         page = answer.read().decode()
     found = re.search(r'<script id="initial" type="application/json">(.*?)</script>', page, re.S)
     assert found is not None, "the lobby page carries its snapshot"
-    data: dict[str, Any] = json.loads(found[1].replace("<\\/", "</"))
+    data: dict[str, Any] = json.loads(found[1])
     return data
 
 

@@ -232,6 +232,6 @@ def render_html(path: str | Path) -> tuple[str, int]:
         "frames": frames,
         "result": text,
     }
-    body = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    body = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
     page = _PAGE.replace("@@TITLE@@", html.escape(f"Fish replay: {title}"))
     return page.replace("@@DATA@@", body), len(frames)

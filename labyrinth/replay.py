@@ -293,7 +293,7 @@ def render_html(log: GameLog) -> str:
         "end": end.get("reason", "cut short"),
     }
     title = html.escape(f"Labyrinth {h.get('game', '')}: {h['players'][0]} vs {h['players'][1]}")
-    payload = json.dumps(data).replace("</", "<\\/")
+    payload = json.dumps(data).replace("<", "\\u003c")
     return _PAGE.replace("{title}", title).replace("{data}", payload)
 
 

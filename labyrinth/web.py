@@ -200,4 +200,4 @@ rules {escape(run.rules)}, seed {run.seed}</p>
 
 def _json(data: Any) -> str:
     """JSON safe inside a <script> element."""
-    return json.dumps(data).replace("</", "<\\/")
+    return json.dumps(data).replace("<", "\\u003c")

@@ -87,7 +87,7 @@ def viewer_data(log: MatchLog, timeline: Timeline) -> dict[str, Any]:
 
 def _script_json(data: dict[str, Any]) -> str:
     # Inside <script>, "</" could end the element early; "<\/" means the same to JSON.parse.
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("</", "<\\/")
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
 
 
 def render_html(log: MatchLog, timeline: Timeline) -> str:

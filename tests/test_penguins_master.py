@@ -455,3 +455,19 @@ def test_without_a_working_sandbox_the_master_refuses_unless_sandbox_none(
     for _ in range(2):
         assert master_main([*argv, "--sandbox", "none"]) == 0
         assert "WARNING: --sandbox none" in capsys.readouterr().err
+
+
+def test_a_fifo_left_as_the_board_never_stalls_the_master(tmp_path: Path) -> None:
+    """A program that leaves a FIFO where its board file goes is disqualified: the master reads
+    it without blocking (it is not a regular file) and writes the next board as a new file."""
+
+    def fifo(argv: list[str], cwd: Path) -> Outcome:
+        outcome = honest(argv, cwd)
+        (cwd / "board.txt").unlink()
+        os.mkfifo(cwd / "board.txt")
+        return outcome
+
+    programs, final, _, _ = play(tmp_path, {"a": honest, "b": fifo})
+    assert programs[0].disqualified is None
+    assert programs[1].disqualified is not None
+    assert parse(final).players  # the game went on to its end

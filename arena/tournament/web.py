@@ -96,8 +96,9 @@ def index_page(title: str, snapshot: dict[str, Any] | None = None) -> str:
     as the page was asked for) at once, then follows ``/events``."""
     initial = ""
     if snapshot is not None:
-        # Inside <script>, "</" could end the element early; "<\/" means the same to JSON.
-        data = json.dumps(snapshot, separators=(",", ":")).replace("</", "<\\/")
+        # Inside <script>, "</" could end the element and "<!--" confuse the parser: every "<"
+        # is written "\u003c", the same to JSON.
+        data = json.dumps(snapshot, separators=(",", ":")).replace("<", "\\u003c")
         initial = f'<script type="application/json" id="board-data">{data}</script>'
     body = f"""
 <h1>{escape(title)} <span class="live muted" id="badge">live</span></h1>
@@ -131,8 +132,9 @@ def live_page(name: str, data: str) -> str:
         "TITLE": html.escape(f"Dungeon Arena live: {name}"),
         "VERSION": html.escape(software_version()),
         "SCHEMA": str(SCHEMA_VERSION),
-        # Inside <script>, "</" could end the element early; "<\\/" means the same to JSON.
-        "DATA": data.replace("</", "<\\/"),
+        # Inside <script>, "</" could end the element and "<!--" confuse the parser: every "<"
+        # is written "\u003c", the same to JSON.
+        "DATA": data.replace("<", "\\u003c"),
     }
     filled = _MARKER.sub(lambda match: values[match.group(1)], template)
     head, end, tail = filled.rpartition("</body>")
