@@ -69,6 +69,16 @@ def main(argv: list[str]) -> int:
     configure_logging(level=args.log_level)
     seed = secrets.randbits(63) if args.seed is None else args.seed
     strategy = make_strategy(args.strategy, args.team, seed, load=dungeon_strategy)
+    where = f"{args.host}:{args.port}" + (f", match {args.match}" if args.match else "")
+
+    def told(stage: str) -> None:
+        # A team can wait minutes for its opponent: the terminal says so instead of staying blank.
+        if stage == "waiting":
+            said = f"team {args.team} connected to {where}: waiting for the other team to join"
+        else:
+            said = f"team {args.team}: the match has begun ({args.strategy} playing)"
+        print(f"arena team: {said}", file=sys.stderr, flush=True)
+
     try:
         result = trio.run(
             partial(
@@ -79,6 +89,7 @@ def main(argv: list[str]) -> int:
                 strategy=strategy,
                 match=args.match,
                 token=args.token,
+                told=told,
             )
         )
     except TeamError as error:

@@ -10,7 +10,7 @@ free agents are asked ``choose_move`` after each burst of messages; a ``sat`` is
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import structlog
@@ -91,8 +91,10 @@ async def connect_team(
     strategy: TeamStrategy,
     match: str | None = None,
     token: str | None = None,
+    told: Callable[[str], None] | None = None,
 ) -> TeamResult:
-    """Open six TCP connections to ``host:port`` and play one match with ``strategy``."""
+    """Open six TCP connections to ``host:port`` and play one match with ``strategy``;
+    ``told("waiting")`` once the six starts are sent, ``told("started")`` once the match began."""
     streams: list[trio.abc.Stream] = []
     try:
         for _ in TEAM_AGENTS:
@@ -102,7 +104,9 @@ async def connect_team(
         for opened in streams:
             await trio.aclose_forcefully(opened)
         raise TeamError(f"cannot reach the server at {host}:{port}: {error}") from error
-    return await play_team(streams, team=team, strategy=strategy, match=match, token=token)
+    return await play_team(
+        streams, team=team, strategy=strategy, match=match, token=token, told=told
+    )
 
 
 async def play_team(
@@ -112,11 +116,13 @@ async def play_team(
     strategy: TeamStrategy,
     match: str | None = None,
     token: str | None = None,
+    told: Callable[[str], None] | None = None,
 ) -> TeamResult:
     """Play one match over six connected streams (agent i on ``streams[i]``); closes them."""
     if len(streams) != len(TEAM_AGENTS):
         raise ValueError(f"a team needs {len(TEAM_AGENTS)} streams, got {len(streams)}")
     player = _TeamPlayer(streams, team, strategy)
+    player.told = told or (lambda stage: None)
     failure: TeamError | None = None
     try:
         async with trio.open_nursery() as nursery:
@@ -152,6 +158,8 @@ class _TeamPlayer:
             tuple[int, ServerMessage | RemoteProtocolError | _Eof]
         ](INBOX_SIZE)
         self.log = log.bind(team=team)
+        #: Told "waiting" when the starts are sent, "started" when every socket has its dungeon.
+        self.told: Callable[[str], None] = lambda stage: None
 
     async def read(self, agent: int) -> None:
         """Forward one socket's messages to the team task, then EOF."""
@@ -196,6 +204,8 @@ class _TeamPlayer:
         for agent in TEAM_AGENTS:
             self._advance(agent, Event.START_ACCEPTED)
             await self.send(agent, Start(team=self.team, agent=agent, match=match, token=token))
+        self.told("waiting")
+        started = False
         receive = self._inbox_out
         while not self.result.over:
             await self._take_burst([await receive.receive()])
@@ -210,6 +220,9 @@ class _TeamPlayer:
                 # before all have arrived would not know where its teammates stand (headless play,
                 # too, shows the whole begin before the first choice).
                 continue
+            if not started:
+                started = True
+                self.told("started")
             for agent in TEAM_AGENTS:
                 if self._phase(agent) is Phase.FREE:
                     target = self.strategy.choose_move(agent)

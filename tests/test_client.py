@@ -267,6 +267,35 @@ def test_arena_match_log_dir_that_cannot_be_created_exits_2(
     assert "Traceback" not in err
 
 
+def test_arena_team_says_it_waits_for_the_other_team_then_that_the_match_began(
+    tmp_path: Path,
+) -> None:
+    """A team alone on a server showed a blank terminal until its opponent came: it now says
+    what it waits for, as a real process, before the other team exists."""
+    from serve_process import arena_serve
+
+    def team(number: int, port: int) -> subprocess.Popen[str]:
+        return subprocess.Popen(
+            [sys.executable, "-m", "arena", "team", "--team", str(number), "--port", str(port),
+             "--match", "final", "--strategy", "rusher", "--seed", "1"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+
+    with arena_serve(tmp_path) as port, team(0, port) as first:
+        assert first.stderr is not None
+        waiting = first.stderr.readline()  # said with no opponent anywhere yet
+        assert waiting == (
+            f"arena team: team 0 connected to 127.0.0.1:{port}, match final: waiting for the"
+            " other team to join\n"
+        )
+        with team(1, port) as second:
+            _, second_err = second.communicate(timeout=120)
+        out, rest = first.communicate(timeout=120)
+    assert first.returncode == second.returncode == 0, (rest, second_err)
+    assert rest.startswith("arena team: team 0: the match has begun (rusher playing)\n")
+    assert out.startswith("team 0: ")
+
+
 def test_arena_team_unreachable_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     """`arena team` against a closed port exits 1 and says it cannot reach the server."""
     with closed_port() as port:
