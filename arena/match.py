@@ -21,6 +21,7 @@ from typing import Literal
 import trio
 
 from arena.errors import EXIT_FAILURE, UsageError, command
+from arena.logopts import add_log_options, log_settings
 from arena.logs import configure_logging
 from arena.options import ArgumentParser, add_config_option, describe, dungeon_rules, seed
 from arena.serve import start_optimum_pool
@@ -65,11 +66,19 @@ async def play_match(
     seed: int | None = None,
     config: RulesConfig = DEFAULT_RULES,
     log_dir: Path | None = None,
-    log_maps: Literal["each", "once"] = "each",
+    log_maps: Literal["each", "once", "digest"] = "digest",
+    log_key: bytes | None = None,
     checker: Checker | None = None,
 ) -> MatchReport:
     """Host one match on a free loopback port and play it with both teams."""
-    server = Server(config=config, log_dir=log_dir, log_maps=log_maps, seed=seed, checker=checker)
+    server = Server(
+        config=config,
+        log_dir=log_dir,
+        log_maps=log_maps,
+        log_key=log_key,
+        seed=seed,
+        checker=checker,
+    )
     shutdown = trio.Event()
     seeds = strategy_seeds(seed)
     results: list[TeamResult | None] = [None, None]
@@ -137,9 +146,7 @@ def format_report(report: MatchReport) -> str:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = ArgumentParser(prog="arena match", description=describe(__doc__))
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="where the log goes")
-    parser.add_argument(
-        "--compact-logs", action="store_true", help="write the log's map once, not twelve times"
-    )
+    add_log_options(parser)
     parser.add_argument(
         "--strategies",
         default="reference,rusher",
@@ -177,6 +184,7 @@ def main(argv: list[str]) -> int:
         args.log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UsageError(f"--log-dir {args.log_dir}: cannot create it: {error}") from None
+    log_maps, log_key = log_settings(args, args.log_dir)
     configure_logging(level="warning")
     strategies = ",".join(name.strip() for name in args.strategies.split(","))
     again = ["arena", "match", "--seed", str(match_seed), "--strategies", strategies]
@@ -196,7 +204,8 @@ def main(argv: list[str]) -> int:
                 seed=match_seed,
                 config=config,
                 log_dir=args.log_dir,
-                log_maps="once" if args.compact_logs else "each",
+                log_maps=log_maps,
+                log_key=log_key,
                 checker=None if pool is None else pool.check,
             )
         )

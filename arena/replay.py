@@ -9,6 +9,7 @@ the file and the cause). ``verify`` says OK or FAIL first on its line, whatever 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,9 +24,9 @@ if TYPE_CHECKING:
 __all__ = ["main"]
 
 
-def _read(path: str) -> MatchLog:
+def _read(path: str, key: bytes | None = None) -> MatchLog:
     try:
-        return read_log(path)
+        return read_log(path, key=key)
     except FileNotFoundError:
         raise UsageError(f"{path}: no such file") from None
     except (OSError, UnicodeDecodeError) as error:
@@ -62,7 +63,8 @@ def _verify(args: argparse.Namespace) -> int:
 def _verify_one(path: str, args: argparse.Namespace) -> int:
     from replay.rerun import verify_log
 
-    log = _read(path)
+    key = _key(args.key) if args.key is not None else None
+    log = _read(path, key)
     verdict = verify_log(log, check_optimum=args.optimum)
     for warning in verdict.warnings:
         print(f"warning: {warning}", file=sys.stderr)
@@ -84,6 +86,10 @@ def _verify_one(path: str, args: argparse.Namespace) -> int:
         else:
             print("  the header itself was changed: nothing in this log can be trusted")
         return 1
+    if key is not None and (log.signed_by is None or log.signed_through == 0):
+        what = "carries no signature" if log.signed_by is None else "has no signed line yet"
+        print(f"FAIL {path}: the log {what}: it cannot be told from a re-hashed copy")
+        return 1
     last = log.events[-1].line
     optima = f", {verdict.optima_checked} optima recomputed" if args.optimum else ""
     if log.complete:
@@ -99,18 +105,51 @@ def _verify_one(path: str, args: argparse.Namespace) -> int:
             f"{verdict_word} {path}: INCOMPLETE, verified up to its last line {last} "
             f"({verdict.inputs} inputs re-run{optima}); no close line{cut}"
         )
+    print(f"  {_signature_note(log, key)}")
     for line in _timeline(log).summary.lines():
         print(f"  {line}")
     return 0 if log.complete or not args.require_complete else 1
 
 
+def _signature_note(log: MatchLog, key: bytes | None) -> str:
+    """What the check of the log's origin amounts to."""
+    if key is not None:
+        last = log.events[-1].line
+        tail = "" if log.signed_through == last else f"; lines {log.signed_through + 1}-{last} "
+        tail += "are chained but not yet signed (cut before the next signature)" if tail else ""
+        return f"signature: genuine, signed with this key through line {log.signed_through}{tail}"
+    if log.signed_by is not None:
+        return (
+            f"signature: not checked ({log.signed_by}; give --key FILE): checked unsigned only, "
+            "a re-hashed copy would pass this"
+        )
+    return "signature: none (an unsigned log): checked unsigned only"
+
+
+def _key(path: str) -> bytes:
+    try:
+        key = Path(path).read_bytes()
+    except OSError as error:
+        raise UsageError(f"--key {path}: cannot read it: {error.strerror}") from None
+    if not key.strip():
+        raise UsageError(f"--key {path}: the key file is empty")
+    return key.strip()
+
+
 def _line_text(path: str, number: int, limit: int = 400) -> str:
-    """Line ``number`` (1-based) of the file as written, cut to ``limit`` characters."""
-    with open(path, encoding="utf-8", errors="replace") as stream:
-        for index, text in enumerate(stream, start=1):
-            if index == number:
-                text = text.rstrip("\n")
-                return text if len(text) <= limit else text[: limit - 3] + "..."
+    """Line ``number`` (1-based) of the file as written (decompressed), cut to ``limit``."""
+    import zlib
+
+    raw = Path(path).read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        inflate = zlib.decompressobj(31)
+        try:
+            raw = inflate.decompress(raw)
+        except zlib.error:
+            return "(the compressed data is corrupt there)"
+    for index, text in enumerate(raw.decode("utf-8", "replace").split("\n"), start=1):
+        if index == number:
+            return text if len(text) <= limit else text[: limit - 3] + "..."
     return "(the file ends)"
 
 
@@ -234,6 +273,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     verify.add_argument(
         "--require-complete", action="store_true", help="exit 1 when the log has no close line"
+    )
+    verify.add_argument(
+        "--key",
+        metavar="FILE",
+        default=os.environ.get("ARENA_LOG_KEY"),
+        help="the server's log key: tell a genuine signed log from a re-hashed one "
+        "(default: $ARENA_LOG_KEY)",
     )
     verify.set_defaults(run=_verify)
 

@@ -29,6 +29,7 @@ import structlog
 import trio
 
 from arena.errors import EXIT_FAILURE, EXIT_INTERRUPTED, UsageError, command
+from arena.logopts import add_log_options, log_settings
 from arena.logs import configure_logging
 from arena.options import (
     ArgumentParser,
@@ -59,11 +60,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
     parser.add_argument("--port", type=port, default=7700, help="TCP port (0: any free port)")
     parser.add_argument("--log-dir", type=Path, default=Path("logs"), help="match logs go here")
-    parser.add_argument(
-        "--compact-logs",
-        action="store_true",
-        help="write each match log's map once, not twelve times (about half the size)",
-    )
+    add_log_options(parser)
     add_config_option(parser, "rules overrides, e.g. nodes=300 radius=0.1")
     parser.add_argument(
         "--seed", type=seed, default=None, help="first match's seed, +1 per match (default: random)"
@@ -138,7 +135,8 @@ async def _run(
         server = Server(
             config=config,
             log_dir=args.log_dir,
-            log_maps="once" if args.compact_logs else "each",
+            log_maps=args.log_maps,
+            log_key=args.log_key_bytes,
             seed=args.seed,
             checker=checker,
             check_workers=max(1, args.check_workers),
@@ -176,7 +174,8 @@ async def _serve_processes(
         limits=args.limits,
         log_dir=str(args.log_dir),
         check_workers=args.check_workers,
-        log_maps="once" if args.compact_logs else "each",
+        log_maps=args.log_maps,
+        log_key=None if args.log_key_bytes is None else args.log_key_bytes.decode("ascii"),
     )
     pool = WorkerPool(args.processes, partial(worker_command, settings, args.log_level))
     async with trio.open_nursery() as nursery:
@@ -245,6 +244,7 @@ def main(argv: list[str]) -> int:
         args.log_dir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise UsageError(f"--log-dir {args.log_dir}: {error.strerror}") from None
+    args.log_maps, args.log_key_bytes = log_settings(args, args.log_dir)
     tokens = None
     if args.teams is not None:
         try:

@@ -89,7 +89,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--compact-logs",
         action="store_true",
-        help="dungeon, with --logs: write each log's map once, not twelve times (half the size)",
+        help="dungeon, with --logs: the same as --log-format compact",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=("digest", "compact", "full"),
+        default=None,
+        help="dungeon, with --logs: digest (default: inputs and digests, gzip, ~1/20 of "
+        "compact), compact (JSON Lines, the map once) or full (JSON Lines, every message)",
     )
     add_config_option(parser, "rules options of the game, e.g. nodes=300")
     parser.add_argument(
@@ -149,10 +156,14 @@ def _run(args: argparse.Namespace) -> int:
             options["schedule"] = "timed"
     elif args.schedule is not None:
         raise UsageError(f"--schedule: only the dungeon has schedules, not {args.game}")
-    if args.compact_logs:
+    if args.compact_logs or args.log_format is not None:
         if args.logs is None or args.game != "dungeon":
-            raise UsageError("--compact-logs goes with --logs, for the dungeon")
-        options["maps"] = "once"
+            raise UsageError("--compact-logs and --log-format go with --logs, for the dungeon")
+        if args.compact_logs and args.log_format not in (None, "compact"):
+            raise UsageError(f"--compact-logs contradicts --log-format {args.log_format}")
+    if args.logs is not None and args.game == "dungeon":
+        fmt = "compact" if args.compact_logs else (args.log_format or "digest")
+        options["maps"] = {"digest": "digest", "compact": "once", "full": "each"}[fmt]
     spec = RunSpec(
         game=args.game,
         strategies=strategies,

@@ -41,8 +41,9 @@ in CPU time: what the server itself holds requests up by, whatever else the mach
 BENCH_SERVER_PROCESSES (default 1: the server as above; N > 1: ``arena serve --processes N``'s
 front and N worker processes, none pinned, since N processes cannot share one core to any
 purpose: they may use every CPU, the load process stays on the others; server latencies come
-from the workers, server CPU and memory add up the front and its workers). The default run
-takes about 90 s.
+from the workers, server CPU and memory add up the front and its workers),
+BENCH_SERVER_LOG_FORMAT (default digest: the server's default logs, signed; once: compact JSON
+Lines; each: full). The default run takes about 90 s.
 
 The load is :mod:`bench.server_load`; the server process and its readings are
 :mod:`bench.server_host`.

@@ -22,7 +22,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from functools import partial
-from typing import Any
+from typing import Any, Final
 
 import trio
 
@@ -34,6 +34,8 @@ STALLS = os.environ.get("BENCH_SERVER_STALLS", "") not in ("", "0")
 PROFILE = os.environ.get("BENCH_SERVER_PROFILE", "")
 #: Server processes: 1, or a front and this many workers (arena serve --processes).
 PROCESSES = env_number("BENCH_SERVER_PROCESSES", 1, minimum=1)
+#: The match logs' format: digest (default, signed), once (compact) or each (full).
+LOG_FORMAT: Final = os.environ.get("BENCH_SERVER_LOG_FORMAT", "digest")
 
 
 def cpu_seconds(pid: int) -> tuple[float, float]:
@@ -225,7 +227,13 @@ def _serve(log_dir: str, cpu: int) -> None:
     else:
         os.sched_setaffinity(0, {cpu})
         pool = None
-        server = Server(log_dir=log_dir, latency=latencies.append, collector=Collector())
+        server = Server(
+            log_dir=log_dir,
+            latency=latencies.append,
+            collector=Collector(),
+            log_maps=LOG_FORMAT,
+            log_key=b"bench" * 8 if LOG_FORMAT == "digest" else None,
+        )
     probe = StallProbe() if STALLS else None
     profile = cProfile.Profile() if PROFILE else None
 

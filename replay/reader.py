@@ -29,7 +29,7 @@ from replay.records import (
     unseal,
 )
 
-__all__ = ["BadLine", "LogLine", "MatchLog", "parse_log", "read_log"]
+__all__ = ["BadLine", "LogLine", "MatchLog", "parse_log", "parse_log_bytes", "read_log"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +82,22 @@ class MatchLog:
     bad: BadLine | None = None
     #: the last line was cut short mid-write (no newline, not JSON): a crash, not tampering
     cut_short: bool = False
+    #: A digest log (schema 2, :mod:`replay.digestlog`): the outputs are the engine's re-run.
+    #: The header's ``signed`` (``hmac-sha256:<key id>``), None for an unsigned log
+    signed_by: str | None = None
+    #: the last line whose signature was checked against the key given (0: none)
+    signed_through: int = 0
+    #: why the compressed stream stops before its end (corrupt bytes), if it does
+    stop_reason: str | None = None
+    #: inputs the reader re-ran to regenerate the outputs (digest logs)
+    regenerated_inputs: int = 0
+    #: (line, the re-run's digest, the logged digest) where they differ
+    digest_difference: tuple[int, str, str] | None = None
+
+    @property
+    def digest(self) -> bool:
+        """True for a digest log (schema 2): outputs regenerated, checked by their digests."""
+        return self.header.get("schema") == 2
 
     @property
     def complete(self) -> bool:
@@ -190,8 +206,29 @@ def _expand_map(body: dict[str, Any], maps: dict[int, dict[str, Any]]) -> str | 
     return None
 
 
-def read_log(path: str | Path) -> MatchLog:
+def read_log(path: str | Path, *, key: bytes | None = None) -> MatchLog:
     """Read and check the log at ``path``. Raises OSError, LogFormatError; a bad line is reported
-    in ``MatchLog.bad`` (with everything before it kept), an unfinished log by ``complete``."""
-    with open(path, encoding="utf-8", newline="\n") as stream:
-        return parse_log(stream, str(path))
+    in ``MatchLog.bad`` (with everything before it kept), an unfinished log by ``complete``.
+
+    A digest log (gzip: schema 2) is re-run to regenerate its outputs; ``key`` checks its
+    signature too. A schema-1 log (JSON Lines) is read as it is."""
+    with open(path, "rb") as binary:
+        raw = binary.read()
+    return parse_log_bytes(raw, str(path), key=key)
+
+
+def parse_log_bytes(
+    raw: bytes, path: str = "<log>", *, key: bytes | None = None, growing: bool = False
+) -> MatchLog:
+    """:func:`read_log` of a file's bytes, either format. ``growing``: the file is being
+    written, so a last line without its newline is left out rather than judged."""
+    if raw[:2] == b"\x1f\x8b":
+        from replay.digestlog import parse_digest_log
+
+        return parse_digest_log(raw, path, key=key)
+    if growing:
+        raw = raw[: raw.rfind(b"\n") + 1]
+    parts = raw.decode("utf-8", "replace" if growing else "strict").split("\n")
+    # On "\n" only, as written (not str.splitlines, which splits on other separators too).
+    lines = [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
+    return parse_log(lines, path)

@@ -163,6 +163,8 @@ def verify_log(log: MatchLog, *, check_optimum: bool = False) -> Verdict:
             f"the log was written by dungeon-arena {logged_version}, this is "
             f"{software_version()}: an exact replay needs the same rules"
         )
+    if log.digest:
+        return _verify_digest_log(log, verdict, check_optimum)
     try:
         match = new_match(log)
     except ValueError as error:
@@ -210,6 +212,29 @@ def verify_log(log: MatchLog, *, check_optimum: bool = False) -> Verdict:
         last = log.events[-1].line
         verdict.difference = Difference(last, _show(expected[0]), "(the log ends)")
     verdict.pending = _show(expected[0]) if expected else None
+    return verdict
+
+
+def _verify_digest_log(log: MatchLog, verdict: Verdict, check_optimum: bool) -> Verdict:
+    """A digest log was re-run as it was read (its outputs are the re-run's, each checked
+    against the logged digest): the verdict is the reader's, plus the optima if asked."""
+    verdict.inputs = log.regenerated_inputs
+    if log.digest_difference is not None:
+        line, recomputed, logged = log.digest_difference
+        verdict.difference = Difference(
+            line, f"output digest {recomputed} (the re-run's)", f"output digest {logged}"
+        )
+    problems: dict[int, Any] = {}
+    for entry in log.events:
+        verdict.verified_through = entry.line
+        if entry.event == "trap_problem":
+            problems[entry.data.get("crossing", -1)] = entry.data
+        elif entry.event == OPTIMUM and check_optimum and verdict.difference is None:
+            difference = _check_optimum(entry, problems)
+            if difference is not None:
+                verdict.difference = difference
+                return verdict
+            verdict.optima_checked += 1 if entry.data.get("value") is not None else 0
     return verdict
 
 

@@ -27,6 +27,7 @@ from dungeon.events import TrapProblem
 from protocol.encoding import encode_lines
 from protocol.errors import ErrorCode
 from protocol.messages import Enemy, Error
+from replay.digestlog import DigestLogWriter
 from replay.matchlog import MatchLogWriter, software_version
 from server.connection import Connection
 from server.inbox import Closed, Outgoing, Refused, Submitted, last_error
@@ -65,7 +66,8 @@ class MatchActor:
         seed: int,
         config: RulesConfig,
         log_dir: Path | None,
-        log_maps: Literal["each", "once"] = "each",
+        log_maps: Literal["each", "once", "digest"] = "digest",
+        log_key: bytes | None = None,
         checker: Checker | None,
         check_limiter: trio.CapacityLimiter | None,
         prepare_limiter: trio.CapacityLimiter | None = None,
@@ -79,7 +81,8 @@ class MatchActor:
         self.seed = seed
         self.config = config
         self.log_dir = log_dir
-        self.log_maps: Literal["each", "once"] = log_maps
+        self.log_maps: Literal["each", "once", "digest"] = log_maps
+        self.log_key = log_key
         self.log_path: Path | None = None
         self.end_reason: str | None = None
         self.winner: int | None = None
@@ -100,7 +103,7 @@ class MatchActor:
         self._stop_checks = trio.CancelScope()
         self._stop_reason: str | None = None
         self._pending_checks: set[int] = set()
-        self._writer: MatchLogWriter | None = None
+        self._writer: MatchLogWriter | DigestLogWriter | None = None
         self._engine: Match | None = None
         self._checks: trio.Nursery | None = None
         #: What the inputs applied since the last ``_send_pending`` produced for each socket, in
@@ -164,13 +167,16 @@ class MatchActor:
         with self._open_log() as stream:
             # Lines are flushed once per input, before any of its messages is queued for a
             # socket (see _apply), not once per line: one write instead of about five per request.
-            writer = (
-                MatchLogWriter(
-                    stream, clock=time.monotonic, flush_each_line=False, maps=self.log_maps
+            writer: MatchLogWriter | DigestLogWriter | None = None
+            if stream is not None and self.log_maps == "digest":
+                writer = DigestLogWriter(
+                    stream, clock=time.monotonic, flush_each_line=False, key=self.log_key
                 )
-                if stream is not None
-                else None
-            )
+            elif stream is not None:
+                maps: Literal["each", "once"] = "once" if self.log_maps == "once" else "each"
+                writer = MatchLogWriter(
+                    stream, clock=time.monotonic, flush_each_line=False, maps=maps
+                )
             self._writer = writer
             # One match prepares at a time: its steps run between the checkpoints of _prepare,
             # and a crowd of matches starting at once (a tournament round, a wave of finished
@@ -231,6 +237,8 @@ class MatchActor:
         stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
         suffix = f"-{self.name}" if self.name else ""
         self.log_path = self.log_dir / f"{stamp}-{os.getpid()}-{self.number:05d}{suffix}.jsonl"
+        if self.log_maps == "digest":
+            self.log_path = self.log_path.with_name(self.log_path.name + ".gz")
         # Binary: the writer builds each line as bytes (a text stream would decode it only to
         # encode it again).
         return open(self.log_path, "xb")

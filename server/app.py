@@ -54,7 +54,8 @@ class Server:
         *,
         config: RulesConfig = DEFAULT_RULES,
         log_dir: Path | str | None = None,
-        log_maps: Literal["each", "once"] = "each",
+        log_maps: Literal["each", "once", "digest"] = "digest",
+        log_key: bytes | None = None,
         seed: int | None = None,
         checker: Checker | None = None,
         check_workers: int = 2,
@@ -84,7 +85,9 @@ class Server:
         self._check_grace = check_grace
         self.log_dir = None if log_dir is None else Path(log_dir)
         #: "once": compact match logs, the map written once (docs/log-format.md).
-        self.log_maps: Literal["each", "once"] = log_maps
+        self.log_maps: Literal["each", "once", "digest"] = log_maps
+        #: The key match logs are signed with (digest logs), None: unsigned.
+        self.log_key = log_key
         self._seeds = itertools.count(seed) if seed is not None else None
         self._checker = checker
         self._limiter = trio.CapacityLimiter(check_workers)
@@ -245,6 +248,7 @@ class Server:
             config=self.config,
             log_dir=self.log_dir,
             log_maps=self.log_maps,
+            log_key=self.log_key,
             checker=self._checker,
             check_limiter=self._limiter,
             prepare_limiter=self._prepare_limiter,

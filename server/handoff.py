@@ -50,7 +50,9 @@ class Settings(msgspec.Struct, frozen=True, tag="settings"):
     log_dir: str | None
     check_workers: int
     #: Compact match logs (``Server(log_maps=...)``).
-    log_maps: Literal["each", "once"] = "each"
+    log_maps: Literal["each", "once", "digest"] = "digest"
+    #: The log key's text (hex digits), None: unsigned.
+    log_key: str | None = None
     #: Record each request-to-answer time (``Server(latency=...)``) for :class:`Probe`.
     probe: bool = False
 

@@ -63,6 +63,7 @@ async def host(
         config=config,
         log_dir=None if settings.log_dir is None else Path(settings.log_dir),
         log_maps=settings.log_maps,
+        log_key=None if settings.log_key is None else settings.log_key.encode("ascii"),
         checker=checker,
         check_workers=max(1, settings.check_workers),
         limits=settings.limits,

@@ -316,8 +316,8 @@ class DungeonGame:
     ``optimum`` (default True): compute each crossing's trap optimum for the figures, and
     ``schedule``: ``steps`` (default here; spec section 6) or ``timed`` (:mod:`sim.timed`, the
     default of ``arena sim``), with the timed schedule's ``think_ms``, ``delay_ms`` and
-    ``jitter`` (None: :class:`sim.timed.Timing`'s defaults), and ``maps``: ``each`` (default)
-    or ``once`` (compact match logs, docs/log-format.md)."""
+    ``jitter`` (None: :class:`sim.timed.Timing`'s defaults), and ``maps``: the match log's
+    format, ``each`` (default: full), ``once`` (compact) or ``digest`` (docs/log-format.md)."""
 
     def __init__(
         self,
@@ -329,9 +329,9 @@ class DungeonGame:
         maps: str = "each",
         **rules: Any,
     ) -> None:
-        if maps not in ("each", "once"):
-            raise ValueError(f"maps {maps!r}: choose each or once")
-        self.maps: Literal["each", "once"] = "once" if maps == "once" else "each"
+        if maps not in ("each", "once", "digest"):
+            raise ValueError(f"maps {maps!r}: choose each, once or digest")
+        self.maps: Literal["each", "once", "digest"] = maps  # type: ignore[assignment]
         self.config = RulesConfig.from_dict(rules)
         self.with_optimum = optimum
         self.timing = _timing(schedule, think_ms=think_ms, delay_ms=delay_ms, jitter=jitter)
@@ -371,11 +371,18 @@ class DungeonGame:
 
     def play_logged(self, seed: int, seats: Sequence[str], path: Path) -> MatchResult:
         """:meth:`play`, writing the match log (``source: "sim"``) to ``path``."""
+        from replay.digestlog import DigestLogWriter
         from replay.matchlog import MatchLogWriter, software_version
 
         self._check_seats(seats)
-        with path.open("w", encoding="utf-8") as stream:
-            log = MatchLogWriter(stream, clock=time.monotonic, maps=self.maps)
+        if self.maps == "digest":
+            path = path.with_name(path.name + ".gz")
+        with path.open("wb") as stream:
+            log: Any = (
+                DigestLogWriter(stream, clock=time.monotonic)
+                if self.maps == "digest"
+                else MatchLogWriter(stream, clock=time.monotonic, maps=self.maps)
+            )
             log.header(
                 seed=seed,
                 config=self.config.to_dict(),

@@ -15,9 +15,11 @@ from replay.matchlog import seal
 SMALL: dict[str, Any] = {"nodes": 300, "radius": 0.11}
 
 
-def server_log(directory: Path, seed: int = 3) -> Path:
+def server_log(
+    directory: Path, seed: int = 3, log_maps: str = "each", log_key: bytes | None = None
+) -> Path:
     """One real match over loopback TCP (``arena.match.play_match`` through ``server.serve``),
-    with trap optimum checks, logged by the server."""
+    with trap optimum checks, logged by the server (a full log unless ``log_maps`` says)."""
     import trio
 
     from arena.match import play_match
@@ -30,6 +32,8 @@ def server_log(directory: Path, seed: int = 3) -> Path:
             seed=seed,
             config=RulesConfig(**SMALL),
             log_dir=directory,
+            log_maps=log_maps,  # type: ignore[arg-type]
+            log_key=log_key,
             checker=optimum,
         )
         return report.log_path
@@ -39,12 +43,18 @@ def server_log(directory: Path, seed: int = 3) -> Path:
     return path
 
 
-def sim_log(path: Path, seed: int = 5, seats: tuple[str, str] = ("reference", "rusher")) -> Path:
-    """One headless match of the simulator's dungeon driver, logged on request."""
+def sim_log(
+    path: Path,
+    seed: int = 5,
+    seats: tuple[str, str] = ("reference", "rusher"),
+    maps: str = "each",
+) -> Path:
+    """One headless match of the simulator's dungeon driver, logged on request (a full log
+    unless ``maps`` says: ``digest`` writes ``path`` + ``.gz``, returned)."""
     from sim.dungeon import DungeonGame
 
-    DungeonGame(optimum=True, **SMALL).play_logged(seed, list(seats), path)
-    return path
+    DungeonGame(optimum=True, maps=maps, **SMALL).play_logged(seed, list(seats), path)
+    return path.with_name(path.name + ".gz") if maps == "digest" else path
 
 
 def engine_log(path: Path, seed: int = 7, steps: int = 40) -> Path:

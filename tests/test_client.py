@@ -157,7 +157,7 @@ async def test_two_teams_play_to_the_end(first: str, second: str, tmp_path: Path
     shrines = Match(2026, SMALL).dungeon.shrine
     assert results[winner].heir_path[-1] == shrines[winner]
     assert shrines[1 - winner] not in results[1 - winner].heir_path
-    [path] = sorted(tmp_path.glob("*.jsonl"))
+    [path] = sorted(tmp_path.glob("*.jsonl*"))
     events = [line.data for line in read_log(path).outputs]
     for team, result in results.items():
         crossings = [e for e in events if e["event"] == "crossing" and e["agent"][0] == team]
@@ -181,7 +181,7 @@ def test_arena_match_plays_one_match(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "team 0 (rusher): " in out
     assert "team 1 (reference): " in out
     assert "duration: " in out
-    [path] = sorted(tmp_path.glob("*.jsonl"))
+    [path] = sorted(tmp_path.glob("*.jsonl*"))
     assert f"log: {path}" in out
     log = read_log(path)
     assert log.complete
@@ -226,7 +226,7 @@ def test_arena_match_compact_logs_write_the_map_once(tmp_path: Path) -> None:
     argv = ["--log-dir", str(tmp_path), "--seed", "4", "--compact-logs", "--no-optimum",
             "--config", "nodes=150", "radius=0.16"]  # fmt: skip
     assert match_cli.main(argv) == 0
-    [path] = sorted(tmp_path.glob("*.jsonl"))
+    [path] = sorted(tmp_path.glob("*.jsonl*"))
     assert path.read_text().count('"nodes":[[') == 1
     log = read_log(path)
     assert log.header["maps"] == "once"

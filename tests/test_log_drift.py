@@ -25,10 +25,11 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 
 def test_every_format_is_kept() -> None:
-    """Today's full and compact formats each have a kept log."""
+    """Today's full and compact formats (and the new default) each have a kept log."""
     assert {name.split("-")[0] + "-" + name.split("-")[1] for name in NAMES} >= {
         "v1-full",
         "v1-compact",
+        "v2-digest",
     }
 
 

@@ -75,7 +75,7 @@ async def play_pair(
 
 
 def logs_in(directory: Path) -> list[Path]:
-    return sorted(directory.glob("*.jsonl"))
+    return sorted(directory.glob("*.jsonl*"))
 
 
 async def test_full_match_end_to_end(tmp_path: Path) -> None:

@@ -210,7 +210,7 @@ async def test_nothing_after_the_hundredth_error_reaches_the_match(tmp_path: Pat
             if slot.team == 0:
                 await agent.aclose()
         await server.wait_no_matches()
-    (path,) = tmp_path.glob("*.jsonl")
+    (path,) = tmp_path.glob("*.jsonl*")
     log = read_log(path)
     assert log.complete
     inputs = [

@@ -78,7 +78,7 @@ def test_resume_of_a_finished_run_plays_nothing_and_reports_the_same(tmp_path: P
         (["--matches", "0"], "--matches"),
         (["--strategies", "greedy,random,raiser", "--sprt", "elo1=10"], "exactly two"),
         (["--logs", "somewhere"], "does not write match logs"),
-        (["--compact-logs"], "--compact-logs goes with --logs, for the dungeon"),
+        (["--compact-logs"], "--compact-logs and --log-format go with --logs, for the dungeon"),
         (["--config", "target=abc"], "--config target='abc': expected an integer"),
         (["--config", "target=2.5"], "--config target=2.5: expected an integer"),
         (["--config", "target=true"], "--config target=True: expected an integer"),
@@ -156,7 +156,7 @@ def test_dungeon_logs_one_match_log_per_match(tmp_path: Path) -> None:
     assert status == 0
     written = sorted(p.name for p in logs.iterdir())
     assert len(written) == 2
-    assert all(name.startswith("dungeon-") and name.endswith(".jsonl") for name in written)
+    assert all(name.startswith("dungeon-") and name.endswith(".jsonl.gz") for name in written)
 
 
 def test_a_four_seat_table_may_seat_one_strategy_twice(tmp_path: Path) -> None:
@@ -212,7 +212,7 @@ def test_compact_logs_write_the_map_once_and_verify(tmp_path: Path) -> None:
     from replay.rerun import verify_log
 
     sizes = {}
-    for kind, extra in (("full", []), ("compact", ["--compact-logs"])):
+    for kind, extra in (("full", ["--log-format", "full"]), ("compact", ["--compact-logs"])):
         logs = tmp_path / kind
         argv = ["dungeon", "--strategies", "rusher,random", "--matches", "2", "--workers", "1"]
         argv += ["--quiet", "--config", "draw_steps=5", "--logs", str(logs), *extra]
@@ -222,5 +222,5 @@ def test_compact_logs_write_the_map_once_and_verify(tmp_path: Path) -> None:
         for path in paths:
             assert verify_log(read_log(path)).ok
             text = path.read_text()
-            assert text.count('"nodes":[[') == (1 if extra else 12)
+            assert text.count('"nodes":[[') == (1 if kind == "compact" else 12)
     assert sizes["full"] - sizes["compact"] > 2 * 11 * 50_000  # two logs, eleven maps each

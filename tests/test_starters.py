@@ -38,7 +38,7 @@ def assert_a_finished_match(done: list[subprocess.CompletedProcess[str]], log_di
     for process in done:
         assert process.returncode == 0, process.stderr
         assert "game over" in process.stdout
-    [path] = log_dir.glob("*.jsonl")
+    [path] = log_dir.glob("*.jsonl*")
     log = read_log(path)
     assert log.complete
     [over] = [line.data for line in log.outputs if line.event == "game_over"]

@@ -44,7 +44,7 @@ async def play_batch(log_dir: Path, matches: int) -> list[collections.Counter[st
                     )
         shutdown.set()
     counts = []
-    for path in sorted(log_dir.glob("*.jsonl")):
+    for path in sorted(log_dir.glob("*.jsonl*")):
         errors: collections.Counter[str] = collections.Counter()
         for line in read_log(path).outputs:
             message = line.data.get("message") or {}
@@ -67,7 +67,7 @@ def test_built_in_teams_send_invalid_requests_only_when_a_kill_crosses_a_request
     total = sum(counts, collections.Counter())
     print(f"invalid requests per match: {[sum(c.values()) for c in counts]} {dict(total)}")
     assert set(total) <= {"not_committed", "not_adjacent"}, total
-    for path in tmp_path.glob("*.jsonl"):
+    for path in tmp_path.glob("*.jsonl*"):
         assert_moves_refused_only_after_a_kill(path)
 
 

@@ -29,6 +29,23 @@ class LogTail:
         self.crossings = [0, 0]
         self.deaths = [0, 0]
         self.over = False
+        #: A digest log's reader (its lines regenerated as they come), None for JSON Lines.
+        self._digest: Any = None
+
+    def _count(self, lines: list[Any]) -> bool:
+        """Count what the regenerated ``lines`` of a digest log tell."""
+        for line in lines:
+            record = line.data
+            if line.event == "crossing":
+                team = record["agent"][0]
+                self.crossings[team] += 1
+                if not record.get("survived", True):
+                    self.deaths[team] += 1
+            elif line.event == "kill":
+                self.deaths[record["victim"][0]] += 1
+            elif line.event == "close":
+                self.over = True
+        return bool(lines)
 
     def update(self) -> bool:
         """Read what was appended since the last call; True if anything was."""
@@ -38,6 +55,13 @@ class LogTail:
                 data = stream.read()
         except OSError:
             return False
+        if self.offset == 0 and data[:2] == b"\x1f\x8b":
+            from replay.digestlog import DigestTail
+
+            self._digest = DigestTail(str(self.path))
+        if self._digest is not None:
+            self.offset += len(data)
+            return self._count(self._digest.feed(data))
         end = data.rfind(b"\n")
         if end < 0:
             return False

@@ -38,6 +38,7 @@ from arena.tournament.pairings import Game, Points
 from arena.tournament.programs import Entrant, MatchTicket
 from arena.tournament.teams import Tournament
 from client.strategies.base import strategy_seed
+from replay.keyfile import default_key_path, load_key
 from replay.matchlog import LogFormatError
 from server.app import Server, serve
 from server.connection import Connection
@@ -128,7 +129,8 @@ class TournamentRun(Competition):
         self.seeds: dict[str, int] = {}
         self.watches: dict[str, _Watch] = {}
         self.server = Server(
-            config=tournament.config, log_dir=self.out / "logs", log_maps="once",
+            config=tournament.config, log_dir=self.out / "logs", log_maps="digest",
+            log_key=load_key(default_key_path(self.out / "logs"), create=True),
             tokens=self.tokens, seeds=self.seeds, observer=self._observe, check_workers=1,
         )  # fmt: skip
         self.port = 0

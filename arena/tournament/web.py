@@ -60,13 +60,12 @@ def viewer_data_of(path: Path) -> dict[str, Any] | None:
     """The viewer's data for the complete lines of a (growing) match log; None before its
     dungeon is in it."""
     from replay.html import viewer_data
-    from replay.matchlog import LogFormatError, parse_log
+    from replay.matchlog import LogFormatError
+    from replay.reader import parse_log_bytes
     from replay.timeline import build_timeline
 
-    data = path.read_bytes()
-    data = data[: data.rfind(b"\n") + 1]
     try:
-        log = parse_log(data.decode("utf-8", "replace").splitlines(), str(path))
+        log = parse_log_bytes(path.read_bytes(), str(path), growing=True)
         timeline = build_timeline(log)
     except (LogFormatError, ValueError, KeyError, IndexError):
         return None

@@ -145,6 +145,8 @@ def match_logs(
             str(logs),
             "--schedule",
             "steps",
+            "--log-format",
+            "full",
             "--config",
             *config,
             fastcore=fastcore,
@@ -154,6 +156,42 @@ def match_logs(
             lines = path.read_text().splitlines()
             parts.append(f"# {path.name}\n" + "".join(condensed_line(x) + "\n" for x in lines))
     return "".join(parts)
+
+
+#: Raw match logs of each log format the landed writer ever wrote, kept in ``logs/`` as records:
+#: every later ``arena`` must verify and render them (tests/test_log_drift.py). Written by the
+#: recipe of the format current when each was added, and never overwritten: an old format's
+#: file is the evidence that logs of that format still read.
+FORMAT_LOG_DIR = HERE / "logs"
+#: (file name, extra flags of ``arena sim``): the formats today's writer can produce.
+FORMAT_LOGS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("v1-full-reference-rusher-21.jsonl", ("--log-format", "full")),
+    ("v1-compact-reference-rusher-21.jsonl", ("--log-format", "compact")),
+    ("v2-digest-reference-rusher-21.jsonl.gz", ("--log-format", "digest")),
+)
+
+
+def format_log(flags: tuple[str, ...]) -> bytes:
+    """One raw dungeon log (the first of ``arena sim``'s pair), written with ``flags``."""
+    with tempfile.TemporaryDirectory() as scratch:
+        logs = Path(scratch) / "logs"
+        arena(
+            "sim", "dungeon", "--strategies", "reference,rusher", "--matches", "1",
+            "--seed", "21", "--workers", "1", "--quiet", "--logs", str(logs),
+            "--out", str(Path(scratch) / "results.json"),
+            "--config", "nodes=60", "radius=0.25", "draw_steps=60", *flags,
+        )  # fmt: skip
+        return sorted(logs.iterdir())[0].read_bytes()
+
+
+def write_format_logs() -> None:
+    """Add the raw log of every current format not yet kept (an existing one is left alone)."""
+    FORMAT_LOG_DIR.mkdir(exist_ok=True)
+    for name, flags in FORMAT_LOGS:
+        target = FORMAT_LOG_DIR / name
+        if not target.exists():
+            target.write_bytes(format_log(flags))
+            print(f"wrote tests/golden/logs/{name}")
 
 
 def harness_outputs() -> str:
@@ -195,6 +233,7 @@ def main() -> int:
     for name, content in goldens().items():
         (HERE / name).write_text(content)
         print(f"wrote tests/golden/{name}")
+    write_format_logs()
     return 0
 
 
