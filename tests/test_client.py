@@ -211,7 +211,7 @@ def test_arena_match_prints_its_seed_and_the_command_that_plays_it_again(tmp_pat
                          "nodes=150", "radius=0.16"]  # fmt: skip
     second = arena_match(*again[2:], into=tmp_path / "b")
     assert second.returncode == 0, second.stderr
-    logs = [read_log(next((tmp_path / d).glob("*.jsonl"))) for d in "ab"]
+    logs = [read_log(next((tmp_path / d).glob("*.jsonl*"))) for d in "ab"]
     assert logs[0].seed == logs[1].seed == int(seed)
     maps = [next(e.data["message"] for e in log.outputs if e.event == "send") for log in logs]
     assert maps[0]["type"] == "dungeon"
