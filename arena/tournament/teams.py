@@ -316,12 +316,15 @@ def _team(raw: Any, index: int, base: Path, source: str, game: str = "dungeon") 
         return Team(name=name, builtin=builtin)
     if builtin is not None:
         return Team(name=name, builtin=_strategy(builtin, base, source, f"{where}.builtin"))
+    # An argument may be empty (the course's Labyrinth C client takes WAIT_GAME's options,
+    # empty for a game against another program); the program may not.
     if (
         not isinstance(command, list)
         or not command
-        or not all(isinstance(part, str) and part for part in command)
+        or not all(isinstance(part, str) for part in command)
+        or not command[0]
     ):
-        raise _fail(source, f"{where}.command", "wants a non-empty list of non-empty strings")
+        raise _fail(source, f"{where}.command", "wants a list of strings, the first the program")
     for part in command:
         for placeholder in _PLACEHOLDER.findall(part):
             if game == "penguins":
