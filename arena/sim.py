@@ -224,6 +224,12 @@ def _run(args: argparse.Namespace) -> int:
             journal.close()
     if not args.quiet:
         show.print_report(outcome.report)
+        if args.game == "fish":
+            from fish.strategies import note
+
+            for name in dict.fromkeys(strategies):
+                if (said := note(name)) is not None:
+                    print(f"note: {said}")
     try:
         if args.out is not None:
             show.write_json(outcome.report, args.out)

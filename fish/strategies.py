@@ -23,7 +23,15 @@ if TYPE_CHECKING:
     from fish.game import FishState
     from sim.game import Bot
 
-__all__ = ["GreedyBot", "MinimaxBot", "ParanoidBot", "RandomBot", "make_bot", "strategy_names"]
+__all__ = [
+    "GreedyBot",
+    "MinimaxBot",
+    "ParanoidBot",
+    "RandomBot",
+    "make_bot",
+    "note",
+    "strategy_names",
+]
 
 #: Nodes the paranoid search may visit per move.
 PARANOID_BUDGET = 3000
@@ -69,6 +77,19 @@ class ParanoidBot:
 def strategy_names() -> list[str]:
     """The names listed by the strategy table (any ``minimaxD`` works too)."""
     return ["greedy", "minimax1", "minimax2", "minimax3", "paranoid", "random"]
+
+
+def note(name: str) -> str | None:
+    """What a person should know to read a result of this strategy, or None."""
+    depth = name.removeprefix("minimax")
+    if name.startswith("minimax") and depth.isdigit():
+        return (
+            f"{name} is the course's player, kept to its rules: it places on the first free tile"
+            " in row-major order whatever the fish there, and searches only its own score, so"
+            " greedy (which places on the richest floes) beats it; paranoid is our strong"
+            " player (docs/fish.md, Strategies)"
+        )
+    return None
 
 
 def make_bot(name: str) -> Bot:

@@ -68,7 +68,9 @@ def length_unit(report: dict[str, Any]) -> str:
 
 def _by_seat(pairing: dict[str, Any]) -> str:
     """a's W-D-L in seat 1, seat 2, ... ('-' for a seat it never held)."""
-    seats = pairing.get("by_seat") or []
+    seats = list(pairing.get("by_seat") or [])
+    while seats and not sum(seats[-1]):
+        seats.pop()  # seats a never held at the end of the table (its first seat is counted)
     return " / ".join(f"{w}-{d}-{lost}" if w + d + lost else "-" for w, d, lost in seats)
 
 

@@ -3,6 +3,7 @@ seat, an SPRT verdict that cannot be misread, and a plot that carries its verdic
 
 from __future__ import annotations
 
+import io
 import json
 import struct
 import subprocess
@@ -11,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from sim.report import length_unit, short_names, sprt_line, verdict, write_plot
 
@@ -121,3 +123,28 @@ def test_the_plot_is_as_wide_as_its_pairings(tmp_path: Path) -> None:
     assert one_high == many_high
     assert one_wide < 700 < 1200 < many_wide
     assert (tmp_path / "sprt.png").stat().st_size > 0
+
+
+def test_a_fish_run_with_the_course_player_says_why_it_loses() -> None:
+    """minimax2 lost to greedy 48-19-133 and only docs/fish.md said why: the run says it."""
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "sim", "fish", "--strategies", "minimax1,greedy",
+         "--matches", "2", "--workers", "1"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    [said] = [line for line in done.stdout.splitlines() if line.startswith("note: ")]
+    assert said.startswith("note: minimax1 is the course's player, kept to its rules: it places")
+    assert "greedy (which places on the richest floes) beats it" in said
+
+
+def test_by_seat_leaves_out_the_seats_a_never_held_at_the_end() -> None:
+    """Two strategies at a four-seat Fish table: a's first seat is 1 or 2, never 3 or 4."""
+    from sim.report import print_report
+
+    pairing = {**_pairing("x", "y", 0.3, 0.7), "by_seat": [[3, 1, 6], [2, 0, 8], [0, 0, 0]]}
+    report = {"game": "fish", "games": 20, "seed": 1, "strategies": ["x", "y"], "options": {},
+              "pairings": [pairing], "teams": [], "failed": []}  # fmt: skip
+    console = Console(width=140, file=io.StringIO())
+    print_report(report, console)
+    assert "3-1-6 / 2-0-8 │" in console.file.getvalue()  # type: ignore[attr-defined]
