@@ -38,6 +38,8 @@ OUTPUTS = [
     "dungeon.png",
     "maze.png",
     "cs312/index.html",
+    "dungeon-class/results.csv",
+    "fish-class/index.html",
 ]
 
 
