@@ -141,6 +141,12 @@ def _clients(args: argparse.Namespace) -> int:
             for index, name in enumerate(names):
                 nursery.start_soon(one, index, name)
 
+    print(
+        f"arena fish clients: {args.count} players ({args.strategy}) to {args.host}:{args.port}:"
+        " each signs up, then plays until the tournament ends",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         trio.run(run)
     except KeyboardInterrupt:

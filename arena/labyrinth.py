@@ -324,6 +324,13 @@ def connect(args: argparse.Namespace, out: TextIO) -> int:
             f"arena labyrinth: cannot connect to {args.host}:{args.port}: {error}", file=sys.stderr
         )
         return 1
+    training = f" ({args.training})" if args.training else ""
+    print(
+        f"arena labyrinth: connected to {args.host}:{args.port} as {args.name}: waiting for a"
+        f" game{training}, then playing it",
+        file=sys.stderr,
+        flush=True,
+    )
     try:
         result = play_online(connection, args.name, args.training, choose, report, args.rules)
     except RulesDisagreement as error:

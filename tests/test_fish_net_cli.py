@@ -74,6 +74,10 @@ def test_serve_and_clients_play_a_tournament_from_the_command_line(tmp_path: Pat
             server.kill()
             server.wait()
     assert clients.returncode == 0
+    assert clients.stderr.startswith(
+        f"arena fish clients: 10 players (minimax1) to 127.0.0.1:{port}: each signs up, then"
+        " plays until the tournament ends\n"
+    )
     lines = clients.stdout.splitlines()
     assert lines[0].startswith("fisha closed") or lines[0].startswith("fisha misbehaved")
     winners = sum(line.split()[1] == "won" for line in lines)

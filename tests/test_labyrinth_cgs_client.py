@@ -122,8 +122,10 @@ def test_a_differing_verdict_exits_1_with_one_line_holding_the_servers_message(
     monkeypatch.setattr(Connection, "open", staticmethod(fake_open))
     assert cli.main(["connect", "127.0.0.1", "1234", "--strategy", "astar"]) == 1
     err = capsys.readouterr().err
-    assert err.count("\n") == 1
-    assert "The move is not in correct form" in err
+    waiting, *failure = err.splitlines()  # what it waited for, then the one line of the failure
+    assert waiting.startswith("arena labyrinth: connected to 127.0.0.1:1234 as ")
+    assert len(failure) == 1
+    assert "The move is not in correct form" in failure[0]
     assert "Traceback" not in err
 
 

@@ -289,3 +289,8 @@ def test_connect_verbose_says_each_move_in_words_in_a_real_process() -> None:
     assert re.fullmatch(r"turn \d+: we step \w+ \('[4-7] 0'\), we win", lines[-2])
     assert lines[-1].startswith("game game_5: we won after ")
     assert "MOVE_OK" not in done.stdout
+    # Before the game, what it waits for (a course server may take minutes to pair it).
+    assert done.stderr.startswith(
+        f"arena labyrinth: connected to 127.0.0.1:{port} as arena_test: waiting for a game"
+        " (DO_NOTHING), then playing it\n"
+    )
