@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Literal
 
 from arena.errors import UsageError
+from arena.options import positive_count
+from replay.digestlog import DEFAULT_BUDGET
 from replay.keyfile import KeyFileError, default_key_path, load_key
 
 __all__ = ["FORMATS", "add_log_options", "log_settings"]
@@ -30,6 +32,14 @@ def add_log_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--compact-logs", action="store_true", help="the same as --log-format compact"
+    )
+    parser.add_argument(
+        "--log-budget",
+        type=positive_count,
+        default=DEFAULT_BUDGET,
+        metavar="BYTES",
+        help=f"a digest log's size budget (default {DEFAULT_BUDGET:,}): past it the server "
+        "warns once, the match plays on and its log keeps only the result",
     )
     parser.add_argument(
         "--log-key",

@@ -68,6 +68,7 @@ async def play_match(
     log_dir: Path | None = None,
     log_maps: Literal["each", "once", "digest"] = "digest",
     log_key: bytes | None = None,
+    log_budget: int | None = None,
     checker: Checker | None = None,
 ) -> MatchReport:
     """Host one match on a free loopback port and play it with both teams."""
@@ -76,6 +77,7 @@ async def play_match(
         log_dir=log_dir,
         log_maps=log_maps,
         log_key=log_key,
+        log_budget=log_budget,
         seed=seed,
         checker=checker,
     )
@@ -206,6 +208,7 @@ def main(argv: list[str]) -> int:
                 log_dir=args.log_dir,
                 log_maps=log_maps,
                 log_key=log_key,
+                log_budget=args.log_budget,
                 checker=None if pool is None else pool.check,
             )
         )

@@ -106,6 +106,15 @@ def _verify_one(path: str, args: argparse.Namespace) -> int:
             f"({verdict.inputs} inputs re-run{optima}); no close line{cut}"
         )
     print(f"  {_signature_note(log, key)}")
+    close = log.close.data if log.close is not None else {}
+    budget = close.get("budget")
+    if isinstance(budget, dict):
+        result = close.get("result") or {}
+        print(
+            f"  size budget: the log reached its {budget.get('limit')} bytes; the "
+            f"{budget.get('dropped')} inputs after it are not recorded; result recorded: "
+            f"winner {result.get('winner')} ({result.get('reason')})"
+        )
     for line in _timeline(log).summary.lines():
         print(f"  {line}")
     return 0 if log.complete or not args.require_complete else 1

@@ -137,6 +137,7 @@ async def _run(
             log_dir=args.log_dir,
             log_maps=args.log_maps,
             log_key=args.log_key_bytes,
+            log_budget=args.log_budget,
             seed=args.seed,
             checker=checker,
             check_workers=max(1, args.check_workers),

@@ -25,6 +25,7 @@ from arena.options import (
     positive_count,
     seed,
 )
+from replay.digestlog import DEFAULT_BUDGET
 from sim.games import GAMES
 
 __all__ = ["main"]
@@ -90,6 +91,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--compact-logs",
         action="store_true",
         help="dungeon, with --logs: the same as --log-format compact",
+    )
+    parser.add_argument(
+        "--log-budget",
+        type=positive_count,
+        default=DEFAULT_BUDGET,
+        metavar="BYTES",
+        help=f"dungeon digest logs: a log's size budget (default {DEFAULT_BUDGET:,}); past it "
+        "a log keeps the match's result only",
     )
     parser.add_argument(
         "--log-format",
@@ -164,6 +173,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.logs is not None and args.game == "dungeon":
         fmt = "compact" if args.compact_logs else (args.log_format or "digest")
         options["maps"] = {"digest": "digest", "compact": "once", "full": "each"}[fmt]
+        if fmt == "digest":
+            options["log_budget"] = args.log_budget
     spec = RunSpec(
         game=args.game,
         strategies=strategies,
@@ -230,6 +241,8 @@ def _run(args: argparse.Namespace) -> int:
             for name in dict.fromkeys(strategies):
                 if (said := note(name)) is not None:
                     print(f"note: {said}")
+    if spec.logs is not None:
+        _report_logs(Path(spec.logs), args.log_budget)
     try:
         if args.out is not None:
             show.write_json(outcome.report, args.out)
@@ -241,6 +254,21 @@ def _run(args: argparse.Namespace) -> int:
         print(f"arena sim: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
         return EXIT_FAILURE
     return 0
+
+
+def _report_logs(directory: Path, budget: int) -> None:
+    """Say how much the match logs take, and (once) how many reached their size budget: a
+    digest log stops at its budget, so a file of that size or more is one."""
+    sizes = [path.stat().st_size for path in directory.iterdir() if path.is_file()]
+    total = sum(sizes)
+    print(f"logs: {len(sizes)} files, {total / 1024:,.0f} KiB in {directory}", file=sys.stderr)
+    over = sum(1 for size in sizes if size >= budget)
+    if over:
+        print(
+            f"arena sim: warning: {over} match logs reached their size budget of {budget:,} "
+            "bytes and record the rest of their match by its result only (--log-budget)",
+            file=sys.stderr,
+        )
 
 
 def _make_directory(path: Path, flag: str) -> None:

@@ -46,6 +46,7 @@ from replay.records import (
 
 __all__ = [
     "BEGIN",
+    "DEFAULT_BUDGET",
     "DIGEST_SCHEMA",
     "GZIP_MAGIC",
     "DigestLogWriter",
@@ -67,6 +68,9 @@ DIGEST_HEX: Final = 16
 #: lines and on its close line.
 SIGN_EVERY: Final = 64
 SIG_HEX: Final = 32
+#: A match log's size budget in bytes (docs/log-format.md, "Budgets"): a digest log takes about
+#: 110 bytes a crossing, so only a runaway match (bots flooding moves for ten minutes) reaches it.
+DEFAULT_BUDGET: Final = 32 * 1024 * 1024
 _TAIL_LEN: Final = len(',"h":"') + CHAIN_HEX + len('"}')
 #: Where a line's hash starts, from its end.
 _HASH_AT: Final = -CHAIN_HEX - 2
@@ -119,8 +123,16 @@ class DigestLogWriter:
         clock: Callable[[], float],
         flush_each_line: bool = True,
         key: bytes | None = None,
+        budget: int | None = DEFAULT_BUDGET,
     ) -> None:
         self._stream = stream
+        #: Bytes the log may take; past them it records only the result (None: no limit).
+        self.budget = budget
+        #: True once the log reached its budget: inputs, outputs and optima are no longer written.
+        self.over_budget = False
+        #: Inputs left out since the budget was reached.
+        self.dropped = 0
+        self._result: dict[str, Any] | None = None
         self._clock = clock
         self._flush_each_line = flush_each_line
         self._key = key
@@ -178,6 +190,9 @@ class DigestLogWriter:
     def input(self, event: Input) -> None:
         """Held until :meth:`output` adds its digest (a server flushes after both anyway)."""
         t = self._now(INPUT)
+        if self.over_budget:
+            self.dropped += 1
+            return
         if self._pending is not None:
             self._seal(self._pending)
         if type(event) is Request and type(event.message) in _MESSAGE_CLASSES:
@@ -191,6 +206,12 @@ class DigestLogWriter:
         self._pending = _line_encoder.encode({"t": t, "event": INPUT, **input_record(event)})
 
     def output(self, output: Output, *, encoded: Sequence[bytes] | None = None) -> None:
+        if self.over_budget:
+            for fact in output.events:
+                name, fields = _event_fields(fact)
+                if name == "game_over":
+                    self._result = to_plain(fields)
+            return
         digest = output_digest(output, encoded).encode("ascii")
         if self._pending is None:
             t = _line_encoder.encode(self._now(BEGIN))
@@ -198,15 +219,23 @@ class DigestLogWriter:
             return
         body, self._pending = self._pending, None
         self._seal(b'%b,"out":"%b"}' % (body[:-1], digest))
+        if self.budget is not None and self.bytes_written >= self.budget:
+            self.over_budget = True
 
     def optimum(self, crossing: int, value: int | None) -> None:
+        if self.over_budget:
+            return
         self._write(OPTIMUM, crossing=int(crossing), value=None if value is None else int(value))
 
     def close(self, *, reason: str) -> None:
         if self._pending is not None:
             self._seal(self._pending)
             self._pending = None
-        self._write(CLOSE, reason=reason)
+        if self.over_budget:
+            budget = {"limit": self.budget, "dropped": self.dropped}
+            self._write(CLOSE, reason=reason, budget=budget, result=self._result)
+        else:
+            self._write(CLOSE, reason=reason)
         self._closed = True
         self._out(self._zip.flush(zlib.Z_FINISH))
         self._stream.flush()

@@ -27,7 +27,7 @@ from dungeon.events import TrapProblem
 from protocol.encoding import encode_lines
 from protocol.errors import ErrorCode
 from protocol.messages import Enemy, Error
-from replay.digestlog import DigestLogWriter
+from replay.digestlog import DEFAULT_BUDGET, DigestLogWriter
 from replay.matchlog import MatchLogWriter, software_version
 from server.connection import Connection
 from server.inbox import Closed, Outgoing, Refused, Submitted, last_error
@@ -68,6 +68,7 @@ class MatchActor:
         log_dir: Path | None,
         log_maps: Literal["each", "once", "digest"] = "digest",
         log_key: bytes | None = None,
+        log_budget: int | None = None,
         checker: Checker | None,
         check_limiter: trio.CapacityLimiter | None,
         prepare_limiter: trio.CapacityLimiter | None = None,
@@ -83,6 +84,7 @@ class MatchActor:
         self.log_dir = log_dir
         self.log_maps: Literal["each", "once", "digest"] = log_maps
         self.log_key = log_key
+        self.log_budget = DEFAULT_BUDGET if log_budget is None else log_budget
         self.log_path: Path | None = None
         self.end_reason: str | None = None
         self.winner: int | None = None
@@ -104,6 +106,7 @@ class MatchActor:
         self._stop_reason: str | None = None
         self._pending_checks: set[int] = set()
         self._writer: MatchLogWriter | DigestLogWriter | None = None
+        self._budget_warned = False
         self._engine: Match | None = None
         self._checks: trio.Nursery | None = None
         #: What the inputs applied since the last ``_send_pending`` produced for each socket, in
@@ -170,7 +173,11 @@ class MatchActor:
             writer: MatchLogWriter | DigestLogWriter | None = None
             if stream is not None and self.log_maps == "digest":
                 writer = DigestLogWriter(
-                    stream, clock=time.monotonic, flush_each_line=False, key=self.log_key
+                    stream,
+                    clock=time.monotonic,
+                    flush_each_line=False,
+                    key=self.log_key,
+                    budget=self.log_budget,
                 )
             elif stream is not None:
                 maps: Literal["each", "once"] = "once" if self.log_maps == "once" else "each"
@@ -342,6 +349,13 @@ class MatchActor:
             # The log's `send` lines embed the very bytes sent (a `sat`'s clauses were encoded
             # twice, for the socket and for the log).
             self._writer.output(output, encoded=lines)
+            writer = self._writer
+            if type(writer) is DigestLogWriter and writer.over_budget and not self._budget_warned:
+                # Once: the match plays on, its log keeps only the result from here.
+                self._budget_warned = True
+                self.log.warning(
+                    "log_budget_exceeded", log=str(self.log_path), budget=writer.budget
+                )
         self._start_checks(output)
         self._hold(output, lines)
 

@@ -56,6 +56,7 @@ class Server:
         log_dir: Path | str | None = None,
         log_maps: Literal["each", "once", "digest"] = "digest",
         log_key: bytes | None = None,
+        log_budget: int | None = None,
         seed: int | None = None,
         checker: Checker | None = None,
         check_workers: int = 2,
@@ -88,6 +89,8 @@ class Server:
         self.log_maps: Literal["each", "once", "digest"] = log_maps
         #: The key match logs are signed with (digest logs), None: unsigned.
         self.log_key = log_key
+        #: A digest log's size budget in bytes (None: replay.digestlog.DEFAULT_BUDGET).
+        self.log_budget = log_budget
         self._seeds = itertools.count(seed) if seed is not None else None
         self._checker = checker
         self._limiter = trio.CapacityLimiter(check_workers)
@@ -249,6 +252,7 @@ class Server:
             log_dir=self.log_dir,
             log_maps=self.log_maps,
             log_key=self.log_key,
+            log_budget=self.log_budget,
             checker=self._checker,
             check_limiter=self._limiter,
             prepare_limiter=self._prepare_limiter,

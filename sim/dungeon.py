@@ -317,7 +317,8 @@ class DungeonGame:
     ``schedule``: ``steps`` (default here; spec section 6) or ``timed`` (:mod:`sim.timed`, the
     default of ``arena sim``), with the timed schedule's ``think_ms``, ``delay_ms`` and
     ``jitter`` (None: :class:`sim.timed.Timing`'s defaults), and ``maps``: the match log's
-    format, ``each`` (default: full), ``once`` (compact) or ``digest`` (docs/log-format.md)."""
+    format, ``each`` (default: full), ``once`` (compact) or ``digest`` (docs/log-format.md),
+    and ``log_budget``: a digest log's size budget in bytes (None: the writer's default)."""
 
     def __init__(
         self,
@@ -327,8 +328,10 @@ class DungeonGame:
         delay_ms: float | None = None,
         jitter: float | None = None,
         maps: str = "each",
+        log_budget: int | None = None,
         **rules: Any,
     ) -> None:
+        self.log_budget = log_budget
         if maps not in ("each", "once", "digest"):
             raise ValueError(f"maps {maps!r}: choose each, once or digest")
         self.maps: Literal["each", "once", "digest"] = maps  # type: ignore[assignment]
@@ -371,7 +374,7 @@ class DungeonGame:
 
     def play_logged(self, seed: int, seats: Sequence[str], path: Path) -> MatchResult:
         """:meth:`play`, writing the match log (``source: "sim"``) to ``path``."""
-        from replay.digestlog import DigestLogWriter
+        from replay.digestlog import DEFAULT_BUDGET, DigestLogWriter
         from replay.matchlog import MatchLogWriter, software_version
 
         self._check_seats(seats)
@@ -379,7 +382,11 @@ class DungeonGame:
             path = path.with_name(path.name + ".gz")
         with path.open("wb") as stream:
             log: Any = (
-                DigestLogWriter(stream, clock=time.monotonic)
+                DigestLogWriter(
+                    stream,
+                    clock=time.monotonic,
+                    budget=DEFAULT_BUDGET if self.log_budget is None else self.log_budget,
+                )
                 if self.maps == "digest"
                 else MatchLogWriter(stream, clock=time.monotonic, maps=self.maps)
             )

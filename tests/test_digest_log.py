@@ -246,3 +246,75 @@ def test_a_growing_log_is_read_as_it_comes(logs: dict[str, Path]) -> None:
             ]
         assert tail.broken is None
         assert got == whole
+
+
+def test_a_log_past_its_budget_keeps_the_result(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A digest log that reaches its size budget stops recording inputs, the match plays on,
+    and its close line records the result the full log's game over gives; it still verifies."""
+    from sim.dungeon import DungeonGame
+
+    game = dict(optimum=False, nodes=300, radius=0.11)
+    full = tmp_path / "full.jsonl"
+    whole = DungeonGame(maps="each", **game).play_logged(5, ["reference", "rusher"], full)
+    small = tmp_path / "small.jsonl"
+    cut = DungeonGame(maps="digest", log_budget=3000, **game).play_logged(
+        5, ["reference", "rusher"], small
+    )
+    assert (cut.winner, cut.length) == (whole.winner, whole.length)  # played to the end
+    small = small.with_name("small.jsonl.gz")
+    log = read_log(small)
+    over = next(line.data for line in read_log(full).outputs if line.event == "game_over")
+    assert log.close is not None
+    assert log.close.data["result"] == {"winner": over["winner"], "reason": over["reason"]}
+    assert log.close.data["budget"]["limit"] == 3000
+    assert log.close.data["budget"]["dropped"] > 0
+    status, out, _ = run(capsys, "verify", str(small))
+    assert status == 0
+    assert f"result recorded: winner {over['winner']} ({over['reason']})" in out
+
+
+def test_arena_sim_says_how_much_it_wrote_and_warns_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arena.sim import main as sim_main
+
+    """--logs: the run ends saying how many files and bytes it wrote, and warns once (one line
+    for every log that reached it) when logs reached their size budget."""
+    argv = ["dungeon", "--strategies", "rusher,reference", "--matches", "2", "--workers", "1"]
+    argv += ["--quiet", "--config", "nodes=300", "radius=0.11"]
+    assert sim_main([*argv, "--logs", str(tmp_path / "l"), "--log-budget", "2500"]) == 0
+    err = capsys.readouterr().err
+    assert "logs: 2 files, " in err
+    assert err.count("warning: 2 match logs reached their size budget of 2,500 bytes") == 1
+    assert sim_main([*argv, "--logs", str(tmp_path / "m")]) == 0
+    err = capsys.readouterr().err
+    assert "logs: 2 files, " in err
+    assert "size budget" not in err
+
+
+def test_the_server_warns_once_and_plays_on_past_the_budget(tmp_path: Path) -> None:
+    """A server match whose log reaches its budget: one warning, the match ends as it would,
+    and the log's close line records that result."""
+    import trio
+    from structlog.testing import capture_logs
+
+    from arena.match import play_match
+    from dungeon.config import RulesConfig
+
+    async def play() -> Any:
+        return await play_match(
+            ("reference", "rusher"), seed=3, config=RulesConfig(nodes=300, radius=0.11),
+            log_dir=tmp_path, log_budget=3000, checker=None,
+        )  # fmt: skip
+
+    with capture_logs() as events:
+        report = trio.run(play)
+    warnings = [e for e in events if e["event"] == "log_budget_exceeded"]
+    assert len(warnings) == 1
+    log = read_log(report.log_path)
+    assert log.close is not None
+    assert log.close.data["reason"] == "shrine"
+    assert log.close.data["result"]["reason"] == "shrine"
+    assert log.close.data["budget"]["dropped"] > 0
