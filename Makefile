@@ -59,7 +59,7 @@ constraints:
 	mv constraints.new constraints.txt && rm -rf .venv-fresh
 
 # The venv, the tools' caches, the build's leftovers and what the README's example commands write.
-OUTPUTS := logs results*.json results*.json.journal r.json r.json.journal big.json \
+OUTPUTS := logs logs.key results*.json results*.json.journal r.json r.json.journal big.json \
 	big.json.journal *.png match.html game.html fork.jsonl cs312 game1 \
 	*-class
 clean:

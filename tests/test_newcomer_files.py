@@ -25,6 +25,7 @@ OUTSIDE = re.compile(
 #: What the README's example commands write at the top of a clone (the README names each).
 OUTPUTS = [
     "logs/match.jsonl",
+    "logs.key",
     "results.json",
     "results.json.journal",
     "results.png",
