@@ -56,12 +56,17 @@ def version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] in {"-h", "--help", "help"}:
-        print(usage())
-        return 0 if args else 2
-    if args[0] in {"-V", "--version"}:
-        print(f"arena {version()}")
-        return 0
+    if not args or args[0] in {"-h", "--help", "help", "-V", "--version"}:
+        # Under the same guard as the commands: `arena --help | head -3` ends quietly too.
+        @command("arena")
+        def say() -> int:
+            if args and args[0] in {"-V", "--version"}:
+                print(f"arena {version()}")
+                return 0
+            print(usage())
+            return 0 if args else 2
+
+        return say()
     name, rest = args[0], args[1:]
     if name not in SUBCOMMANDS:
         print(f"arena: unknown command {name!r} (see 'arena --help')", file=sys.stderr)

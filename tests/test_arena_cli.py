@@ -101,3 +101,22 @@ def test_the_rst_pattern_finds_markup() -> None:
     found = ["``arena match``: one match", "see :mod:`sim.runner`", "the `spec`_", ".. note::"]
     assert [text for text in found if not RST.search(text)] == []
     assert RST.search("a `literal` in backquotes, 2**63-1") is None
+
+
+def test_the_top_level_help_into_a_reader_that_closes_early_ends_quietly() -> None:
+    """`arena --help | head -3` printed a BrokenPipeError traceback (a newcomer's first try)."""
+    script = (
+        "import sys, arena.main as a\n"
+        "a.usage = lambda: 'x\\n' * 10**6\n"
+        "sys.exit(a.main(['--help']))\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    ) as process:
+        assert process.stdout is not None
+        process.stdout.readline()
+        process.stdout.close()
+        err = process.stderr.read() if process.stderr else b""
+        status = process.wait(timeout=60)
+    assert b"Traceback" not in err
+    assert status == 0
