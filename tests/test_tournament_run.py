@@ -430,3 +430,16 @@ def test_a_disputed_match_is_rerun_alone_and_shown_as_replaced(tmp_path: Path) -
     assert sum(1 for line in journal if '"name": "t-0001"' in line) == 2
     assert "the machine was overloaded" in (out / "index.html").read_text()
     assert main([str(teams), "--out", str(out), "--rerun", "t-9999", "--sandbox", "none"]) == 1
+
+
+def test_a_rerun_without_a_run_is_one_line_and_leaves_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--rerun in a folder no run wrote: exit 1, one line naming the journal, no journal
+    left behind (a first run there still starts)."""
+    teams = write_teams(tmp_path, [TEAMS[0], {"name": "rush", "builtin": "rusher"}])
+    out = tmp_path / "out"
+    assert main([str(teams), "--out", str(out), "--rerun", "t-0000", "--sandbox", "none"]) == 1
+    assert "does not exist" in capsys.readouterr().err
+    assert not (out / "results.json.journal").exists()
+    assert main([str(teams), "--out", str(out), "--sandbox", "none"]) == 0

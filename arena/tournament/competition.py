@@ -104,7 +104,11 @@ class Competition:
         file's but for the one ``--add`` names (then it is journaled as added)."""
         path = journal_path(self.out / "results.json")
         header = self.header()
-        if not (self.options.resume or self.options.add or self.options.rerun):
+        fresh = not (self.options.resume or self.options.add or self.options.rerun)
+        if self.options.rerun is not None and not path.exists():
+            raise JournalError(f"--rerun {self.options.rerun}: {path} does not exist")
+        if fresh or not path.exists():
+            # (a journal is always started with its teams, which --add checks later)
             self.journal = Journal.create(path, header)
             return self.journal
         teams = header.pop("teams")
