@@ -414,7 +414,14 @@ class DigestTail:
                 self._expander = _Expander(self.log)
                 continue
             assert self._expander is not None
-            data = _plain_decoder.decode(body)
+            try:
+                data = _plain_decoder.decode(body)
+            except msgspec.DecodeError:
+                self.broken = f"line {self._lines}: not a JSON object"
+                break
+            if not isinstance(data, dict):
+                self.broken = f"line {self._lines}: not a JSON object"
+                break
             reason = self._expander.add(self._lines, data)
             if reason is not None:
                 self.broken = f"line {self._lines}: {reason}"
@@ -453,7 +460,13 @@ class _Expander:
         from replay.rerun import new_match
 
         self.log = log
-        self.match = new_match(log)
+        try:
+            self.match = new_match(log)
+        except (KeyError, TypeError, ValueError) as error:
+            raise LogFormatError(
+                f"{log.path}: the header's seed or rules are not ones this version plays: "
+                f"{error!s:.200}"
+            ) from None
         self.began = False
 
     def add(self, number: int, data: dict[str, Any]) -> str | None:

@@ -319,3 +319,30 @@ def test_the_server_warns_once_and_plays_on_past_the_budget(tmp_path: Path) -> N
     assert log.close.data["reason"] == "shrine"
     assert log.close.data["result"]["reason"] == "shrine"
     assert log.close.data["budget"]["dropped"] > 0
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (gzip.compress(b"hello\n"), "not a match log"),
+        (
+            gzip.compress(
+                b'{"event":"header","schema":2,"seed":1,"config":{"nodes":-5},"h":"x"}\n'
+            ),
+            "the header's seed or rules are not ones this version plays",
+        ),
+        (gzip.compress(b'{"event":"header","schema":9,"h":"x"}\n'), "log schema version 9"),
+        (b"\x1f\x8b garbage", "not a match log"),
+    ],
+)
+def test_a_bad_compressed_file_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes, message: str
+) -> None:
+    bad = tmp_path / "bad.jsonl.gz"
+    bad.write_bytes(content)
+    for command in (["verify"], ["show"], ["render", "-o", str(tmp_path / "x.html")]):
+        status, out, err = run(capsys, command[0], str(bad), *command[1:])
+        assert status == 2
+        assert out == ""
+        assert len(err.strip().splitlines()) == 1
+        assert message in err
