@@ -134,8 +134,9 @@ def main() -> None:
                     f"{verify * 1000:,.0f}", f"{render * 1000:,.0f}",
                 ])  # fmt: skip
     print_table(
-        f"match logs by format ({nodes}-node dungeon; write = the match's lines written again, "
-        "engine re-run included; verify and render read the file)",
+        f"match logs by format ({nodes}-node dungeon; write: the writer's calls for the whole "
+        "match, flushed per input, the engine's outputs computed beforehand; verify and "
+        "read+render: from the file, a digest log re-running the engine to read)",
         ["match", "crossings", "format", "B/crossing", "compact/this", "write us/crossing",
          "verify ms", "read+render ms"],
         rows,
