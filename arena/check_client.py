@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 import trio
 
@@ -68,6 +69,26 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         "--seconds", type=positive_seconds, default=30.0, help="the longest the probed match runs"
     )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument(
+        "--game",
+        choices=("dungeon", "fish", "labyrinth", "penguins"),
+        default="dungeon",
+        help="the program's game (dungeon: the probes below; the others: one pre-flight game "
+        "against the built-in player, sandboxed, as a tournament runs it)",
+    )
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        help="(fish, labyrinth, penguins) the program's folder (default: the folder of the "
+        "first file CMD names)",
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=("bwrap", "none"),
+        default="bwrap",
+        help="(fish, labyrinth, penguins) run the program under bubblewrap (default) or not",
+    )
     args = parser.parse_args(options)
     if not command:
         parser.error("no program: give its command after --, e.g. -- python3 team.py")
@@ -310,6 +331,10 @@ def report(verdicts: list[Verdict], command: list[str]) -> str:
 @command("arena check-client")
 def main(argv: list[str]) -> int:
     args, program = parse_args(argv)
+    if args.game != "dungeon":
+        from arena.check_game import check_game
+
+        return check_game(args, program)
     rules = dungeon_rules(args.config)
     config = replace(
         ProbeConfig(),

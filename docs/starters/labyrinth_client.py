@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A student's Labyrinth client (spec labyrinth.md, the 2017 protocol), standard library only:
-it signs up with the name it is given, waits for a game and stays put (DO_NOTHING) every turn."""
+"""The Labyrinth starter (docs/labyrinth.md: the 2017 protocol), standard library only; copy it and
+make it smarter. Run: ./labyrinth_client.py HOST PORT NAME. As it stands it signs up with the name
+it is given, waits for a game and stays put (DO_NOTHING) every turn."""
 
 import socket
 import sys

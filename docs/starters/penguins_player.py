@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A student's Penguins player (spec penguins.md), standard library only: it keeps its id in
-id.txt of its folder between calls, places on the first free one-fish floe, moves the first
-penguin that can one step to the first free floe (up, down, left, right)."""
+"""The Penguins starter player (docs/penguins.md: the course's arguments and board file), standard
+library only; copy it and make it smarter. As it stands it keeps its id in id.txt of its folder
+between calls, places on the first free one-fish floe, moves the first penguin that can one step
+to the first free floe (up, down, left, right)."""
 
 import random
 import sys

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A student's Fish client (spec fish.md), standard library only: it signs up with the name
-it is given, places on the first free tile in row-major order and moves its first penguin
-that can one step, directions in the spec's order."""
+"""The Fish starter (docs/fish.md: the sign-up server and the referee's calls), standard library
+only; copy it and make it smarter. Run: ./fish_client.py HOST PORT NAME. As it stands it signs up
+with the name it is given, places on the first free tile in row-major order and moves its first
+penguin that can one step, directions in the spec's order."""
 
 import json
 import socket
