@@ -23,3 +23,16 @@ def test_the_page_carries_the_boards_state_so_it_draws_at_once() -> None:
     assert data == json.loads(json.dumps(board.snapshot()))
     assert data["finished"] is True
     assert "</script><b>" not in found.group(1)
+
+
+def test_only_a_match_with_a_log_offers_a_live_view() -> None:
+    """A running dungeon match (a log to follow) says live; a running game of another kind
+    (no log while it runs) does not, so the page offers no live view that would 404."""
+    from pathlib import Path
+
+    board = Board("cup")
+    board.start("cup-0000", None)
+    board.start("cup-0001", Path("cup-0001.jsonl"))
+    rows = {row["name"]: row for row in board.snapshot()["matches"]}
+    assert rows["cup-0000"]["live"] is False
+    assert rows["cup-0001"]["live"] is True

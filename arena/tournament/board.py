@@ -113,6 +113,8 @@ class BoardMatch:
             "seconds": None if seconds is None else round(seconds, 1),
             "result": self.result,
             "replay": self.replay,
+            # A live view follows a dungeon match log; other games have none while running.
+            "live": self.log_path is not None,
         }
 
 

@@ -165,7 +165,10 @@ class Competition:
                 for number, team in enumerate(t for t in self.t.teams if t.external):
                     game = Game(100_000 + number, 0, (team.name, HOUSE_TEAM), self.t.seed,
                                 "preflight")  # fmt: skip
+                    name = game.name(self.t.name)
+                    self.board.matches[name] = BoardMatch(name, game.seats)
                     record = await self._play(game)
+                    self.board.finish(name, record["result"], record.get("replay"))
                     mine = [f for f in record["failures"] if f["team"] == team.name]
                     outputs = record.get("outputs") or [
                         f"programs/{record['name']}-{name}.txt" for name in record["seats"]

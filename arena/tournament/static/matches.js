@@ -8,7 +8,9 @@
   const state = document.getElementById("state");
 
   function link(m) {
-    if (m.status === "running") return el("a", { href: "/live/" + encodeURIComponent(m.name) }, "watch live");
+    if (m.status === "running") {
+      return m.live ? el("a", { href: "/live/" + encodeURIComponent(m.name) }, "watch live") : null;
+    }
     if (m.status === "finished" && m.replay) {
       return el("a", { class: "replay", href: "/replay/" + encodeURIComponent(m.name) }, "replay");
     }
