@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -57,6 +58,11 @@ def print_timeline(
         f"{header['version']}  [bold]nodes[/] {len(timeline.nodes)}  "
         f"[bold]starts[/] {timeline.start}  [bold]shrines[/] {timeline.shrine}"
     )
+    players = header.get("players")
+    if isinstance(players, list) and len(players) == 2:
+        console.print(
+            f"[bold]team 0[/] {escape(str(players[0]))}  [bold]team 1[/] {escape(str(players[1]))}"
+        )
     table = Table(box=None, show_header=True, header_style="bold", pad_edge=False)
     table.add_column("line", justify="right", style="dim")
     table.add_column("t (s)", justify="right", style="dim")

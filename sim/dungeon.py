@@ -396,6 +396,8 @@ class DungeonGame:
                 version=software_version(),
                 match=None,
                 source="sim",
+                # A digest log names who played (its header has the field; schema 1 has none).
+                **({"players": list(seats)} if self.maps == "digest" else {}),
             )
             result = play_match(
                 seed,

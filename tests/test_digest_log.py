@@ -79,6 +79,8 @@ def test_digest_log_regenerates_every_line_of_the_full_log(
     every engine event and every message the full log wrote, at a small part of its size."""
     digest, full = logs[source], logs[f"{source}-full"]
     assert digest.name.endswith(".jsonl.gz")
+    if source == "sim":
+        assert read_log(digest).header["players"] == ["reference", "rusher"]
     assert read_log(digest).complete
     if source == "sim":  # headless: the very same match, line for line
         assert records(digest) == records(full)
@@ -114,6 +116,7 @@ def test_show_prints_every_message_as_sent(
     status, full_out, _ = run(capsys, "show", str(logs["sim-full"]), "--width", "200")
     assert status == 0
     assert "wins" in digest_out
+    assert "team 0 reference  team 1 rusher" in digest_out
     # The per-team summary (the line above it gives the host's seconds, which differ).
     assert digest_out.splitlines()[-2:] == full_out.splitlines()[-2:]
 
