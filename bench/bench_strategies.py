@@ -9,8 +9,13 @@ everything: engine, both teams and the optimum figures.
    one-active-trap MiniCard call; >= 2: RC2), beside ``dungeon.traps.optimum`` (SAT, then RC2:
    the straightforward way) on the same problems.
 2. Each strategy's decisions (``choose_move``), message handling (``observe``) and solving
-   (``solve``) in headless ``reference`` vs ``rusher`` matches, in ms per match and us per
-   crossing.
+   (``solve``) in headless ``reference`` vs ``rusher`` and ``classic`` vs ``rusher`` matches,
+   in ms per match and us per crossing.
+3. How strong ``reference`` is against its sparring partners (``rusher``, ``classic``, the
+   reference team until 2026): its win rate with the 95% Wilson interval, headless under the
+   timed and the step schedules (``BENCH_STRATEGIES_GAMES`` games a row, default 200, the same
+   paired seeds) and over loopback sockets with the ``arena match`` machinery
+   (``BENCH_STRATEGIES_NETWORK_GAMES``, default 40, about a second a game; 0 skips it).
 """
 
 from __future__ import annotations
@@ -33,6 +38,11 @@ from sim.dungeon_steps import step_order, step_order_generator, strategy_seed
 
 PROBLEMS = env_number("BENCH_STRATEGIES_PROBLEMS", 600, minimum=1)
 MATCHES = env_number("BENCH_STRATEGIES_MATCHES", 6, minimum=1)
+GAMES = env_number("BENCH_STRATEGIES_GAMES", 200, minimum=2)
+NETWORK_GAMES = env_number("BENCH_STRATEGIES_NETWORK_GAMES", 40, minimum=0)
+#: reference's sparring partners, and the seed of the paired seeds every row plays.
+PARTNERS = ("rusher", "classic")
+SEED = 7
 clock = time.thread_time
 
 
@@ -124,10 +134,11 @@ def main() -> None:
     costs: dict[str, float] = defaultdict(float)
     crossings = 0
     for index in range(MATCHES):
-        seats = ("reference", "rusher") if index % 2 == 0 else ("rusher", "reference")
-        crossings += match_costs(seats, 2000 + index // 2, costs)
+        mine = ("reference", "classic")[index % 2]
+        seats = (mine, "rusher") if index // 2 % 2 == 0 else ("rusher", mine)
+        crossings += match_costs(seats, 2000 + index // 4, costs)
     print_table(
-        f"strategies in {MATCHES} headless reference vs rusher matches "
+        f"strategies in {MATCHES} headless reference or classic vs rusher matches "
         f"({crossings / MATCHES:.0f} crossings per match, CPU time)",
         ["strategy part", "ms per match", "us per crossing"],
         [
@@ -135,6 +146,46 @@ def main() -> None:
             for part, seconds in sorted(costs.items())
         ],
     )
+    print_table(
+        f"reference's win rate against its sparring partners (paired seeds, seed {SEED}; "
+        "95% Wilson interval)",
+        ["opponent", "played", "games", "W/D/L", "win rate", "95% interval"],
+        strength_rows(),
+        width=110,
+    )
+
+
+def strength_rows() -> list[tuple[object, ...]]:
+    """One row per partner and way of playing: headless timed, headless steps, loopback."""
+    from bench.bench_timed import network_games
+    from sim import stats
+    from sim.backends import LocalBackend
+    from sim.runner import RunSpec, match_seeds, run
+
+    rows: list[tuple[object, ...]] = []
+    for partner in PARTNERS:
+        pair = ("reference", partner)
+        ways: list[tuple[str, dict[str, object]]] = []
+        for schedule in ("timed", "steps"):
+            options = {"optimum": False, "schedule": schedule}
+            spec = RunSpec("dungeon", pair, matches=GAMES, seed=SEED, options=options)
+            ways.append((f"headless {schedule}", run(spec, LocalBackend(2)).report["pairings"][0]))
+        if NETWORK_GAMES:
+            seeds = match_seeds(SEED, (NETWORK_GAMES + 1) // 2)
+            ways.append(("loopback", stats.pairing_summary(*pair, network_games(seeds, pair))))
+        for played, pairing in ways:
+            low, high = pairing["ci95"]  # type: ignore[index]
+            rows.append(
+                (
+                    partner,
+                    played,
+                    pairing["games"],
+                    f"{pairing['wins']}/{pairing['draws']}/{pairing['losses']}",
+                    f"{pairing['win_rate']:.3f}",
+                    f"[{low:.3f}, {high:.3f}]",
+                )
+            )
+    return rows
 
 
 if __name__ == "__main__":

@@ -41,11 +41,14 @@ def _network_match(seed: int, seats: tuple[str, str]) -> tuple[float, float]:
     return (1.0, -1.0) if winner == 0 else (-1.0, 1.0)
 
 
-def network_games(seeds: list[int]) -> list[stats.GameRecord]:
+def network_games(
+    seeds: list[int], pair: tuple[str, str] = PAIR, workers: int = 2
+) -> list[stats.GameRecord]:
+    """Each seed played in both seatings over loopback sockets, ``workers`` matches at once."""
     jobs = [
-        (group, seed, seats) for group, seed in enumerate(seeds) for seats in (PAIR, PAIR[::-1])
+        (group, seed, seats) for group, seed in enumerate(seeds) for seats in (pair, pair[::-1])
     ]
-    with ProcessPoolExecutor(max_workers=2) as pool:
+    with ProcessPoolExecutor(max_workers=workers) as pool:
         futures = [pool.submit(_network_match, seed, seats) for _, seed, seats in jobs]
         returns = [future.result() for future in futures]
     return [

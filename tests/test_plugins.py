@@ -140,4 +140,4 @@ def test_a_turn_based_game_checks_its_own_interface(capsys: pytest.CaptureFixtur
 def test_an_unknown_plain_name_still_lists_the_builtins(capsys: pytest.CaptureFixture[str]) -> None:
     assert sim_main(["dungeon", "--strategies", "nobody,rusher", "--quiet"]) == 2
     error = capsys.readouterr().err
-    assert "unknown dungeon strategies: nobody; have: random, reference, rusher" in error
+    assert "unknown dungeon strategies: nobody; have: classic, random, reference, rusher" in error

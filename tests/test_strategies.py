@@ -14,6 +14,7 @@ from scipy.sparse import csr_matrix
 
 from client.strategies.base import STRATEGIES, make_strategy
 from client.strategies.knowledge import Knowledge, hop_table
+from client.strategies.reference import LEAD, ONTO, PRIOR_KILLS, PRIOR_TRIES, Race, Reference
 from client.strategies.rusher import Rusher
 from client.strategies.solver import SolverBudget, TrapSolver, active_count, walksat
 from dungeon.config import RulesConfig
@@ -282,13 +283,14 @@ def test_strategies_answer_one_bool_per_switch(name: str) -> None:
 
 def test_make_strategy_names_the_known_ones() -> None:
     """An unknown strategy name is refused with the list of known names."""
-    with pytest.raises(ValueError, match="known: random, reference, rusher"):
+    with pytest.raises(ValueError, match="known: classic, random, reference, rusher"):
         make_strategy("nope", 0, 1)
 
 
-def test_reference_hunter_steps_onto_an_adjacent_enemy_heir() -> None:
-    """A hunter next to the enemy heir steps onto it."""
-    strategy = make_strategy("reference", 0, seed=1)
+@pytest.mark.parametrize("name", ["reference", "classic"])
+def test_reference_hunter_steps_onto_an_adjacent_enemy_heir(name: str) -> None:
+    """A hunter next to the enemy heir steps onto it (here no node it heads to is enterable)."""
+    strategy = make_strategy(name, 0, seed=1)
     started(strategy, 0)
     strategy.observe(0, Enemy(3, 0, False))
     strategy.observe(0, Enemy(4, 0, True))
@@ -302,13 +304,71 @@ FORK_NODES = [(0.5, 1.0), (0.4, 0.5), (0.6, 0.5), (0.5, 0.0), (0.2, 0.5), (0.0, 
 FORK_EDGES = [(0, 1), (0, 2), (1, 3), (2, 3), (1, 4), (4, 5), (2, 7), (7, 6)]
 
 
+@pytest.mark.parametrize("name", ["reference", "classic"])
 @pytest.mark.parametrize(("lookout", "expected"), [(4, 2), (7, 1)])
-def test_reference_heir_avoids_a_node_beside_an_enemy(lookout: int, expected: int) -> None:
+def test_reference_heir_avoids_a_node_beside_an_enemy(
+    name: str, lookout: int, expected: int
+) -> None:
     """Of two equally short routes, the heir takes the one with no enemy beside it."""
-    strategy = make_strategy("reference", 0, seed=1)
+    strategy = make_strategy(name, 0, seed=1)
     for agent in range(6):
         strategy.observe(agent, Dungeon(0, agent, FORK_NODES, FORK_EDGES, (0, 5), (3, 6)))
         strategy.observe(agent, Enemy(5, 0, True))
     strategy.observe(1, Moved(True, 1 if lookout == 4 else 2, [], "crossed"))
     strategy.observe(1, Enemy(lookout, 2, True))
     assert strategy.choose_move(0) == expected
+
+
+# The enemy heir's way home is the line 10-11-12-13-14 (team 1: start 10, shrine 14); team 0
+# starts at 0, next to 11 and 12, and its shrine 9 lies behind 8.
+LINE_NODES = [(0.5, 0.9), *[(0.5, 0.5)] * 7, (0.5, 0.2), (0.5, 0.1),
+              (0.1, 0.5), (0.3, 0.5), (0.5, 0.5), (0.7, 0.5), (0.9, 0.5)]  # fmt: skip
+LINE_EDGES = [(0, 8), (8, 9), (10, 11), (11, 12), (12, 13), (13, 14), (0, 11), (0, 12)]
+
+
+def on_the_line(heir_at: int) -> Reference:
+    strategy = Reference(0, seed=1)
+    for agent in range(6):
+        strategy.observe(agent, Dungeon(0, agent, LINE_NODES, LINE_EDGES, (0, 10), (9, 14)))
+        strategy.observe(agent, Enemy(10, 0, True))
+    if heir_at != 10:
+        strategy.observe(0, Enemy(10, 0, False))
+        strategy.observe(0, Enemy(heir_at, 0, True))
+    return strategy
+
+
+def test_reference_hunter_leads_the_enemy_heir_by_default() -> None:
+    """Next to both the enemy heir (11) and the node it heads to (12), a hunter steps onto 12:
+    in real time the heir has mostly left 11 by the time a strike arrives."""
+    strategy = on_the_line(11)
+    assert strategy.choose_move(1) == 12
+
+
+def test_reference_hunter_strikes_onto_the_heir_once_the_match_shows_it_kills_more() -> None:
+    """The race is measured: a match where strikes onto the heir killed and leads did not
+    (the step schedule's way) turns the hunters to strike onto it."""
+    strategy = on_the_line(11)
+    for _ in range(4):
+        strategy.race.record(ONTO, killed=True)
+        strategy.race.record(LEAD, killed=False)
+    assert strategy.race.first() == ONTO
+    assert strategy.choose_move(1) == 11
+
+
+def test_reference_counts_a_lead_that_killed_the_enemy_heir() -> None:
+    """A hunter's `moved` after a strike tells the race whether that kind of strike killed."""
+    strategy = on_the_line(11)
+    before = (strategy.race.tries[LEAD], strategy.race.kills[LEAD])
+    assert strategy.choose_move(1) == 12
+    strategy.observe(1, Moved(True, 12, [0], "crossed"))
+    assert (strategy.race.tries[LEAD], strategy.race.kills[LEAD]) == (before[0] + 1, before[1] + 1)
+    assert strategy.choose_move(2) == 12
+    strategy.observe(2, Moved(True, 12, [], "crossed"))
+    assert strategy.race.tries[LEAD] == before[0] + 2
+    assert strategy.race.kills[LEAD] == before[1] + 1
+
+
+def test_reference_race_prior_favours_the_lead_until_strikes_are_seen() -> None:
+    race = Race()
+    assert race.first() == LEAD
+    assert race.rate(LEAD) == PRIOR_KILLS[LEAD] / PRIOR_TRIES[LEAD]

@@ -49,9 +49,16 @@ def _reference(team: int, seed: int) -> TeamStrategy:
     return Reference(team, seed)
 
 
+def _classic(team: int, seed: int) -> TeamStrategy:
+    from client.strategies.classic import Classic
+
+    return Classic(team, seed)
+
+
 #: strategy name -> factory(team, seed).
 STRATEGIES: dict[str, Callable[[int, int], TeamStrategy]] = {
     "reference": _reference,
+    "classic": _classic,
     "rusher": _rusher,
     "random": _random,
 }

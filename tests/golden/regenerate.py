@@ -39,7 +39,7 @@ ARENA = str(Path(sys.executable).with_name("arena"))
 
 #: (game, strategies, matches, seed, config overrides): every run is small and fixed.
 SIM_RUNS: tuple[tuple[str, str, int, int, tuple[str, ...]], ...] = (
-    ("dungeon", "reference,rusher", 4, 3, ()),
+    ("dungeon", "classic,rusher", 4, 3, ()),
     ("dungeon", "random,rusher", 2, 8, ("nodes=300", "radius=0.1")),
     ("fish", "minimax1,greedy,random", 4, 5, ()),
     ("penguins", "alphabeta,greedy,random", 4, 6, ()),
@@ -47,7 +47,7 @@ SIM_RUNS: tuple[tuple[str, str, int, int, tuple[str, ...]], ...] = (
 )
 #: Headless dungeon matches whose whole logs are recorded.
 LOG_RUNS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
-    ("reference,rusher", 11, ("nodes=300", "radius=0.1")),
+    ("classic,rusher", 11, ("nodes=300", "radius=0.1")),
     ("rusher,random", 12, ("nodes=200", "radius=0.12")),
 )
 
