@@ -7,18 +7,28 @@
   const root = document.documentElement;
   const pristine = document.body.innerHTML;
   const viewer = window.dungeonViewer;
+  // The viewer says "replay" and, on a log that has not ended, "no result": while the match is
+  // played this page says "live" and that the result is still to come.
+  function mark(over) {
+    const brand = document.querySelector(".brand .dim");
+    if (brand) brand.textContent = over ? "replay" : "live";
+    const result = document.getElementById("result");
+    if (result && !over) result.textContent = "live: the match is being played, no result yet";
+  }
   function show(data, over) {
     document.body.innerHTML = pristine;
     document.getElementById("match-data").textContent = JSON.stringify(data);
     const last = Math.max(0, data.frames.length - 1);
     history.replaceState(null, "", location.pathname + "?step=" + last);
     viewer();
+    mark(over);
     root.dataset.live = over ? "over" : "running";
     root.dataset.frames = String(data.frames.length);
     root.dataset.redraws = String(Number(root.dataset.redraws || 0) + 1);
   }
   history.replaceState(null, "", location.pathname + "?step=999999");
   viewer();
+  mark(false);
   root.dataset.live = "running";
   const source = new EventSource(location.pathname + "/events");
   source.addEventListener("frames", (event) => show(JSON.parse(event.data), false));
