@@ -155,10 +155,25 @@ async def _run(
             host, web_port = args.web
             bound = await nursery.start(serve_board, board, host, web_port)
             log.info("web_listening", url=f"http://{host}:{bound}/")
-        await serve(server, host=args.host, port=args.port, shutdown=shutdown)
+        await _serve_saying(server, args, shutdown)
         nursery.cancel_scope.cancel()  # every match is closed: the page goes too
     log.info("serve_exit")
     return status
+
+
+async def _serve_saying(server: Server, args: argparse.Namespace, shutdown: trio.Event) -> None:
+    """``serve``, with one plain line once it listens: the JSON log above it is for machines,
+    and a server can wait long for its first team."""
+    async with trio.open_nursery() as serving:
+        port = await serving.start(
+            partial(serve, server, host=args.host, port=args.port, shutdown=shutdown)
+        )
+        print(
+            f"arena serve: listening on {args.host}:{port}, match logs into {args.log_dir}/;"
+            " waiting for teams (Ctrl-C ends running matches as draws, then stops)",
+            file=sys.stderr,
+            flush=True,
+        )
 
 
 async def _serve_processes(
@@ -193,7 +208,7 @@ async def _serve_processes(
         )
         pool.finished = server.lobby.finished
         try:
-            await serve(server, host=args.host, port=args.port, shutdown=shutdown)
+            await _serve_saying(server, args, shutdown)
         finally:
             with trio.CancelScope(shield=True):
                 await pool.stop()

@@ -315,8 +315,14 @@ def test_arena_serve_stops_cleanly_on_a_signal(signum: signal.Signals, tmp_path:
         first = json.loads(server.stderr.readline())  # blocks until the server listens
         assert first["event"] == "server_listening"
         assert first["port"] > 0
+        # Then one plain line for a person: where it listens and what it waits for.
+        said = server.stderr.readline()
         server.send_signal(signum)
         _, rest = server.communicate(timeout=60)
+    assert said == (
+        f"arena serve: listening on 127.0.0.1:{first['port']}, match logs into {tmp_path}/;"
+        " waiting for teams (Ctrl-C ends running matches as draws, then stops)\n"
+    )
     events = [json.loads(line)["event"] for line in rest.splitlines()]
     assert server.returncode == (130 if signum == signal.SIGINT else 0)
     assert events[0] == "signal_received"
