@@ -191,7 +191,8 @@ async def _serve_processes(
         log_dir=str(args.log_dir),
         check_workers=args.check_workers,
         log_maps=args.log_maps,
-        log_key=None if args.log_key_bytes is None else args.log_key_bytes.decode("ascii"),
+        log_key=None if args.log_key_bytes is None else args.log_key_bytes.hex(),
+        log_budget=args.log_budget,
     )
     pool = WorkerPool(args.processes, partial(worker_command, settings, args.log_level))
     async with trio.open_nursery() as nursery:

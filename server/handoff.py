@@ -51,8 +51,10 @@ class Settings(msgspec.Struct, frozen=True, tag="settings"):
     check_workers: int
     #: Compact match logs (``Server(log_maps=...)``).
     log_maps: Literal["each", "once", "digest"] = "digest"
-    #: The log key's text (hex digits), None: unsigned.
+    #: The log key's bytes in hex (any bytes a key file holds), None: unsigned.
     log_key: str | None = None
+    #: A digest log's size budget in bytes (None: the writer's default).
+    log_budget: int | None = None
     #: Record each request-to-answer time (``Server(latency=...)``) for :class:`Probe`.
     probe: bool = False
 

@@ -28,6 +28,7 @@ from client.strategies.base import make_strategy
 from client.team import connect_team
 from dungeon.engine import AGENTS, AgentId
 from protocol.messages import Dungeon, Error, GameOver, Move, Moved, Sat, Solution, Start
+from replay.keyfile import default_key_path, load_key
 from replay.matchlog import read_log
 
 ARENA = [sys.executable, "-m", "arena"]
@@ -243,6 +244,12 @@ def test_one_and_two_processes_play_a_match_alike(tmp_path: Path) -> None:
     assert one[0]["seed"] == two[0]["seed"] == 11
     assert one == two
     assert one[-1]["event"] == "close"
+    # Each server signed with its own key (LOG_DIR.key, made on first use): a worker too.
+    for processes, log in logs.items():
+        key = load_key(default_key_path(tmp_path / str(processes)), create=False)
+        signed = read_log(log, key=key)
+        assert signed.bad is None
+        assert signed.signed_through == signed.events[-1].line
 
 
 async def begun_match(port: int, name: str | None = None) -> dict[AgentId, RawAgent]:
