@@ -189,6 +189,11 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(serve_labyrinth, server, args.host, args.port)
             print(f"labyrinth server ({args.rules} rules) on {args.host}:{port}", file=out)
+            print(
+                "waiting for players (CLIENT_NAME, then WAIT_GAME); Ctrl-C stops",
+                file=out,
+                flush=True,
+            )
             if args.web is not None:
                 from labyrinth.web import teacher_app
                 from server.web import serve_web

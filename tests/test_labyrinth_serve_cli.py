@@ -53,6 +53,10 @@ def test_serve_plays_logs_and_stops_on_sigint(tmp_path: Path) -> None:
         first = process.stdout.readline()
         assert first.startswith("labyrinth server (cgs2017 rules) on 127.0.0.1:")
         port = int(first.rsplit(":", 1)[1])
+        # Then what it waits for: a person started it and sees nothing happen until a player.
+        assert process.stdout.readline() == (
+            "waiting for players (CLIENT_NAME, then WAIT_GAME); Ctrl-C stops\n"
+        )
         with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
             result = play_online(Connection(sock), "cli", "DO_NOTHING start=0", astar_move)
         assert result.won
