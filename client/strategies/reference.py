@@ -81,6 +81,7 @@ class Reference(Classic):
         self._striking: dict[int, str] = {}
         #: the ambush points of the last positions asked about (five hunters ask in a row).
         self._ambush: tuple[tuple[int | None, ...], dict[int, int]] | None = None
+        self._spots: dict[int, list[tuple[int, list[int]]]] = {}
 
     def observe(self, agent: int, message: ServerMessage) -> None:
         if isinstance(message, Moved):
@@ -155,29 +156,44 @@ class Reference(Classic):
             self._ambush = (key, self._plan_ambush(heir))
         return self._ambush[1]
 
-    def _plan_ambush(self, heir: int) -> dict[int, int]:
+    def _ambush_spots(self, heir: int) -> list[tuple[int, list[int]]]:
+        """(index, spots) for each point of the enemy heir's predicted way home from ``heir``:
+        the nodes beside the point, on no shortest way of the heir (it would step onto us
+        there). A function of ``heir`` alone, so computed once per node the heir stands on."""
+        cached = self._spots.get(heir)
+        if cached is not None:
+            return cached
         known = self.knowledge
         path = self._predicted_enemy_path(heir, HORIZON)
         on_path = set(path)
         home = self._enemy_home_distances()
         from_heir = known.distances_to(heir)
-        free = [agent for agent in HUNTERS if agent in known.location]
-        # The walk is symmetric: the table of a hunter's node gives its hops to every spot.
-        tables = {agent: known.distances_to(known.location[agent]) for agent in free}
-        points: dict[int, int] = {}
-        used: list[int] = []
+        points: list[tuple[int, list[int]]] = []
         for index, node in enumerate(path[1:], start=1):
-            if node in known.forbidden or not free:
+            if node in known.forbidden:
                 break
-            if any(abs(index - other) < SPACING for other in used):
-                continue
-            # Beside the point, on no shortest way of the heir (it would step onto us there).
             spots = [
                 spot
                 for spot in known.moves_from(node)
                 if spot not in on_path
                 and not (from_heir[spot] >= 0 and from_heir[spot] + home[spot] == home[heir])
             ]
+            points.append((index, spots))
+        self._spots[heir] = points
+        return points
+
+    def _plan_ambush(self, heir: int) -> dict[int, int]:
+        known = self.knowledge
+        free = [agent for agent in HUNTERS if agent in known.location]
+        # The walk is symmetric: the table of a hunter's node gives its hops to every spot.
+        tables = {agent: known.distances_to(known.location[agent]) for agent in free}
+        points: dict[int, int] = {}
+        used: list[int] = []
+        for index, spots in self._ambush_spots(heir):
+            if not free:
+                break
+            if any(abs(index - other) < SPACING for other in used):
+                continue
             best: tuple[int, int, int] | None = None  # (hops, hunter, spot)
             for agent in free:
                 table = tables[agent]
