@@ -372,3 +372,29 @@ def test_reference_race_prior_favours_the_lead_until_strikes_are_seen() -> None:
     race = Race()
     assert race.first() == LEAD
     assert race.rate(LEAD) == PRIOR_KILLS[LEAD] / PRIOR_TRIES[LEAD]
+
+
+# The enemy heir's way home: 10-11-12-13-14-15 (team 1: start 10, shrine 15); node 2, beside
+# 13 and off that way, is two hops from team 0's start 0 (0-1-2); team 0's shrine 9 is behind 8.
+AMBUSH_NODES = [(0.5, 0.9), (0.5, 0.8), (0.5, 0.7), *[(0.5, 0.5)] * 5, (0.5, 0.2), (0.5, 0.1),
+                (0.1, 0.5), (0.2, 0.5), (0.3, 0.5), (0.5, 0.5), (0.7, 0.5), (0.9, 0.5)]  # fmt: skip
+AMBUSH_EDGES = [(0, 1), (1, 2), (2, 13), (0, 8), (8, 9), (10, 11), (11, 12), (12, 13), (13, 14),
+                (14, 15)]  # fmt: skip
+
+
+def test_reference_hunter_goes_to_wait_beside_the_enemy_heir_s_way_home() -> None:
+    """A hunter that can reach a spot beside the heir's predicted way before the heir walks
+    there, and waits on it (not on the way, where the arriving heir would kill it)."""
+    strategy = Reference(0, seed=1)
+    for agent in range(6):
+        strategy.observe(agent, Dungeon(0, agent, AMBUSH_NODES, AMBUSH_EDGES, (0, 10), (9, 15)))
+        strategy.observe(agent, Enemy(10, 0, True))
+    assert strategy.choose_move(1) == 1
+    strategy.observe(1, Moved(True, 1, [], "crossed"))
+    assert strategy.choose_move(1) == 2
+    strategy.observe(1, Moved(True, 2, [], "crossed"))
+    assert strategy.choose_move(1) is None  # in ambush beside 13
+    # the heir one step before 13: the hunter leads it onto 13
+    strategy.observe(0, Enemy(10, 0, False))
+    strategy.observe(0, Enemy(12, 0, True))
+    assert strategy.choose_move(1) == 13
