@@ -70,6 +70,8 @@ def viewer_data(log: MatchLog, timeline: Timeline) -> dict[str, Any]:
         "schema": SCHEMA_VERSION,
         "header": {
             **{key: log.header.get(key) for key in ("match", "source", "version", "config")},
+            # Who played, when the log says (a digest log's header); None otherwise.
+            "players": log.header.get("players"),
             # A string: JavaScript numbers are doubles, and a 64-bit seed would be rounded.
             "seed": str(log.header.get("seed")),
         },

@@ -349,3 +349,14 @@ def test_a_bad_compressed_file_is_refused_in_one_line(
         assert out == ""
         assert len(err.strip().splitlines()) == 1
         assert message in err
+
+
+def test_the_viewer_names_the_players(logs: dict[str, Path], tmp_path: Path) -> None:
+    """render: the page's data carries the players a digest log names (its header shows them)."""
+    from replay.html import render_html, viewer_data
+    from replay.timeline import build_timeline
+
+    log = read_log(logs["sim"])
+    data = viewer_data(log, build_timeline(log))
+    assert data["header"]["players"] == ["reference", "rusher"]
+    assert '"team 0", h.players[0]' in render_html(log, build_timeline(log))

@@ -55,6 +55,9 @@
   const h = data.header;
   const facts = [["match", h.match || "(unnamed)"], ["seed", h.seed], ["source", h.source],
     ["nodes", data.nodes.length], ["steps", last], ["written by", h.version]];
+  if (Array.isArray(h.players) && h.players.length === 2) {  // a digest log names its players
+    facts.splice(1, 0, ["team 0", h.players[0]], ["team 1", h.players[1]]);
+  }
   document.getElementById("facts").innerHTML = facts.map(
     ([k, v]) => "<span>" + k + " <b>" + escapeHtml(String(v)) + "</b></span>").join("");
   // The result stays hidden until the last step (a replay is watched to learn how it ends);
