@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -112,3 +113,17 @@ def test_contract_names_fit_the_layering_banner() -> None:
         "importlinter"
     ]["contracts"]
     assert [c["name"] for c in contracts if len(c["name"]) + len(" BROKEN") > 79] == []
+
+
+def test_the_readme_penguins_board_takes_a_placement_and_a_move(tmp_path: Path) -> None:
+    """The README's penguins-player lines named a board.txt nobody had: it copies this one."""
+    board = tmp_path / "board.txt"
+    shutil.copy(ROOT / "docs" / "examples" / "penguins_board.txt", board)
+    player = [sys.executable, "-m", "arena", "penguins"]
+    for phase in (["phase=placement", "penguins=3"], ["phase=movement"]):
+        done = subprocess.run(
+            [*player, *phase, str(board), str(board)],
+            capture_output=True, text=True, check=False, timeout=60,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    assert board.read_text().splitlines()[-1].startswith("penguins-territory 1 ")
