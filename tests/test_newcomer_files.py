@@ -127,3 +127,11 @@ def test_the_readme_penguins_board_takes_a_placement_and_a_move(tmp_path: Path) 
         )  # fmt: skip
         assert done.returncode == 0, done.stderr
     assert board.read_text().splitlines()[-1].startswith("penguins-territory 1 ")
+
+
+def test_every_file_of_the_repository_the_readme_names_exists() -> None:
+    """A newcomer copies commands as they are: each docs/ or tests/ file they read must be there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"\b(?:docs|tests)/[\w/.-]+\.(?:json|txt|toml|py|md|java)\b", readme))
+    assert "docs/examples/penguins_board.txt" in named
+    assert sorted(path for path in named if not (ROOT / path).is_file()) == []
