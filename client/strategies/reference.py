@@ -82,6 +82,7 @@ class Reference(Classic):
         #: the ambush points of the last positions asked about (five hunters ask in a row).
         self._ambush: tuple[tuple[int | None, ...], dict[int, int]] | None = None
         self._spots: dict[int, list[tuple[int, list[int]]]] = {}
+        self._next: dict[int, list[int]] = {}
 
     def observe(self, agent: int, message: ServerMessage) -> None:
         if isinstance(message, Moved):
@@ -138,12 +139,15 @@ class Reference(Classic):
         heir = known.enemy_heir
         if heir is None:
             return []
-        home = self._enemy_home_distances()
-        return [
-            node
-            for node in known.adjacency[heir]
-            if home[node] == home[heir] - 1 and node not in known.forbidden
-        ]
+        nodes = self._next.get(heir)
+        if nodes is None:  # a function of the heir's node: asked by five hunters a burst
+            home = self._enemy_home_distances()
+            nodes = self._next[heir] = [
+                node
+                for node in known.adjacency[heir]
+                if home[node] == home[heir] - 1 and node not in known.forbidden
+            ]
+        return nodes
 
     def _ambush_points(self) -> dict[int, int]:
         """Hunter -> the node it waits on: beside its own point of the enemy heir's predicted
