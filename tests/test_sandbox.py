@@ -6,8 +6,10 @@ run at all); the deadlines are generous safety caps, never what a test measures.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import socket
 import subprocess
 from pathlib import Path
 
@@ -260,6 +262,7 @@ def test_a_program_kept_in_a_directory_closed_to_others_still_runs(tmp_path: Pat
 
 
 BOMB = """
+import json
 import os
 r, w = os.pipe()
 forked = 0
@@ -380,3 +383,74 @@ def test_the_projects_own_checkout_is_not_visible_to_its_venvs_python(tmp_path: 
     )  # fmt: skip
     assert outcome.code == 0, outcome.stderr
     assert outcome.stdout.splitlines() == ["False", "False"]
+
+
+SNOOP = r"""
+import errno, json, os, socket, sys
+port = int(sys.argv[1])
+seen = []
+for pid in os.listdir("/proc"):
+    if pid.isdigit():
+        for part in ("cmdline", "environ"):
+            try:
+                with open(f"/proc/{pid}/{part}", "rb") as file:
+                    seen.append(file.read().decode(errors="replace"))
+            except OSError:
+                pass
+binds = {}
+for option in ("SO_REUSEADDR", "SO_REUSEPORT"):
+    taker = socket.socket()
+    taker.setsockopt(socket.SOL_SOCKET, getattr(socket, option), 1)
+    try:
+        taker.bind(("127.0.0.1", port))
+        taker.listen()
+        binds[option] = "bound"
+    except OSError as error:
+        binds[option] = errno.errorcode[error.errno]
+    taker.close()
+print(json.dumps({"read": len(seen), "tokens": [t for t in seen if "tok-" in t], "binds": binds}))
+"""
+
+
+@needs_bwrap
+def test_a_networked_program_neither_reads_anothers_token_nor_takes_the_servers_port(
+    tmp_path: Path,
+) -> None:
+    """A tournament program has the network (to reach its server): it can neither read the token
+    another team's program was started with (its argv, its environment) nor bind the port the
+    server listens on, even with SO_REUSEPORT."""
+    secret = "tok-" + os.urandom(8).hex()
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as trio's listeners
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    snoop_folder = folder_of(tmp_path, "snoop")
+    (snoop_folder / "snoop.py").write_text(SNOOP)
+    with sandbox_user() as uid:
+        victim_folder = folder_of(tmp_path, "victim")
+        prepare_folder(victim_folder, uid)
+        victim = subprocess.Popen(
+            sandbox_argv(
+                ["/usr/bin/env", f"ARENA_TOKEN={secret}", "/bin/cat", "-", secret],
+                folder=victim_folder, limits=LIMITS, network=True, uid=uid,
+            ),
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+        try:
+            snoop = run(
+                ["/usr/bin/python3", "snoop.py", str(port)],
+                folder=snoop_folder, limits=LIMITS, network=True, timeout=20,
+            )  # fmt: skip
+            assert victim.poll() is None  # the victim was running all along
+        finally:
+            os.killpg(victim.pid, signal.SIGKILL)
+            victim.wait()
+            assert victim.stdin is not None
+            victim.stdin.close()
+            server.close()
+    assert snoop.code == 0, snoop.stderr
+    report = json.loads(snoop.stdout)
+    assert report["read"] > 0, "the snoop read its own /proc at least"
+    assert not any(secret in text for text in report["tokens"])
+    assert report["binds"] == {"SO_REUSEADDR": "EADDRINUSE", "SO_REUSEPORT": "EADDRINUSE"}
