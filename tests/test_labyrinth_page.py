@@ -334,6 +334,27 @@ async def test_wrong_tokens_at_the_login_form_are_rate_limited() -> None:
         nursery.cancel_scope.cancel()
 
 
+async def test_a_session_cookie_of_unicode_is_a_visitor_not_a_server_error() -> None:
+    """A cookie that is not ASCII (a forged or garbled session) reads the open page as a visitor
+    and is refused on an action with 401; it never reaches the comparison as a 500."""
+    server = LabyrinthServer(seed=6)
+    gate = TeacherGate(TOKEN)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        port = await nursery.start(serve_web, teacher_app(server, gate), "127.0.0.1", 0)
+        cookie = {"Cookie": f"{COOKIE}=séssion‮"}
+        status, _, body = await http(port, "/", headers=cookie)
+        assert status == 200, body
+        assert "Log in as the teacher" in body
+        status, _, body = await http(
+            port, "/tournament", "POST", "name=x&kind=league", headers=cookie
+        )
+        assert status == 401, body
+        assert "credential" in json.loads(body)["error"]
+        assert "x" not in server.tournaments
+        nursery.cancel_scope.cancel()
+
+
 @pytest.mark.browser
 @pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (make browser)")
 async def test_in_a_browser_the_start_button_needs_the_teachers_login(tmp_path: Path) -> None:

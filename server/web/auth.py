@@ -84,7 +84,8 @@ class TeacherGate:
         return self._mac("session")
 
     def logged_in(self, request: Request) -> bool:
-        return hmac.compare_digest(request.cookies.get(COOKIE, ""), self._session)
+        sent = request.cookies.get(COOKIE, "").encode("utf-8", "replace")
+        return hmac.compare_digest(sent, self._session.encode())
 
     def csrf_token(self) -> str:
         return self._mac("csrf")
