@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import EXIT_USAGE, UsageError
+from arena.logopts import add_key_option
 from arena.options import (
     ArgumentParser,
     add_config_option,
@@ -64,12 +65,14 @@ def _server_config(items: list[str], names: str) -> Any:
 def _serve(args: argparse.Namespace) -> int:
     import trio
 
+    from arena.logopts import log_key
     from arena.logs import configure_logging
     from fish.server import serve
 
     config = _server_config(args.config, args.names)
     configure_logging(level=args.log_level)
     log_dir = Path(args.log_dir) if args.log_dir else None
+    key = log_key(args, log_dir) if log_dir is not None else None
 
     async def run() -> Any:
         async with trio.open_nursery() as nursery:
@@ -82,6 +85,7 @@ def _serve(args: argparse.Namespace) -> int:
                         host=args.host,
                         port=args.port,
                         log_dir=log_dir,
+                        log_key=key,
                         task_status=task_status,
                     )
                 )
@@ -188,6 +192,7 @@ def _parser() -> argparse.ArgumentParser:
         help="strict: 1-12 ASCII letters (the spec); lenient: 1-12 printable ASCII characters",
     )
     serve.add_argument("--log-dir", help="write tournament.jsonl and one game-*.jsonl per game")
+    add_key_option(serve, "each log as it closes (FILE.sig)")
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
     serve.set_defaults(run=_serve)
 

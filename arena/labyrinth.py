@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 from arena.errors import EXIT_INTERRUPTED, UsageError, command
+from arena.logopts import add_key_option
 from arena.options import (
     ArgumentParser,
     describe,
@@ -144,6 +145,7 @@ def _parser() -> argparse.ArgumentParser:
         help="spec (default) or cgs2017 (as CodingGameServer: second player's energy 2)",
     )
     serve.add_argument("--log-dir", type=Path, help="write games/*.jsonl and players/*.jsonl here")
+    add_key_option(serve, "each log (FILE.sig beside it)")
     serve.add_argument(
         "--move-timeout", type=positive_seconds, default=10.0, help="seconds per move (10)"
     )
@@ -169,6 +171,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
 
     import trio
 
+    from arena.logopts import log_key
     from labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
 
     if args.log_dir is not None:
@@ -180,6 +183,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
         rules=args.rules,
         move_timeout=args.move_timeout,
         log_dir=args.log_dir,
+        log_key=None if args.log_dir is None else log_key(args, args.log_dir),
         auto_pair=args.auto_pair,
     )
     server = LabyrinthServer(settings, seed=args.seed)

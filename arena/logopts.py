@@ -12,7 +12,7 @@ from arena.options import positive_count
 from replay.digestlog import DEFAULT_BUDGET
 from replay.keyfile import KeyFileError, default_key_path, load_key
 
-__all__ = ["FORMATS", "add_log_options", "log_settings"]
+__all__ = ["FORMATS", "add_key_option", "add_log_options", "log_key", "log_settings"]
 
 #: ``--log-format`` -> the writer's ``maps`` (replay/digestlog.py, replay/writer.py).
 FORMATS: dict[str, Literal["each", "once", "digest"]] = {
@@ -41,13 +41,28 @@ def add_log_options(parser: argparse.ArgumentParser) -> None:
         help=f"a digest log's size budget (default {DEFAULT_BUDGET:,}): past it the server "
         "warns once, the match plays on and its log keeps only the result",
     )
+    add_key_option(parser, "digest logs")
+
+
+def add_key_option(parser: argparse.ArgumentParser, what: str = "the logs") -> None:
     parser.add_argument(
         "--log-key",
         type=Path,
         default=None,
-        help="sign digest logs with the key in this file, created (mode 0600) if missing "
+        help=f"sign {what} with the key in this file, created (mode 0600) if missing "
         "(default: $ARENA_LOG_KEY, else LOG_DIR.key beside the log directory)",
     )
+
+
+def log_key(args: argparse.Namespace, log_dir: Path) -> bytes:
+    """The signing key ``--log-key`` or the environment names, else the one beside
+    ``log_dir`` (made on first use)."""
+    environ = os.environ.get("ARENA_LOG_KEY")
+    path = args.log_key or (Path(environ) if environ else default_key_path(log_dir))
+    try:
+        return load_key(path, create=True)
+    except KeyFileError as error:
+        raise UsageError(str(error)) from None
 
 
 def log_settings(
@@ -59,9 +74,4 @@ def log_settings(
     maps = FORMATS["compact" if args.compact_logs else (args.log_format or "digest")]
     if maps != "digest":
         return maps, None
-    environ = os.environ.get("ARENA_LOG_KEY")
-    path = args.log_key or (Path(environ) if environ else default_key_path(log_dir))
-    try:
-        return maps, load_key(path, create=True)
-    except KeyFileError as error:
-        raise UsageError(str(error)) from None
+    return maps, log_key(args, log_dir)

@@ -39,10 +39,12 @@ def master_main(argv: list[str]) -> int:
     import tempfile
     from pathlib import Path
 
+    from arena.logopts import add_key_option, log_key
     from arena.options import positive_seconds
     from penguins.boardfile import BoardFile, BoardFileError, parse
     from penguins.master import host, sandbox_runner
     from penguins.rules import MAX_PLAYERS, generate_fish, penguins_each
+    from replay.seal import seal
     from server.sandbox import check_available
 
     parser = argparse.ArgumentParser(
@@ -73,6 +75,7 @@ def master_main(argv: list[str]) -> int:
         help="how programs are isolated: bubblewrap (bwrap, the default; refused where it "
         "cannot run) or not at all (none: resource limits only, as you; warns every run)",
     )
+    add_key_option(parser, "the game's log (log.jsonl.sig beside it)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every step")
     args = parser.parse_args(argv)
     if not 1 <= len(args.player) <= MAX_PLAYERS:
@@ -131,6 +134,7 @@ def master_main(argv: list[str]) -> int:
     except OSError as error:
         print(f"arena penguins master: {workdir}: {error}", file=sys.stderr)
         return 2
+    seal(workdir / "log.jsonl", log_key(args, workdir))
     for place, program, got in table:
         note = f"  disqualified: {program.disqualified}" if program.disqualified else ""
         print(f"{place or '-'}. {program.name}  {got} fish{note}")

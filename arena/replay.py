@@ -343,9 +343,47 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _verify_seals(args: argparse.Namespace) -> tuple[int, list[str]]:
+    """Check the seal (FILE.sig, replay/seal.py) of each sealed file among the logs; the worst
+    status, and the logs left for their own verification: of the sealed files (the dungeon's
+    logs carry their own signatures), only a Labyrinth game log is re-played; for a Fish log, a
+    Labyrinth player's log, a Penguins master's log or a tournament's results the seal is the
+    whole check."""
+    from labyrinth.replay import is_game_log
+    from replay.seal import SealError, check_seal, seal_path
+
+    worst, left = 0, []
+    key = _key(args.key) if args.key is not None else None
+    for path in args.logs:
+        if not seal_path(Path(path)).is_file():
+            left.append(path)
+            continue
+        if key is None:
+            print(f"OK {path}: sealed; checked unsigned only (give --key FILE to check the seal)")
+        else:
+            try:
+                print(f"OK {path}: {check_seal(Path(path), key)}")
+            except SealError as error:
+                print(f"FAIL {path}: {error}")
+                worst = 1
+                continue
+        if is_game_log(path):  # a Labyrinth game log is re-played too
+            left.append(path)
+    return worst, left
+
+
 @command("arena replay")
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
+    sealed_status = 0
+    if args.command == "verify":
+        try:
+            sealed_status, args.logs = _verify_seals(args)
+        except UsageError as error:
+            print(f"arena replay verify: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        if not args.logs:
+            return sealed_status
     if args.command in ("verify", "show", "render"):
         from labyrinth.replay import is_game_log, is_player_log
 
@@ -354,12 +392,13 @@ def main(argv: list[str]) -> int:
         if all(is_game_log(path) or is_player_log(path) for path in paths):
             from arena.labyrinth import replay
 
-            return replay(
+            own = replay(
                 args.command, paths, getattr(args, "output", None), getattr(args, "png", None)
             )
+            return max(own, sealed_status)
     try:
         status: int = args.run(args)
     except UsageError as error:
         print(f"arena replay {args.command}: {error}", file=sys.stderr)
         return EXIT_USAGE
-    return status
+    return max(status, sealed_status)

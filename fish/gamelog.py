@@ -26,9 +26,12 @@ __all__ = ["JsonlLog", "read_jsonl"]
 class JsonlLog:
     """Appends events to a file (or nowhere when ``path`` is None)."""
 
-    def __init__(self, path: Path | None, now: Callable[[], float]) -> None:
+    def __init__(
+        self, path: Path | None, now: Callable[[], float], key: bytes | None = None
+    ) -> None:
         self.path = path
         self._now = now
+        self._key = key  # with a key, the file is sealed when it closes (replay/seal.py)
         self._file: IO[str] | None = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -45,6 +48,10 @@ class JsonlLog:
         if self._file is not None:
             self._file.close()
             self._file = None
+            if self._key is not None and self.path is not None:
+                from replay.seal import seal
+
+                seal(self.path, self._key)
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:

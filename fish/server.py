@@ -123,9 +123,12 @@ class Standing:
 
 
 class FishServer:
-    def __init__(self, config: ServerConfig, log_dir: Path | None = None) -> None:
+    def __init__(
+        self, config: ServerConfig, log_dir: Path | None = None, log_key: bytes | None = None
+    ) -> None:
         self.config = config
         self.log_dir = log_dir
+        self.log_key = log_key
         self.limits = config.limits()
         #: The connection cap and the memory all connections' unfinished values may hold.
         self.gate = Gate(self.limits)
@@ -182,7 +185,9 @@ class FishServer:
         """Sign players up, then run the tournament; None when too few signed up."""
         self._start = trio.current_time()
         if self.log_dir is not None:
-            self.tournament_log = JsonlLog(self.log_dir / "tournament.jsonl", self._now)
+            self.tournament_log = JsonlLog(
+                self.log_dir / "tournament.jsonl", self._now, self.log_key
+            )
         config = self.config
         self.tournament_log.write(
             "tournament", log="fish-tournament", config=config.__dict__ | {"names": config.names}
@@ -301,7 +306,7 @@ class FishServer:
         path = None
         if self.log_dir is not None:
             path = self.log_dir / f"game-r{round_number}-g{index + 1}.jsonl"
-        glog = JsonlLog(path, self._now)
+        glog = JsonlLog(path, self._now, self.log_key)
         players = [by_id[i] for i in seats]
         referee = Referee(config.rows, config.cols, config.board(), len(players))
         glog.write(
@@ -388,10 +393,12 @@ async def serve(
     host: str = "127.0.0.1",
     port: int = 0,
     log_dir: Path | None = None,
+    log_key: bytes | None = None,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> Standing | None:
-    """Listen, run one tournament, return its standing; reports the bound port when ready."""
-    server = FishServer(config, log_dir)
+    """Listen, run one tournament, return its standing; reports the bound port when ready.
+    With ``log_key`` each log is sealed as it closes (replay/seal.py)."""
+    server = FishServer(config, log_dir, log_key)
     listeners, bound = await open_listeners(port, host)  # OSError here, before anything runs
     async with trio.open_nursery() as nursery:
         accepting = trio.CancelScope()

@@ -43,6 +43,9 @@ class Settings:
     rules: str = "spec"
     move_timeout: float = 10.0
     log_dir: Path | None = None
+    #: With a key, each log is sealed (replay/seal.py): a game's when it ends, a player's at
+    #: every line.
+    log_key: bytes | None = None
     #: Pair programs waiting for a game against another program at once, in arrival order
     #: (otherwise the teacher pairs them on the page).
     auto_pair: bool = False
@@ -300,6 +303,7 @@ class LabyrinthServer:
             return
         if run.log is not None:
             run.log.close()
+            self._seal(Path(run.log.name))
         self.finished[table.name] = run
         while len(self.finished) > self.settings.keep_games:
             self.finished.pop(next(iter(self.finished)))
@@ -410,6 +414,13 @@ class LabyrinthServer:
         folder.mkdir(parents=True, exist_ok=True)
         with (folder / f"{name}.jsonl").open("a", encoding="utf-8") as out:
             out.write(json.dumps({"player": name, **data}) + "\n")
+        self._seal(folder / f"{name}.jsonl")
+
+    def _seal(self, path: Path) -> None:
+        if self.settings.log_key is not None:
+            from replay.seal import seal
+
+            seal(path, self.settings.log_key)
 
 
 async def serve_labyrinth(

@@ -66,7 +66,7 @@ def test_serve_plays_logs_and_stops_on_sigint(tmp_path: Path) -> None:
         out, _ = process.communicate(timeout=30)
     assert process.returncode == 130
     assert "labyrinth server stopped" in out
-    (game,) = (logs / "games").iterdir()
+    (game,) = (logs / "games").glob("*.jsonl")
     header = json.loads(game.read_text().splitlines()[0])
     assert header["rules"] == "cgs2017"
     assert header["players"] == ["cli", "DO_NOTHING"]
@@ -95,7 +95,7 @@ def game_log(tmp_path: Path) -> Path:
             nursery.cancel_scope.cancel()
 
     trio.run(run)
-    (path,) = (tmp_path / "games").iterdir()
+    (path,) = (tmp_path / "games").glob("*.jsonl")
     return path
 
 

@@ -14,6 +14,8 @@ from tournament_kit import sandbox_mode, write_teams
 
 from arena.tournament.cli import main
 from arena.tournament.report import CSV_COLUMNS, REASONS
+from replay.keyfile import load_key
+from replay.seal import check_seal
 
 PY = sys.executable
 
@@ -145,6 +147,9 @@ def test_four_seat_games_rotate_seats_and_name_each_failure(tmp_path: Path) -> N
         assert "../index.html" in (out / match["replay"]).read_text()
     page = (out / "index.html").read_text()
     assert "programs/" in page
+    key = load_key(out / "logs.key", create=False)  # the results are sealed with the run's key
+    assert "genuine" in check_seal(out / "results.json", key)
+    assert "genuine" in check_seal(out / "results.csv", key)
     rows = list(csv.reader((out / "results.csv").read_text().splitlines()))
     assert rows[0] == [*CSV_COLUMNS, *REASONS]
     by_team = {row[1]: dict(zip(rows[0], row, strict=True)) for row in rows[1:]}

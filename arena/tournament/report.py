@@ -20,6 +20,8 @@ from arena.tournament.board import LogTail
 from arena.tournament.pairings import Plan
 from arena.tournament.standings import standings
 from arena.tournament.teams import Tournament
+from replay.keyfile import default_key_path, load_key
+from replay.seal import seal
 
 __all__ = [
     "CSV_COLUMNS",
@@ -246,6 +248,11 @@ def write_outputs(out: Path, data: dict[str, Any]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "results.json").write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
     (out / "results.csv").write_text(results_csv(data), encoding="utf-8")
+    # Sealed with the key of the run's match logs: a results file edited by hand fails
+    # `arena replay verify --key` (docs/security.md).
+    key = load_key(default_key_path(out / "logs"), create=True)
+    for name in ("results.json", "results.csv"):
+        seal(out / name, key)
     write_bundles(out, data)
     _ratings_png(data["teams"], out / "ratings.png")
     png = base64.b64encode((out / "ratings.png").read_bytes()).decode("ascii")

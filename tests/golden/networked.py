@@ -75,7 +75,7 @@ def games_sorted(text: str) -> str:
 
 
 def logs_shown(arena: Callable[..., bytes], logs: Path) -> str:
-    paths = sorted(p for p in logs.rglob("*") if p.is_file())
+    paths = sorted(p for p in logs.rglob("*") if p.is_file() and p.suffix != ".sig")
     return "".join(f"# {p.relative_to(logs)}\n{shown(arena, p, logs)}" for p in paths)
 
 
