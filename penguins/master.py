@@ -12,11 +12,11 @@ fresh PID namespace (everything it starts dies with the call), resource limits, 
 a private folder that lasts the whole game (spec penguins.md: a course program keeps its identity
 in a file there between calls): emptied (or filled with a copy of the team's folder, in a
 tournament) once before the ``name`` call, given a fresh copy of the board before every call, and
-bounded by :data:`FOLDER_FILES` and :data:`FOLDER_BYTES` (over them: disqualified). The master
-keeps the authoritative board in memory; the log (``WORKDIR/log.jsonl``, JSON lines, one per
-step) and the final board (``WORKDIR/board.txt``) live in a directory no program can see, opened
-without following links. After the call it reads the program's board file once (no link, a
-regular file of at most :data:`MAX_FILE_BYTES`) and judges it (:func:`judge`).
+bounded by :data:`FOLDER_FILES`, :data:`FOLDER_BYTES` and :data:`FOLDER_DEPTH` (over them:
+disqualified). The master keeps the authoritative board in memory; the log (``WORKDIR/log.jsonl``,
+JSON lines, one per step) and the final board (``WORKDIR/board.txt``) live in a directory no program
+can see, opened without following links. After the call it reads the program's board file once (no
+link, a regular file of at most :data:`MAX_FILE_BYTES`) and judges it (:func:`judge`).
 
 A move that breaks the rules, a changed score or field of someone else, a malformed file, a
 crash (named by its signal), a timeout, an exit code other than 0 or 1, exit 1 while a legal
@@ -64,6 +64,8 @@ STDERR_KEPT = 2000
 FOLDER_FILES = 1000
 #: Most bytes the files of a program's private folder may hold after a call.
 FOLDER_BYTES = 64 << 20
+#: How deep folders may nest in a program's private folder.
+FOLDER_DEPTH = 32
 
 #: The kinds of disqualification (the tournament's reasons, spec tournament.md).
 CRASHED, PROTOCOL, ILLEGAL, TIME, LIMIT = (
@@ -179,28 +181,48 @@ def failure(outcome: Outcome, timeout: float) -> str:
 # -- the game ----------------------------------------------------------------------------------
 
 
-def folder_size(folder: Path) -> tuple[int, int]:
-    """How many entries and bytes ``folder`` holds (links counted, never followed)."""
-    entries = size = 0
-    pending = [folder]
-    while pending:
-        with os.scandir(pending.pop()) as scan:
-            for entry in scan:
-                entries += 1
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append(Path(entry.path))
-                elif entry.is_file(follow_symlinks=False):
-                    size += entry.stat(follow_symlinks=False).st_size
-    return entries, size
+DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+
+
+def folder_size(folder: Path) -> tuple[int, int, int]:
+    """How many entries and bytes ``folder`` holds and how deep its folders nest (links counted,
+    never followed), by descriptors (a path may outgrow the system's limit): depth first, one
+    descriptor per level, stopping once past a bound."""
+    entries = size = depth = 0
+    levels = [os.open(folder, DIRECTORY)]
+    scans = [os.scandir(levels[0])]
+    try:
+        while scans and entries <= FOLDER_FILES and depth <= FOLDER_DEPTH:
+            entry = next(scans[-1], None)
+            if entry is None:
+                scans.pop().close()
+                os.close(levels.pop())
+                continue
+            entries += 1
+            if entry.is_dir(follow_symlinks=False):
+                depth = max(depth, len(levels))
+                if depth <= FOLDER_DEPTH:
+                    levels.append(os.open(entry.name, DIRECTORY, dir_fd=levels[-1]))
+                    scans.append(os.scandir(levels[-1]))
+            elif entry.is_file(follow_symlinks=False):
+                size += entry.stat(follow_symlinks=False).st_size
+    finally:
+        for scan in scans:
+            scan.close()
+        for descriptor in levels:
+            os.close(descriptor)
+    return entries, size, depth
 
 
 def over_bounds(folder: Path) -> str:
     """Why ``folder`` is too big for a private folder, or ""."""
-    entries, size = folder_size(folder)
+    entries, size, depth = folder_size(folder)
     if entries > FOLDER_FILES:
         return f"sandbox limit: its folder holds {entries} files (at most {FOLDER_FILES})"
     if size > FOLDER_BYTES:
         return f"sandbox limit: its folder holds {size} bytes (at most {FOLDER_BYTES})"
+    if depth > FOLDER_DEPTH:
+        return f"sandbox limit: its folder nests {depth} deep (at most {FOLDER_DEPTH})"
     return ""
 
 
@@ -213,13 +235,31 @@ def seed_folder(program: Program) -> None:
 
 
 def empty_folder(folder: Path) -> None:
-    """Remove whatever a program left in its folder (links are removed, never followed)."""
+    """Remove whatever a program left in its folder (links are removed, never followed): a
+    folder's subfolders are first moved up beside it, so however deep a nest, the master holds
+    two descriptors and never recurses."""
     folder.mkdir(parents=True, exist_ok=True)
-    for entry in os.scandir(folder):
-        if entry.is_dir(follow_symlinks=False):
-            shutil.rmtree(entry.path)
-        else:
-            os.unlink(entry.path)
+    root, moved = os.open(folder, DIRECTORY), 0
+    try:
+        while names := os.listdir(root):
+            for name in names:
+                if not stat.S_ISDIR(os.lstat(name, dir_fd=root).st_mode):
+                    os.unlink(name, dir_fd=root)
+                    continue
+                inner = os.open(name, DIRECTORY, dir_fd=root)
+                try:
+                    for entry in os.listdir(inner):
+                        if stat.S_ISDIR(os.lstat(entry, dir_fd=inner).st_mode):
+                            while os.path.lexists(folder / f".moved{moved}"):
+                                moved += 1
+                            os.rename(entry, f".moved{moved}", src_dir_fd=inner, dst_dir_fd=root)
+                        else:
+                            os.unlink(entry, dir_fd=inner)
+                finally:
+                    os.close(inner)
+                os.rmdir(name, dir_fd=root)
+    finally:
+        os.close(root)
 
 
 def write_fresh(path: Path, data: bytes) -> None:

@@ -24,6 +24,7 @@ from penguins.master import (
     FOLDER_FILES,
     Outcome,
     Program,
+    empty_folder,
     judge,
     legal_action_exists,
     ranking,
@@ -259,6 +260,50 @@ def test_a_folder_grown_past_its_bound_disqualifies_as_a_sandbox_limit(tmp_path:
     assert programs[0].disqualified is None
     assert programs[1].kind == "sandbox_limit"
     assert "files" in str(programs[1].disqualified)
+
+
+def nest(cwd: Path, depth: int, name: str) -> None:
+    """Folders ``name`` inside each other ``depth`` deep (made relative to each, as a program
+    can, however long the whole path grows)."""
+    parent = os.open(cwd, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir(name, dir_fd=parent)
+        child = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=parent)
+        os.close(parent)
+        parent = child
+    os.close(parent)
+
+
+def test_a_nest_whose_path_outgrows_the_system_is_measured_and_emptied(tmp_path: Path) -> None:
+    """Twenty folders of 250-character names (a path past the system's 4096): the master
+    measures and later empties the folder by descriptors, never by its whole path, so the
+    program keeps playing (its folder is within bounds) and the master does not crash."""
+
+    def deep(argv: list[str], cwd: Path) -> Outcome:
+        if not (cwd / ("n" * 250)).exists():
+            nest(cwd, 20, "n" * 250)
+        return honest(argv, cwd)
+
+    programs, _, _, _ = play(tmp_path, {"a": honest, "b": deep})
+    assert [p.disqualified for p in programs] == [None, None]
+    empty_folder(programs[1].directory)
+    assert os.listdir(programs[1].directory) == []
+
+
+def test_a_nest_deeper_than_the_bound_disqualifies_and_is_emptied(tmp_path: Path) -> None:
+    """A folder nested 3000 deep: a sandbox limit (the master never holds a descriptor per
+    level, nor recurses per level), the other program plays on, and the folder empties."""
+
+    def deep(argv: list[str], cwd: Path) -> Outcome:
+        nest(cwd, 3000, "d")
+        return honest(argv, cwd)
+
+    programs, _, _, _ = play(tmp_path, {"a": honest, "b": deep})
+    assert programs[0].disqualified is None
+    assert programs[1].kind == "sandbox_limit"
+    assert "deep" in str(programs[1].disqualified)
+    empty_folder(programs[1].directory)
+    assert os.listdir(programs[1].directory) == []
 
 
 def test_a_leftover_board_directory_is_the_programs_own_fault(tmp_path: Path) -> None:
