@@ -111,10 +111,16 @@ class TeacherGate:
             raise HTTPException(403, "a form without this page's CSRF token")
 
     def _limited(self, address: str) -> bool:
-        now, failures = self._clock(), self._failures[address]
-        while failures and failures[0] <= now - WINDOW:
-            failures.popleft()
-        return len(failures) >= ATTEMPTS
+        """Whether ``address`` used up its wrong tokens; forgets every address whose wrong
+        tokens are all older than the window, so the table holds recent guessers only."""
+        now = self._clock()
+        for known in list(self._failures):
+            failures = self._failures[known]
+            while failures and failures[0] <= now - WINDOW:
+                failures.popleft()
+            if not failures:
+                del self._failures[known]
+        return len(self._failures.get(address, ())) >= ATTEMPTS
 
     def routes(self) -> list[Route]:
         return [
