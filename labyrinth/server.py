@@ -100,7 +100,9 @@ class LabyrinthServer:
                     await client.outbox.run()
                     tasks.cancel_scope.cancel()
                 limits = self.settings.limits
-                await client.transport.linger(limits.linger_seconds, limits.linger_bytes)
+                await client.transport.linger(
+                    limits.linger_seconds, limits.linger_bytes, client.reader.budget
+                )
         finally:
             client.closed = True
             self.gate.leave()

@@ -215,12 +215,13 @@ class Server:
         self._refusing += 1
         try:
             log.info("connection_refused", reason=why)
-            transport = Transport(stream)
+            transport = Transport(stream, receive_bytes=self.limits.receive_bytes)
             line = encode(Error(code=ErrorCode.SERVER_FULL, message=f"{why}: closing"))
             with trio.move_on_after(1):
                 with contextlib.suppress(trio.BrokenResourceError):
                     await transport.send_all(line)
-                await transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
+                limits = self.limits
+                await transport.linger(limits.linger_seconds, limits.linger_bytes, self.gate.budget)
             await transport.aclose()
         finally:
             self._refusing -= 1

@@ -115,7 +115,10 @@ class Connection:
                 if not self.outbox.drained:
                     self.log.info("connection_killed", reason="not_reading", slot=self.slot)
                     return  # it reads nothing: no point waiting for its leftovers
-                await self.transport.linger(self.limits.linger_seconds, self.limits.linger_bytes)
+                limits = self.limits
+                await self.transport.linger(
+                    limits.linger_seconds, limits.linger_bytes, self.reader.budget
+                )
         finally:
             self.closed = True
             self.session.handle(Event.CLOSED)

@@ -200,6 +200,28 @@ async def test_connections_holding_long_lines_share_one_read_rate(
     assert done[2] - started < 0.01
 
 
+async def test_a_closed_socket_s_flood_is_lingered_on_at_the_shared_long_line_rate(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    """A socket closed in the middle of a 1 MiB line (the input budget is used up) has its
+    leftovers read, for the linger's 1 s, in turns of the long-line schedule (64 KiB/s, 16 KiB
+    a turn): five reads at most, not the whole megabyte a linger without it discards."""
+    budget = InputBudget(1 << 20, rate=64 << 10, chunk=16 << 10)
+    discarded = {}
+    for paced in (False, True):
+        ours, theirs = trio.socket.socketpair()
+        transport = Transport(trio.SocketStream(ours), receive_bytes=16 << 10)
+        async with trio.SocketStream(theirs) as peer, trio.open_nursery() as nursery:
+            nursery.start_soon(peer.send_all, b"1" * (1 << 20))
+            started = trio.current_time()
+            discarded[paced] = await transport.linger(1.0, 4 << 20, budget if paced else None)
+            assert trio.current_time() - started == pytest.approx(1.0)
+            nursery.cancel_scope.cancel()
+        await transport.aclose()
+    assert discarded[False] == 1 << 20
+    assert 16 << 10 <= discarded[True] <= 5 * (16 << 10)
+
+
 async def test_reader_lets_other_tasks_run_between_frames() -> None:
     """Handling many frames from one chunk yields every ``frames_per_step`` frames."""
     reader = FrameReader(

@@ -15,6 +15,8 @@ import os
 
 import trio
 
+from server.net.limits import InputBudget
+
 __all__ = ["Transport"]
 
 
@@ -88,27 +90,38 @@ class Transport:
         except OSError:
             return None
 
-    async def linger(self, seconds: float, max_bytes: int) -> None:
-        """Half-close, then discard what the peer still sends for a moment.
+    async def linger(
+        self, seconds: float, max_bytes: int, budget: InputBudget | None = None
+    ) -> int:
+        """Half-close, then discard what the peer still sends for a moment; the bytes discarded.
 
         Closing a socket with unread input makes the kernel reset the connection, and a reset
         can destroy our last lines before the peer reads them. Reading the peer's leftovers
-        first lets those lines arrive.
+        first lets those lines arrive. With ``budget``, leftovers longer than one read are read
+        in turns of its shared long-line schedule (:meth:`InputBudget.long_line_turn`), like the
+        long line they usually are the rest of: sockets closed in a flood are not read faster
+        than the sockets holding its lines.
         """
         stream = self.stream
         if not isinstance(stream, trio.abc.HalfCloseableStream) or self.closed:
-            return
+            return 0
+        size = self.receive_bytes if budget is None else min(self.receive_bytes, budget.chunk)
+        drained = 0
         with trio.move_on_after(seconds):
             try:
                 await stream.send_eof()
-                drained = 0
                 while drained < max_bytes:
-                    data = await stream.receive_some(self.receive_bytes)
+                    if budget is not None and drained >= size:
+                        wait = budget.long_line_turn(trio.current_time())
+                        if wait > 0:
+                            await trio.sleep(wait)
+                    data = await stream.receive_some(size)
                     if not data:
                         break
                     drained += len(data)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 pass
+        return drained
 
     async def aclose(self) -> None:
         """Close the stream now (never raises, never waits long)."""
