@@ -16,9 +16,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+import trio
+
+from arena.check_client import STOP_SIGNALS, Stopped
 
 __all__ = ["check_game", "program_folder"]
 
@@ -93,8 +99,6 @@ def _tail(path: Path, lines: int = 8) -> list[str]:
 
 def check_game(args: argparse.Namespace, command: list[str]) -> int:
     """Run the pre-flight game for ``command``; print the report; the exit status."""
-    import trio
-
     from arena.logs import configure_logging
     from arena.tournament.board import Board
     from arena.tournament.cli import make_run
@@ -129,11 +133,37 @@ def check_game(args: argparse.Namespace, command: list[str]) -> int:
         status("playing one game against the built-in player, as a tournament's pre-flight")
         runner = make_run(tournament, options, Board(tournament.name))
         runner.open_journal()
-        trio.run(runner.run)
+        try:
+            trio.run(_until_stopped, runner.run)
+        except Stopped as stop:
+            name = signal.Signals(stop.signum).name
+            print(f"arena check-client: stopped by {name}; the program was ended", file=sys.stderr)
+            return 128 + stop.signum
         check = runner.preflight["student"]
         output = _tail(out / check["output"])
     print(report(game, command, check, output))
     return 0 if check["passed"] else 1
+
+
+async def _until_stopped(run: Callable[[], Awaitable[None]]) -> None:
+    """``await run()``; SIGTERM or SIGHUP cancel it (the tournament's runner then kills the
+    program's process group, as at any end) and raise Stopped."""
+    stopped: list[int] = []
+    # The receiver is open before the program starts: no signal can slip in between.
+    with trio.open_signal_receiver(*STOP_SIGNALS) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def watch() -> None:
+                async for signum in signals:
+                    stopped.append(signum)
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(watch)
+            await run()
+            nursery.cancel_scope.cancel()
+    if stopped:
+        raise Stopped(stopped[0])
 
 
 def report(game: str, command: list[str], check: dict[str, object], output: list[str]) -> str:

@@ -4,6 +4,10 @@ its own output."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,3 +62,48 @@ def test_the_programs_folder_is_the_folder_of_the_file_it_names(tmp_path: Path) 
     assert command == ["python3", "./me.py", "x"]
     assert program_folder(["penguins-player"], None) == (None, ["penguins-player"])
     assert program_folder(["./a"], tmp_path) == (tmp_path, ["./a"])
+
+
+#: A client that starts a child, reports both pids through a FIFO (argv[1]), then hangs.
+HANGS_WITH_A_CHILD = """
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+with open(sys.argv[1], "w") as fifo:
+    fifo.write(f"{os.getpid()} {child.pid}\\n")
+time.sleep(3600)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stopped_game_check_leaves_no_process_of_the_program(
+    signum: signal.Signals, tmp_path: Path
+) -> None:
+    """``timeout 60 arena check-client --game fish ...`` (SIGTERM) or a closed terminal (SIGHUP)
+    ends the program and its children too (it was left running as a child of PID 1), and exits
+    128 + the signal."""
+    fifo = tmp_path / "pids"
+    os.mkfifo(fifo)
+    folder = tmp_path / "program"  # copied as a team's folder: the FIFO stays outside it
+    folder.mkdir()
+    (folder / "client.py").write_text(HANGS_WITH_A_CHILD)
+    command = [sys.executable, "-m", "arena.main", "check-client", "--game", "fish"]
+    command += ["--sandbox", "none", "--", sys.executable, str(folder / "client.py"), str(fifo)]
+    with subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE) as checker:
+        with open(fifo) as pids:  # blocks until the program has written them
+            program, child = (int(pid) for pid in pids.read().split())
+        checker.send_signal(signum)
+        _, err = checker.communicate(timeout=60)
+    assert checker.returncode == 128 + signum
+    assert f"stopped by {signum.name}" in err.decode()
+    assert not [pid for pid in (program, child) if _alive(pid)]
+
+
+def _alive(pid: int) -> bool:
+    """A process that may still run (a killed child whose parent died first stays a zombie
+    until PID 1 reaps it: it runs no more)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except FileNotFoundError:
+        return False
