@@ -107,3 +107,32 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(b")", 1)[1].split()[0] != b"Z"
     except FileNotFoundError:
         return False
+
+
+#: A program that never starts as a player: as `java Starter` with nothing compiled.
+NEVER_STARTS = "import sys; print('Error: no main class Starter', file=sys.stderr); sys.exit(1)"
+
+
+@pytest.mark.parametrize("game", ["fish", "labyrinth", "penguins"])
+def test_a_program_that_never_starts_is_a_crash_with_its_own_words(
+    game: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["--game", game, "--sandbox", "none", "--", sys.executable, "-c", NEVER_STARTS]
+    assert check_client.main(argv) == 1
+    out, _ = capsys.readouterr()
+    assert "FAIL  plays: crashed" in out
+    assert "exit code 1" in out
+    assert "Error: no main class Starter" in out
+    assert "PASS" not in out
+
+
+def test_a_silent_fish_client_is_told_it_never_signed_up(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """It runs but never connects: never_connected, once the sign-up time has passed."""
+    silent = "import time; time.sleep(3600)"
+    argv = ["--game", "fish", "--sandbox", "none", "--", sys.executable, "-c", silent]
+    assert check_client.main(argv) == 1
+    out, _ = capsys.readouterr()
+    assert "FAIL  plays: never_connected" in out
+    assert "hint: connect to {host} {port} at once" in out
