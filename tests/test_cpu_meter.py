@@ -1,0 +1,78 @@
+"""CPU accounting of a sandboxed program: every process and thread it runs is counted, from a
+cgroup of its own where the machine allows and from /proc otherwise."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from server.sandbox.cpu import CGROUP_ROOT, CpuMeter
+
+# Burns CPU in a forked child and in a second thread (about 0.2 CPU-s each), reaps the child,
+# prints "done" and then waits on stdin so the meter can be read while it is alive.
+PROGRAM = """
+import os, sys, threading, time
+def burn():
+    n = 0
+    start = time.thread_time()
+    while time.thread_time() - start < 0.2:
+        n += 1
+pid = os.fork()
+if pid == 0:
+    burn(); os._exit(0)
+thread = threading.Thread(target=burn); thread.start()
+burn(); thread.join(); os.waitpid(pid, 0)
+print("done", flush=True)
+sys.stdin.read()
+"""
+
+
+def _measure(meter: CpuMeter) -> float:
+    process = subprocess.Popen(
+        meter.wrap([sys.executable, "-c", PROGRAM]),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
+    )  # fmt: skip
+    meter.watch(process.pid)
+    try:
+        assert process.stdout is not None
+        assert process.stdin is not None
+        assert process.stdout.readline() == b"done\n"
+        seconds = meter.seconds()
+        process.stdin.close()
+        process.wait(timeout=30)
+    finally:
+        process.kill()
+        process.wait()
+        for pipe in (process.stdin, process.stdout):
+            if pipe is not None:
+                pipe.close()
+        meter.close()
+    return seconds
+
+
+def test_proc_fallback_counts_fork_and_threads() -> None:
+    meter = CpuMeter.open("test", use_cgroup=False)
+    assert meter.kind == "proc"
+    # Three burners of 0.2 CPU-s: the child (reaped, so in cutime), the thread, the main one.
+    assert _measure(meter) >= 0.55
+
+
+def test_no_cgroup_hierarchy_falls_back_to_proc(tmp_path: Path) -> None:
+    assert CpuMeter.open("test", root=tmp_path).kind == "proc"
+
+
+def test_cgroup_counts_fork_and_threads() -> None:
+    meter = CpuMeter.open("test")
+    if meter.kind == "proc":
+        pytest.skip(f"no cgroup may be created under {CGROUP_ROOT} here")
+    assert _measure(meter) >= 0.55
+    assert not any(group.exists() for group in meter.groups)
+
+
+def test_reading_never_decreases() -> None:
+    meter = CpuMeter("proc")
+    meter.watch(2**22 + 7)  # no such process
+    assert meter.seconds() == 0.0
