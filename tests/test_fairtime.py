@@ -1,0 +1,103 @@
+"""The fair-time ordering rule on virtual time: which request is applied first, whatever the
+wall-clock order of arrival (docs/fair-time.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from dungeon.fairtime import ALLOWANCE, FairOrder, over_budget
+
+A = ALLOWANCE
+
+# Each case: a script of steps and the order the requests must be released in.
+# ("obs", team, cpu, runnable) a reading; ("req", team, cpu, name) an arrival;
+# ("rel",) releases what may go, appended to the order.
+CASES = {
+    # Team 1's request arrives first on the wall clock but cost more CPU: team 0's goes first.
+    "cpu_not_arrival": (
+        [("obs", 0, 0.0, True), ("req", 1, 0.50, "b"), ("rel",), ("req", 0, 0.10, "a"), ("rel",),
+         ("obs", 0, 0.10, False), ("rel",)],
+        ["a", "b"],
+    ),
+    # The cheaper request waits while the other team, thinking, is still below its stamp...
+    "held_while_other_thinks": (
+        [("obs", 1, 0.05, True), ("req", 0, 0.20, "a"), ("rel",)],
+        [],
+    ),
+    # ...and goes once the thinking team has used more CPU than it.
+    "released_when_other_passes": (
+        [("obs", 1, 0.05, True), ("req", 0, 0.20, "a"), ("rel",), ("obs", 1, 0.30, True), ("rel",)],
+        ["a"],
+    ),
+    # A team asleep (waiting on the server, or idle by choice) never holds the other up.
+    "idle_team_does_not_block": (
+        [("obs", 1, 0.0, False), ("req", 0, 5.0, "a"), ("rel",)],
+        ["a"],
+    ),
+    # The idle team's clock is lifted: waking with little CPU, it does not jump the queue.
+    "idle_team_lifted": (
+        [
+            ("obs", 1, 0.0, False), ("req", 0, 5.0, "a"), ("rel",),
+            ("obs", 1, 0.01, True), ("req", 0, 5.1, "a2"), ("req", 1, 0.02, "b"), ("rel",),
+        ],
+        ["a", "b"],  # a2 (5.1) waits: team 1, awake, is at 5.02
+    ),
+    # A program that never yields: its CPU grows, so the other's requests still go.
+    "never_yields": (
+        [("req", 0, 0.1, "a1"), ("obs", 1, 1.0, True), ("rel",), ("req", 0, 0.2, "a2"),
+         ("obs", 1, 2.0, True), ("rel",)],
+        ["a1", "a2"],
+    ),
+    # Two instant programs: equal stamps go by team, then each request costs an allowance.
+    "ties_by_team": (
+        [("req", 1, 0.0, "b1"), ("req", 0, 0.0, "a1"), ("rel",)],
+        ["a1", "b1"],
+    ),
+    # A team's own requests keep their order (stamps never decrease).
+    "fifo_within_team": (
+        [("obs", 1, 9.0, True), ("req", 0, 0.3, "a1"), ("req", 0, 0.1, "a2"), ("rel",)],
+        ["a1", "a2"],
+    ),
+    # Held requests of both teams: interleaved by stamp.
+    "interleaved": (
+        [("req", 0, 0.1, "a1"), ("req", 0, 0.3, "a2"), ("req", 1, 0.2, "b1"),
+         ("req", 1, 0.4, "b2"), ("obs", 0, 1.0, True), ("obs", 1, 1.0, True), ("rel",)],
+        ["a1", "b1", "a2", "b2"],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_release_order(name: str) -> None:
+    script, expected = CASES[name]
+    order, released = FairOrder(), []
+    for step in script:
+        if step[0] == "obs":
+            order.observe(step[1], step[2], runnable=step[3])
+        elif step[0] == "req":
+            order.arrive(step[1], step[2], step[3])
+        else:
+            released += order.release()
+    assert released == expected
+
+
+def test_a_multithreaded_team_pays_for_every_thread() -> None:
+    # Two threads for 0.1 s of wall time read as 0.2 CPU-s: the single-threaded team's request
+    # at 0.15 goes first although the threaded one "thought" for less wall time.
+    order = FairOrder()
+    order.arrive(1, 0.2, "threads")
+    order.arrive(0, 0.15, "single")
+    order.observe(0, 0.15, runnable=False)  # it waits for the server's answer
+    assert order.release() == ["single", "threads"]
+
+
+def test_stamp_counts_the_allowance_per_request() -> None:
+    order = FairOrder()
+    assert order.arrive(0, 0.0, "a") == pytest.approx(A)
+    assert order.arrive(0, 0.0, "b") == pytest.approx(2 * A)
+
+
+def test_time_bank() -> None:
+    assert over_budget(10.5, 10.0)
+    assert not over_budget(9.9, 10.0)
+    assert not over_budget(1e9, None)
