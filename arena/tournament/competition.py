@@ -12,7 +12,7 @@ while the games are played (its server) and calls :meth:`_play_all`.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,9 +23,10 @@ from arena.tournament.board import Board, BoardMatch
 from arena.tournament.pairings import Game, Plan, Points
 from arena.tournament.standings import standings
 from arena.tournament.teams import Team, Tournament
+from server.sandbox import Limits
 from sim.journal import Journal, JournalError, journal_path
 
-__all__ = ["Competition", "RunOptions"]
+__all__ = ["Competition", "RunOptions", "fish_result"]
 
 
 @dataclass
@@ -52,6 +53,21 @@ class RunOptions:
 #: The built-in player a program meets in its pre-flight game.
 HOUSE = {"dungeon": "reference", "penguins": "greedy", "labyrinth": "astar", "fish": "greedy"}
 HOUSE_TEAM = "preflight-house"
+
+
+def fish_result(
+    seats: Sequence[str], winners: list[int], best: int | None, failures: list[dict[str, Any]]
+) -> str:
+    """A Fish or Penguins game's result: "ann wins (14 fish); fay lost: crashed" (the reason
+    says who failed, never the winner); ``best`` is the winners' catch."""
+    if not winners:
+        text = "nobody wins"
+    elif len(winners) == 1:
+        text = f"{seats[winners[0]]} wins ({best} fish)"
+    else:
+        text = f"{', '.join(seats[s] for s in winners)} share first ({best} fish)"
+    lost = [f"{f['team']} lost: {f['reason']}" for f in failures]
+    return "; ".join([text, *lost])
 
 
 class Competition:
@@ -90,6 +106,15 @@ class Competition:
     async def _play(self, game: Game) -> dict[str, Any]:
         """Play one game; its journal record."""
         raise NotImplementedError
+
+    def _sandbox_limits(self, seconds: float) -> Limits:
+        """A program's sandbox limits for a game of ``seconds`` wall time: the tournament's
+        ``cpu_seconds`` (else the wall time, rounded up) and ``memory_mb``."""
+        return Limits(
+            cpu_seconds=self.t.cpu_seconds or int(seconds) + 1,
+            memory_bytes=self.t.memory_mb << 20,
+            wall_seconds=seconds,
+        )
 
     def header(self) -> dict[str, Any]:
         return {

@@ -28,6 +28,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from typing import Any
 import trio
 
 from arena.tournament.board import Board
-from arena.tournament.competition import Competition, RunOptions
+from arena.tournament.competition import Competition, RunOptions, fish_result
 from arena.tournament.labyrinth import NamedTicket
 from arena.tournament.pairings import Game
 from arena.tournament.programs import Entrant
@@ -79,6 +80,23 @@ class _SeatedServer(FishServer):
             self.signed_up.set()
             self.signed_up = trio.Event()
         return ok
+
+    async def sign_up_each(
+        self, nursery: trio.Nursery, entrants: list[Entrant], names: Sequence[str],
+        order: list[int | None], connect_seconds: float,
+    ) -> None:  # fmt: skip
+        """Start the programs one after the other, each once the one before has signed up (or
+        ended, or ``connect_seconds`` passed); ``order`` gets the place of each sign-up (its
+        index in ``names``, else the program just started)."""
+        for place, entrant in enumerate(entrants):
+            await nursery.start(entrant.run)
+            with trio.move_on_after(connect_seconds):
+                while len(self.signed) == len(order) and not entrant.ended.is_set():
+                    with trio.move_on_after(0.1):
+                        await self.signed_up.wait()
+            while len(order) < len(self.signed):
+                signed = self.signed[len(order)]
+                order.append(names.index(signed) if signed in names else place)
 
 
 def letters(number: int) -> str:
@@ -170,15 +188,7 @@ class FishRun(Competition):
                 played.set()
 
             nursery.start_soon(host)
-            for index, entrant in enumerate(entrants):
-                await nursery.start(entrant.run)
-                with trio.move_on_after(self.t.connect_seconds):
-                    while len(server.signed) == len(order) and not entrant.ended.is_set():
-                        with trio.move_on_after(0.1):
-                            await server.signed_up.wait()
-                while len(order) < len(server.signed):
-                    signed = server.signed[len(order)]
-                    order.append(names.index(signed) if signed in names else index)
+            await server.sign_up_each(nursery, entrants, names, order, self.t.connect_seconds)
             with trio.move_on_after(self.t.match_seconds * len(teams)):
                 await played.wait()
             # Everyone's session is over: a program that is ending (a crash) gets the grace.
@@ -196,11 +206,7 @@ class FishRun(Competition):
             + self.t.match_seconds * len(self.t.names)
             + EXIT_GRACE
         )
-        return Limits(
-            cpu_seconds=self.t.cpu_seconds or int(seconds) + 1,
-            memory_bytes=self.t.memory_mb << 20,
-            wall_seconds=seconds,
-        )
+        return self._sandbox_limits(seconds)
 
     def _knockout_records(
         self, name: str, entrants: list[Entrant], order: list[int | None], names: list[str],
@@ -294,11 +300,7 @@ class FishRun(Competition):
 
     def _limits(self) -> Limits:
         seconds = self.t.connect_seconds * 4 + self.t.match_seconds + EXIT_GRACE
-        return Limits(
-            cpu_seconds=self.t.cpu_seconds or int(seconds) + 1,
-            memory_bytes=self.t.memory_mb << 20,
-            wall_seconds=seconds,
-        )
+        return self._sandbox_limits(seconds)
 
     async def _play(self, game: Game) -> dict[str, Any]:
         name = game.name(self.t.name)
@@ -337,15 +339,7 @@ class FishRun(Competition):
                 played.set()
 
             nursery.start_soon(host)
-            for seat, entrant in enumerate(entrants):
-                await nursery.start(entrant.run)
-                with trio.move_on_after(self.t.connect_seconds):
-                    while len(server.signed) == len(order) and not entrant.ended.is_set():
-                        with trio.move_on_after(0.1):
-                            await server.signed_up.wait()
-                while len(order) < len(server.signed):
-                    signed = server.signed[len(order)]
-                    order.append(SEAT_NAMES.index(signed) if signed in SEAT_NAMES else seat)
+            await server.sign_up_each(nursery, entrants, SEAT_NAMES, order, self.t.connect_seconds)
             with trio.move_on_after(self.t.match_seconds):
                 await played.wait()
             order.extend(
@@ -478,13 +472,7 @@ class FishRun(Competition):
         scores = [-1 if seat in failures else catch[seat] for seat in range(count)]
         seats = list(game.seats)
         listed = sorted(failures.values(), key=lambda f: f["seat"])
-        if not winners:
-            text = "nobody wins"
-        elif len(winners) == 1:
-            text = f"{seats[winners[0]]} wins ({catch[winners[0]]} fish)"
-        else:
-            text = f"{', '.join(seats[s] for s in winners)} share first ({catch[winners[0]]} fish)"
-        lost = [f"{f['team']} lost: {f['reason']}" for f in listed]
+        best = catch[winners[0]] if winners else None
         replay = self._write_replay(game_log, name, seats, game_order)
         return {
             "index": game.index,
@@ -498,7 +486,7 @@ class FishRun(Competition):
             "fish": catch,
             "winner": winners[0] if len(winners) == 1 else None,
             "reason": listed[0]["reason"] if listed else "fish",
-            "result": "; ".join([text, *lost]),
+            "result": fish_result(seats, winners, best, listed),
             "failures": listed,
             "outputs": outputs,
             "seconds": round(seconds, 3),

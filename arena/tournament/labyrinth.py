@@ -129,11 +129,7 @@ class LabyrinthRun(Competition):
 
     def _limits(self) -> Limits:
         seconds = self.t.connect_seconds + self.t.match_seconds + EXIT_GRACE
-        return Limits(
-            cpu_seconds=self.t.cpu_seconds or int(seconds) + 1,
-            memory_bytes=self.t.memory_mb << 20,
-            wall_seconds=seconds,
-        )
+        return self._sandbox_limits(seconds)
 
     async def _play(self, game: Game) -> dict[str, Any]:
         name = game.name(self.t.name)

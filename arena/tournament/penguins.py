@@ -32,7 +32,7 @@ from typing import Any
 
 import trio
 
-from arena.tournament.competition import Competition
+from arena.tournament.competition import Competition, fish_result
 from arena.tournament.pairings import Game
 from arena.tournament.programs import command_paths
 from arena.tournament.teams import Team, Tournament
@@ -140,7 +140,7 @@ def play_game(
         for seat, program in enumerate(programs)
         if program.disqualified is not None
     ]  # fmt: skip
-    result = _wording(game.seats, winners, best, failures)
+    result = fish_result(game.seats, winners, best, failures)
     replay = out / "replays" / f"{name}.html"
     write_replay(workdir / "log.jsonl", replay, name, list(game.seats), programs_names(programs))
     return {
@@ -166,20 +166,6 @@ def play_game(
 
 def programs_names(programs: Sequence[Any]) -> list[str]:
     return [program.name for program in programs]
-
-
-def _wording(
-    seats: Sequence[str], winners: list[int], best: int | None, failures: list[dict[str, Any]]
-) -> str:
-    """ "ann wins (14 fish); fay lost: crashed" (the reason says who failed, never the winner)."""
-    if not winners:
-        text = "nobody wins"
-    elif len(winners) == 1:
-        text = f"{seats[winners[0]]} wins ({best} fish)"
-    else:
-        text = f"{', '.join(seats[s] for s in winners)} share first ({best} fish)"
-    lost = [f"{f['team']} lost: {f['reason']}" for f in failures]
-    return "; ".join([text, *lost])
 
 
 def write_replay(log_path: Path, page: Path, match: str, seats: list[str], ids: list[str]) -> None:

@@ -255,11 +255,7 @@ class TournamentRun(Competition):
 
     def _limits(self) -> Limits:
         seconds = self.t.connect_seconds + self.t.match_seconds + END_GRACE
-        return Limits(
-            cpu_seconds=self.t.cpu_seconds or int(seconds) + 1,
-            memory_bytes=self.t.memory_mb << 20,
-            wall_seconds=seconds,
-        )
+        return self._sandbox_limits(seconds)
 
     async def _record(
         self, game: Game, name: str, watch: _Watch, entrants: list[Entrant],
