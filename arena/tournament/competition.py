@@ -12,6 +12,7 @@ while the games are played (its server) and calls :meth:`_play_all`.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +27,7 @@ from arena.tournament.teams import Team, Tournament
 from server.sandbox import Limits
 from sim.journal import Journal, JournalError, journal_path
 
-__all__ = ["Competition", "RunOptions", "fish_result"]
+__all__ = ["Competition", "RunOptions", "builtin_program", "fish_result"]
 
 
 @dataclass
@@ -53,6 +54,18 @@ class RunOptions:
 #: The built-in player a program meets in its pre-flight game.
 HOUSE = {"dungeon": "reference", "penguins": "greedy", "labyrinth": "astar", "fish": "greedy"}
 HOUSE_TEAM = "preflight-house"
+
+
+def builtin_program(team: Team, scratch: Path | None, client: tuple[str, ...]) -> Team:
+    """A built-in team as the program it is: our own client (``python -m arena`` and
+    ``client``) with that strategy, in a folder of its own under ``scratch``."""
+    if team.external:
+        return team
+    assert scratch is not None
+    folder = scratch / f"builtin-{team.name}"
+    folder.mkdir(exist_ok=True)
+    command = (sys.executable, "-m", "arena", *client, "--strategy", str(team.builtin))
+    return Team(name=team.name, dir=folder, command=command)
 
 
 def fish_result(

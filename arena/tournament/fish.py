@@ -25,7 +25,6 @@ import dataclasses
 import json
 import re
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Sequence
@@ -36,7 +35,7 @@ from typing import Any
 import trio
 
 from arena.tournament.board import Board
-from arena.tournament.competition import Competition, RunOptions, fish_result
+from arena.tournament.competition import Competition, RunOptions, builtin_program, fish_result
 from arena.tournament.labyrinth import NamedTicket
 from arena.tournament.pairings import Game
 from arena.tournament.programs import Entrant
@@ -269,16 +268,10 @@ class FishRun(Competition):
 
     def _team_program(self, team: Team) -> Team:
         """A built-in team as the program it is: our own client with that strategy."""
-        if team.external:
-            return team
-        assert self._scratch is not None
-        folder = self._scratch / f"builtin-{team.name}"
-        folder.mkdir(exist_ok=True)
-        command = (
-            sys.executable, "-m", "arena", "fish", "clients", "1", "--host", "{host}",
-            "--port", "{port}", "--names", "{name}", "--strategy", str(team.builtin),
+        client = (
+            "fish", "clients", "1", "--host", "{host}", "--port", "{port}", "--names", "{name}",
         )  # fmt: skip
-        return Team(name=team.name, dir=folder, command=command)
+        return builtin_program(team, self._scratch, client)
 
     def _config(self, game: Game) -> ServerConfig:
         options = self.t.options

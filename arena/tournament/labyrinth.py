@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import sys
 import tempfile
 import time
 from functools import partial
@@ -32,7 +31,7 @@ from typing import Any
 import trio
 
 from arena.tournament.board import Board
-from arena.tournament.competition import Competition, RunOptions
+from arena.tournament.competition import Competition, RunOptions, builtin_program
 from arena.tournament.pairings import Game
 from arena.tournament.programs import Entrant, MatchTicket
 from arena.tournament.runner import EXIT_GRACE, HOST, POLL_SECONDS
@@ -116,16 +115,8 @@ class LabyrinthRun(Competition):
 
     def _team_program(self, team: Team) -> Team:
         """A built-in team as the program it is: our own client with that strategy."""
-        if team.external:
-            return team
-        assert self._scratch is not None
-        folder = self._scratch / f"builtin-{team.name}"
-        folder.mkdir(exist_ok=True)
-        command = (
-            sys.executable, "-m", "arena", "labyrinth", "connect", "{host}", "{port}",
-            "--name", "{name}", "--strategy", str(team.builtin),
-        )  # fmt: skip
-        return Team(name=team.name, dir=folder, command=command)
+        client = ("labyrinth", "connect", "{host}", "{port}", "--name", "{name}")
+        return builtin_program(team, self._scratch, client)
 
     def _limits(self) -> Limits:
         seconds = self.t.connect_seconds + self.t.match_seconds + EXIT_GRACE
