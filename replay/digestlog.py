@@ -24,6 +24,7 @@ from typing import Any, BinaryIO, Final
 import msgspec
 
 from dungeon.engine import Input, Output, Request
+from replay.keyfile import key_id
 from replay.reader import BadLine, LogLine, MatchLog
 from replay.records import (
     _MESSAGE_CLASSES,
@@ -74,11 +75,6 @@ DEFAULT_BUDGET: Final = 32 * 1024 * 1024
 _TAIL_LEN: Final = len(',"h":"') + CHAIN_HEX + len('"}')
 #: Where a line's hash starts, from its end.
 _HASH_AT: Final = -CHAIN_HEX - 2
-
-
-def key_id(key: bytes) -> str:
-    """What a header names a signing key by: not the key, a digest of it."""
-    return hashlib.sha256(b"dungeon-arena log key\n" + key).hexdigest()[:16]
 
 
 def _chain(previous: bytes, body: bytes) -> bytes:

@@ -3,15 +3,21 @@ owner only, created on first use (docs/log-format.md, "Signed logs")."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 from pathlib import Path
 
-__all__ = ["KeyFileError", "default_key_path", "load_key"]
+__all__ = ["KeyFileError", "default_key_path", "key_id", "load_key"]
 
 
 class KeyFileError(Exception):
     """A key file that cannot be read or made, or holds no key."""
+
+
+def key_id(key: bytes) -> str:
+    """What a log or a seal names a signing key by: not the key, a digest of it."""
+    return hashlib.sha256(b"dungeon-arena log key\n" + key).hexdigest()[:16]
 
 
 def default_key_path(log_dir: Path) -> Path:
