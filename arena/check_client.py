@@ -124,6 +124,12 @@ class Stopped(Exception):
         super().__init__(signum)
         self.signum = signum
 
+    def report(self) -> int:
+        """Say so on stderr; the exit status, 128 + the signal's number."""
+        name = signal.Signals(self.signum).name
+        print(f"arena check-client: stopped by {name}; the program was ended", file=sys.stderr)
+        return 128 + self.signum
+
 
 async def relay_stderr(stream: trio.abc.ReceiveStream, tail: list[str]) -> None:
     """Copy the program's error output to ours as it comes, keeping its last lines."""
@@ -352,9 +358,7 @@ def main(argv: list[str]) -> int:
         print(f"arena check-client: cannot run {program[0]!r}: {error.strerror}", file=sys.stderr)
         return EXIT_USAGE
     except Stopped as stop:
-        name = signal.Signals(stop.signum).name
-        print(f"arena check-client: stopped by {name}; the program was ended", file=sys.stderr)
-        return 128 + stop.signum
+        return stop.report()
     verdicts = evaluate(seen)
     if args.json:
         print(

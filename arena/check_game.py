@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
 import tempfile
 from collections.abc import Awaitable, Callable
@@ -136,9 +135,7 @@ def check_game(args: argparse.Namespace, command: list[str]) -> int:
         try:
             trio.run(_until_stopped, runner.run)
         except Stopped as stop:
-            name = signal.Signals(stop.signum).name
-            print(f"arena check-client: stopped by {name}; the program was ended", file=sys.stderr)
-            return 128 + stop.signum
+            return stop.report()
         check = runner.preflight["student"]
         output = _tail(out / check["output"])
     print(report(game, command, check, output))
