@@ -1,0 +1,1 @@
+"""The class ladder (docs/ladder.md): submissions, versions, continuous rated matches."""
