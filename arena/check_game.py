@@ -99,10 +99,11 @@ def _tail(path: Path, lines: int = 8) -> list[str]:
 def check_game(args: argparse.Namespace, command: list[str]) -> int:
     """Run the pre-flight game for ``command``; print the report; the exit status."""
     from arena.logs import configure_logging
-    from arena.tournament.board import Board
-    from arena.tournament.cli import make_run
-    from arena.tournament.competition import RunOptions
-    from arena.tournament.teams import TeamsError, load_teams
+    from arena.tournament.players import PLAYERS, load_teams
+    from server.competition.board import Board
+    from server.competition.competition import RunOptions
+    from server.competition.run import make_run
+    from server.competition.teams import TeamsError
 
     configure_logging(level="warning")
     game = args.game
@@ -127,7 +128,7 @@ def check_game(args: argparse.Namespace, command: list[str]) -> int:
 
         options = RunOptions(
             out=out, concurrency=1, sandbox=args.sandbox, status=status, preflight="keep",
-            preflight_only=True,
+            preflight_only=True, players=PLAYERS,
         )  # fmt: skip
         status("playing one game against the built-in player, as a tournament's pre-flight")
         runner = make_run(tournament, options, Board(tournament.name))

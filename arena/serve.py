@@ -147,8 +147,8 @@ async def _run(
             tokens=tokens,
         )
         if args.web is not None:
-            from arena.tournament.board import Board, server_observer
-            from arena.tournament.web import serve_board
+            from server.competition.board import Board, server_observer
+            from server.competition.web import serve_board
 
             board = Board("Dungeon Arena server")
             server.observer = server_observer(board)

@@ -134,9 +134,9 @@ def main(argv: list[str]) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from replay.journal import Journal, JournalError, journal_path
     from sim import report as show
     from sim.backends import Backend, DaskBackend, LocalBackend
-    from sim.journal import Journal, JournalError, journal_path
     from sim.progress import match_progress
     from sim.report import short_names
     from sim.runner import RunSpec, run

@@ -158,7 +158,7 @@ def main() -> None:
 def strength_rows() -> list[tuple[object, ...]]:
     """One row per partner and way of playing: headless timed, headless steps, loopback."""
     from bench.bench_timed import network_games
-    from sim import stats
+    from replay import stats
     from sim.backends import LocalBackend
     from sim.runner import RunSpec, match_seeds, run
 

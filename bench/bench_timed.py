@@ -15,7 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from bench.common import env_number, print_table
-from sim import stats
+from replay import stats
 from sim.backends import LocalBackend
 from sim.runner import RunSpec, match_seeds, run
 

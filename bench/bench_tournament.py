@@ -70,8 +70,9 @@ def _sandbox_mode() -> str:
 def round_robin(mode: str) -> list[object]:
     import trio
 
-    from arena.tournament.runner import RunOptions, TournamentRun
-    from arena.tournament.teams import parse_teams
+    from arena.tournament.players import PLAYERS
+    from server.competition.dungeon import RunOptions, TournamentRun
+    from server.competition.teams import parse_teams
 
     with tempfile.TemporaryDirectory() as directory:
         base = Path(directory)
@@ -86,9 +87,12 @@ def round_robin(mode: str) -> list[object]:
             teams.append({"name": f"t{number}", "dir": f"t{number}", "command": command})
         settings = {"name": "bench", "games_per_pair": GAMES, "seed": 1, "match_seconds": 60,
                     "config": {"nodes": NODES, "radius": 0.1 if NODES < 600 else 0.06}}  # fmt: skip
-        tournament = parse_teams({"tournament": settings, "team": teams}, base=base)
+        tournament = parse_teams(
+            {"tournament": settings, "team": teams}, base=base, players=PLAYERS
+        )
         run = TournamentRun(
-            tournament, RunOptions(out=base / "out", concurrency=CONCURRENCY, sandbox=mode)
+            tournament,
+            RunOptions(out=base / "out", concurrency=CONCURRENCY, sandbox=mode, players=PLAYERS),
         )
         began = time.perf_counter()
         trio.run(run.run)
@@ -141,11 +145,11 @@ async def _live_round(watch: bool) -> tuple[float, float, float]:
     matches played at once."""
     import trio
 
-    from arena.tournament.board import Board, server_observer
-    from arena.tournament.web import serve_board
     from client.strategies.base import make_strategy
     from client.team import connect_team
     from server.app import Server, serve
+    from server.competition.board import Board, server_observer
+    from server.competition.web import serve_board
 
     board = Board("bench")
     log_dir = Path(tempfile.mkdtemp(prefix="bench-live-"))
@@ -236,10 +240,11 @@ def game_round_robin(game: str, mode: str) -> list[list[object]]:
     """One row per concurrency (1, 2) of a round robin of ``game``'s built-in teams."""
     import trio
 
-    from arena.tournament.board import Board
-    from arena.tournament.cli import make_run
-    from arena.tournament.competition import RunOptions
-    from arena.tournament.teams import parse_teams
+    from arena.tournament.players import PLAYERS
+    from server.competition.board import Board
+    from server.competition.competition import RunOptions
+    from server.competition.run import make_run
+    from server.competition.teams import parse_teams
 
     strategies, extra = GAME_SETUPS[game]
     rows: list[list[object]] = []
@@ -251,9 +256,15 @@ def game_round_robin(game: str, mode: str) -> list[list[object]]:
                 for number in range(GAME_TEAMS)
             ]
             settings = {"name": "bench", "game": game, "games_per_pair": 2, "seed": 1, **extra}
-            tournament = parse_teams({"tournament": settings, "team": teams}, base=base)
+            tournament = parse_teams(
+                {"tournament": settings, "team": teams}, base=base, players=PLAYERS
+            )
             options = RunOptions(
-                out=base / "out", concurrency=concurrency, sandbox=mode, preflight="off"
+                out=base / "out",
+                concurrency=concurrency,
+                sandbox=mode,
+                preflight="off",
+                players=PLAYERS,
             )
             run = make_run(tournament, options, Board("bench"))
             run.open_journal()

@@ -20,7 +20,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from arena.tournament.teams import TeamsError, load_teams, parse_teams
+from arena.tournament.players import PLAYERS
 from fish.wire import NEED_DATA as FISH_NEED_DATA
 from fish.wire import RemoteProtocolError as FishError
 from fish.wire import StreamCodec
@@ -28,6 +28,7 @@ from labyrinth.wire import MAX_COMMAND, CommandDecoder
 from penguins.boardfile import BoardFile, BoardFileError, encode, parse
 from protocol.codec import NEED_DATA, Codec, ErrorCause, RemoteProtocolError
 from protocol.messages import ClientMessage
+from server.competition.teams import TeamsError, load_teams, parse_teams
 from server.net.lines import NEED_DATA as LINE_NEED_DATA
 from server.net.lines import LineFramer, LineTooLong
 
@@ -273,7 +274,7 @@ def check_board(data: bytes, strict: bool) -> None:
     assert encode(board.render()) == data
 
 
-# --- the teams TOML (arena/tournament/teams.py) --------------------------------------------------
+# --- the teams TOML (server/competition/teams.py) ---------------------------------------------
 
 _SCALAR = st.one_of(
     st.integers(-3, 1 << 40),
@@ -332,7 +333,9 @@ def teams_documents() -> st.SearchStrategy[dict[str, Any]]:
 
 def check_teams(document: dict[str, Any], base: Path) -> None:
     """Any parsed TOML document is a tournament or one TeamsError line naming the field."""
-    _, error = caught(lambda: parse_teams(document, base=base, source="teams.toml"), TeamsError)
+    _, error = caught(
+        lambda: parse_teams(document, base=base, source="teams.toml", players=PLAYERS), TeamsError
+    )
     if error is not None:
         assert str(error).startswith("teams.toml: "), str(error)
         assert "\n" not in str(error), str(error)
@@ -360,7 +363,7 @@ def check_teams_file(data: bytes, base: Path) -> None:
     """Any file handed in as a teams file is a tournament or one TeamsError line."""
     path = base / "teams.toml"
     path.write_bytes(data)
-    _, error = caught(lambda: load_teams(path), TeamsError)
+    _, error = caught(lambda: load_teams(path, PLAYERS), TeamsError)
     if error is not None:
         assert str(error).startswith(str(path)), str(error)
         assert "\n" not in str(error), str(error)

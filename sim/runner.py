@@ -38,11 +38,11 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from sim import stats
+from replay import stats
+from replay.journal import Journal
 from sim.backends import Backend, Task
 from sim.game import Game, GameInfo, logged
 from sim.games import load_game
-from sim.journal import Journal
 
 __all__ = [
     "RunSpec",

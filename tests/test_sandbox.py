@@ -373,7 +373,7 @@ def test_the_projects_own_checkout_is_not_visible_to_its_venvs_python(tmp_path: 
     root = Path(arena.__file__).resolve().parent.parent
     argv = [
         sys.executable, "-c",
-        "import os, arena.tournament.programs\n"
+        "import os, server.competition.programs\n"
         f"print(os.path.exists({str(root / '.git')!r}))\n"
         f"print(os.path.exists({str(root / 'pyproject.toml')!r}))\n",
     ]  # fmt: skip

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
+from replay.journal import Journal, JournalError, journal_path
 from sim.backends import DaskBackend, LocalBackend
 from sim.game import GameInfo
 from sim.games import GAMES
-from sim.journal import Journal, JournalError, journal_path
 from sim.runner import MatchTimeout, RunSpec, Schedule, _with_timeout, match_seeds, run
 
 

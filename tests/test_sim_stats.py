@@ -1,4 +1,4 @@
-"""The statistics of sim/stats.py against known values and independent computations."""
+"""The statistics of replay/stats.py against known values and independent computations."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from sim.stats import (
+from replay.stats import (
     GameRecord,
     Sprt,
     elo_from_score,

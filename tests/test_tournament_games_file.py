@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from arena.tournament.teams import TeamsError, parse_teams
+from arena.tournament.players import PLAYERS
+from server.competition.teams import TeamsError, parse_teams
 
 
 def teams_file(tmp_path: Path, game: str, command: list[str], **settings: Any) -> dict[str, Any]:
@@ -29,7 +30,7 @@ def test_an_empty_argument_is_accepted_an_empty_program_is_not(tmp_path: Path) -
     )
     assert ok.teams[0].command[-1] == ""
     with pytest.raises(TeamsError, match=r"team\[0\] \(a\)\.command"):
-        parse_teams(teams_file(tmp_path, "labyrinth", ["", "x"]), base=tmp_path)
+        parse_teams(teams_file(tmp_path, "labyrinth", ["", "x"]), base=tmp_path, players=PLAYERS)
 
 
 @pytest.mark.parametrize(
@@ -52,19 +53,25 @@ def test_a_games_teams_file_refuses_what_the_game_has_not(
 ) -> None:
     """A placeholder, option or format the game does not have is one error naming its field."""
     with pytest.raises(TeamsError, match=field):
-        parse_teams(teams_file(tmp_path, game, command, **settings), base=tmp_path)
+        parse_teams(teams_file(tmp_path, game, command, **settings), base=tmp_path, players=PLAYERS)
 
 
 def test_each_game_has_its_defaults(tmp_path: Path) -> None:
     """Fish seats 4 a game by default (spec), Penguins and Labyrinth 2; the game's options
     take their defaults."""
     fish = parse_teams(teams_file(tmp_path, "fish", ["./c"], games_per_pair=4,
-                                  players_per_game=2), base=tmp_path)  # fmt: skip
+                                  players_per_game=2), base=tmp_path, players=PLAYERS)  # fmt: skip
     assert fish.options == {"rows": 5, "cols": 5, "fish": 2, "holes": 0, "call_seconds": 3.0}
     with pytest.raises(TeamsError, match="4 seats but 2 teams"):
-        parse_teams(teams_file(tmp_path, "fish", ["./c"], games_per_pair=4), base=tmp_path)
-    penguins = parse_teams(teams_file(tmp_path, "penguins", ["./p"]), base=tmp_path)
+        parse_teams(
+            teams_file(tmp_path, "fish", ["./c"], games_per_pair=4), base=tmp_path, players=PLAYERS
+        )
+    penguins = parse_teams(
+        teams_file(tmp_path, "penguins", ["./p"]), base=tmp_path, players=PLAYERS
+    )
     assert penguins.players_per_game == 2
     assert penguins.options["call_seconds"] == 2.0
-    labyrinth = parse_teams(teams_file(tmp_path, "labyrinth", ["./c"]), base=tmp_path)
+    labyrinth = parse_teams(
+        teams_file(tmp_path, "labyrinth", ["./c"]), base=tmp_path, players=PLAYERS
+    )
     assert labyrinth.options == {"call_seconds": 10.0, "max_turns": 0, "rules": "spec"}

@@ -12,7 +12,7 @@ import pytest
 from tournament_kit import sandbox_mode, write_teams
 
 from arena.tournament.cli import main
-from arena.tournament.labyrinth import labyrinth_reason
+from server.competition.labyrinth import labyrinth_reason
 
 #: The start of a client of the course's protocol: sign up, wait for a game, read its data.
 CLIENT = r"""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import re
 
-from arena.tournament.board import Board
-from arena.tournament.web import index_page
+from server.competition.board import Board
+from server.competition.web import index_page
 
 
 def test_the_page_carries_the_boards_state_so_it_draws_at_once() -> None:

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from arena.tournament.pairings import Plan, bracket_order, pair_seed, swiss_pairs
-from arena.tournament.standings import standings
-from arena.tournament.teams import TeamsError, parse_teams
+from arena.tournament.players import PLAYERS
+from server.competition.pairings import Plan, bracket_order, pair_seed, swiss_pairs
+from server.competition.standings import standings
+from server.competition.teams import TeamsError, parse_teams
 
 
 def play(plan: Plan, winner: Any) -> dict[int, tuple[float, float]]:
@@ -192,7 +193,7 @@ def test_a_bad_teams_file_is_one_line_naming_the_field(
     """Each mistake is refused with a message that names the field at fault."""
     data = {**teams_file(tmp_path), **change}
     with pytest.raises(TeamsError) as caught:
-        parse_teams(data, base=tmp_path, source="teams.toml")
+        parse_teams(data, base=tmp_path, source="teams.toml", players=PLAYERS)
     text = str(caught.value)
     assert "\n" not in text
     assert text.startswith("teams.toml: ")
@@ -209,7 +210,9 @@ def test_a_builtin_of_ones_own_is_loaded_by_the_one_plugin_loader(tmp_path: Path
         {"name": "a", "builtin": "mine.py:Copy"},
         {"name": "b", "builtin": "client.strategies.rusher:Rusher"},
     ]
-    tournament = parse_teams({"tournament": {"name": "t"}, "team": teams}, base=tmp_path)
+    tournament = parse_teams(
+        {"tournament": {"name": "t"}, "team": teams}, base=tmp_path, players=PLAYERS
+    )
     assert [team.builtin for team in tournament.teams] == [
         f"{tmp_path.resolve() / 'mine.py'}:Copy",
         "client.strategies.rusher:Rusher",
@@ -223,7 +226,7 @@ def test_a_good_teams_file_resolves_folders_and_applies_the_match_time(tmp_path:
         "tournament": {"name": "cs", "match_seconds": 30, "config": {"nodes": 300}},
         "team": [{"name": "alpha", "dir": "alpha", "command": ["./run", "{port}"]}, TEAM_B],
     }
-    tournament = parse_teams(data, base=tmp_path)
+    tournament = parse_teams(data, base=tmp_path, players=PLAYERS)
     assert tournament.teams[0].dir == (tmp_path / "alpha").resolve()
     assert tournament.teams[0].external
     assert not tournament.teams[1].external

@@ -13,9 +13,9 @@ import pytest
 from tournament_kit import sandbox_mode, write_teams
 
 from arena.tournament.cli import main
-from arena.tournament.report import CSV_COLUMNS, REASONS
 from replay.keyfile import load_key
 from replay.seal import check_seal
+from server.competition.report import CSV_COLUMNS, REASONS
 
 PY = sys.executable
 

@@ -11,8 +11,8 @@ import trio
 from tournament_kit import CRASHING, arena_team, sandbox_mode, write_teams
 
 from arena.tournament.cli import main
-from arena.tournament.runner import RunOptions, TournamentRun, judge
-from arena.tournament.teams import load_teams
+from arena.tournament.players import PLAYERS, load_teams
+from server.competition.dungeon import RunOptions, TournamentRun, judge
 
 TEAMS = [
     {"name": "house", "builtin": "reference"},
@@ -98,7 +98,8 @@ def test_resume_after_an_interrupt_keeps_every_finished_match(tmp_path: Path) ->
                     scope.cancel()
 
             first = TournamentRun(
-                tournament, RunOptions(out=out, concurrency=1, status=status, sandbox="none")
+                tournament,
+                RunOptions(out=out, concurrency=1, status=status, sandbox="none", players=PLAYERS),
             )
             await first.run()
         return first
@@ -109,14 +110,18 @@ def test_resume_after_an_interrupt_keeps_every_finished_match(tmp_path: Path) ->
     journal = (out / "results.json.journal").read_text().splitlines()
     assert len(journal) == 1 + 2
 
-    second = TournamentRun(tournament, RunOptions(out=out, resume=True, sandbox="none"))
+    second = TournamentRun(
+        tournament, RunOptions(out=out, resume=True, sandbox="none", players=PLAYERS)
+    )
     trio.run(second.run)
     assert len(second.records) == 6
     for index, record in before.items():
         assert second.records[index] == record
     played_again = len(list((out / "logs").glob("*.jsonl*")))
     assert played_again == 6  # 2 before the interrupt + 4 after: none played twice
-    fresh = TournamentRun(tournament, RunOptions(out=tmp_path / "fresh", sandbox="none"))
+    fresh = TournamentRun(
+        tournament, RunOptions(out=tmp_path / "fresh", sandbox="none", players=PLAYERS)
+    )
     games = fresh.plan.next_games({})
     assert games is not None
     assert [(g.index, list(g.seats), g.seed) for g in games] == [
@@ -356,7 +361,9 @@ async def test_results_are_written_when_the_last_match_ends_while_the_page_stays
     teams = [{"name": "house", "builtin": "reference"}, {"name": "rush", "builtin": "rusher"}]
     tournament = load_teams(write_teams(tmp_path, teams))
     out = tmp_path / "out"
-    runner = TournamentRun(tournament, RunOptions(out=out, concurrency=1, sandbox="none"))
+    runner = TournamentRun(
+        tournament, RunOptions(out=out, concurrency=1, sandbox="none", players=PLAYERS)
+    )
     runner.open_journal()
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_main, runner, ("127.0.0.1", 0))

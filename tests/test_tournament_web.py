@@ -16,12 +16,12 @@ import pytest
 import trio
 from cdp import CHROMIUM, Browser, Page
 
-from arena.tournament.board import Board, server_observer
-from arena.tournament.web import serve_board
 from dungeon.config import DEFAULT_RULES
 from protocol.codec import NEED_DATA, Codec
 from protocol.messages import ClientMessage, Dungeon, Message, Move, Moved, Sat, Solution, Start
 from server.app import Server, serve
+from server.competition.board import Board, server_observer
+from server.competition.web import serve_board
 
 pytestmark = [
     pytest.mark.browser,

@@ -13,7 +13,6 @@ import signal
 import sys
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 import trio
 
@@ -21,28 +20,14 @@ from arena.errors import EXIT_USAGE, command
 from arena.logs import configure_logging
 from arena.options import ArgumentParser, describe, log_level, positive_count, web_address
 from arena.serve import _os_error
-from arena.tournament.board import Board
-from arena.tournament.competition import Competition
-from arena.tournament.report import results, write_outputs
-from arena.tournament.runner import RunOptions, TournamentRun
-from arena.tournament.teams import TeamsError, Tournament, load_teams
-from sim.journal import JournalError
+from arena.tournament.players import PLAYERS, load_teams
+from replay.journal import JournalError
+from server.competition.board import Board
+from server.competition.competition import Competition, RunOptions
+from server.competition.run import check_playable, finish, make_run
+from server.competition.teams import TeamsError, Tournament
 
 __all__ = ["main"]
-
-
-def _check_playable(tournament: Tournament) -> None:
-    """The first pair's dungeon can be generated (else every match would fail alike)."""
-    if tournament.game != "dungeon":
-        return
-    from arena.tournament.pairings import pair_seed
-    from dungeon.engine import Match
-
-    first, second = tournament.names[:2]
-    try:
-        Match(pair_seed(tournament.seed, first, second, 0), tournament.config)
-    except ValueError as error:
-        raise TeamsError(f"{tournament.name}: tournament.config: {error}") from None
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
@@ -96,7 +81,7 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     try:
         tournament = load_teams(args.teams)
-        _check_playable(tournament)
+        check_playable(tournament)
     except TeamsError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -123,30 +108,6 @@ def main(argv: list[str]) -> int:
     return run(tournament, out, args, web)
 
 
-def make_run(tournament: Tournament, options: RunOptions, board: Board) -> Competition:
-    """The run of the tournament's game: the dungeon's own, or a game's adapter."""
-    if tournament.game == "penguins":
-        from arena.tournament.penguins import PenguinsRun
-
-        return PenguinsRun(tournament, options, board)
-    if tournament.game == "fish":
-        from arena.tournament.fish import FishRun
-
-        return FishRun(tournament, options, board)
-    if tournament.game == "labyrinth":
-        from arena.tournament.labyrinth import LabyrinthRun
-
-        return LabyrinthRun(tournament, options, board)
-    return TournamentRun(tournament, options, board)
-
-
-def finish(tournament: Tournament, runner: Competition) -> dict[str, Any]:
-    """Write results.json, results.csv and index.html (and the teams' bundles); the data."""
-    data = results(tournament, runner.plan, list(runner.records.values()), runner.preflight)
-    write_outputs(runner.out, data)
-    return data
-
-
 def run(
     tournament: Tournament, out: Path, args: argparse.Namespace, web: tuple[str, int] | None
 ) -> int:
@@ -163,7 +124,7 @@ def run(
             out=out, concurrency=args.concurrency, resume=args.resume, sandbox=args.sandbox,
             status=status, progress=progress, add=args.add, rerun=args.rerun,
             rerun_why=args.why, preflight="keep" if args.preflight_only else args.preflight,
-            preflight_only=args.preflight_only,
+            preflight_only=args.preflight_only, players=PLAYERS,
         )  # fmt: skip
         board = Board(tournament.name)
         runner = make_run(tournament, options, board)
@@ -225,7 +186,7 @@ async def _main(runner: Competition, web: tuple[str, int] | None) -> bool:
 
         nursery.start_soon(on_signal)
         if web is not None:
-            from arena.tournament.web import serve_board
+            from server.competition.web import serve_board
 
             port = await nursery.start(
                 partial(serve_board, runner.board, web[0], web[1], runner.out)

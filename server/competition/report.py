@@ -16,12 +16,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.tournament.board import LogTail
-from arena.tournament.pairings import Plan
-from arena.tournament.standings import standings
-from arena.tournament.teams import Tournament
 from replay.keyfile import default_key_path, load_key
 from replay.seal import seal
+from server.competition.board import LogTail
+from server.competition.pairings import Plan
+from server.competition.standings import standings
+from server.competition.teams import Tournament
 
 __all__ = [
     "CSV_COLUMNS",

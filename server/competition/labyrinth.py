@@ -1,7 +1,7 @@
 """The Labyrinth adapter of ``arena tournament`` (``game = "labyrinth"``): two client programs a
 game on the project's 2017-protocol server (:mod:`labyrinth.server`), one server for the run.
 
-For each game both programs are started sandboxed (:class:`~arena.tournament.programs.Entrant`,
+For each game both programs are started sandboxed (:class:`~server.competition.programs.Entrant`,
 network on) with ``{host}``, ``{port}`` and ``{name}`` (the ``CLIENT_NAME`` it must use: its
 team's name, the game's number and its seat, 1-20 of ``[A-Za-z0-9_]``); the same values are in
 ``ARENA_HOST``, ``ARENA_PORT``, ``ARENA_NAME``. Once both wait for a game (``WAIT_GAME`` with no
@@ -30,15 +30,15 @@ from typing import Any
 
 import trio
 
-from arena.tournament.board import Board
-from arena.tournament.competition import Competition, RunOptions, builtin_program
-from arena.tournament.pairings import Game
-from arena.tournament.programs import Entrant, MatchTicket
-from arena.tournament.runner import EXIT_GRACE, HOST, POLL_SECONDS
-from arena.tournament.teams import Team, Tournament
 from labyrinth.gamerun import GameRun
 from labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
 from labyrinth.wire import WaitRequest
+from server.competition.board import Board
+from server.competition.competition import Competition, RunOptions, builtin_program
+from server.competition.dungeon import EXIT_GRACE, HOST, POLL_SECONDS
+from server.competition.pairings import Game
+from server.competition.programs import Entrant, MatchTicket
+from server.competition.teams import Team, Tournament
 from server.sandbox import Limits
 
 __all__ = ["LabyrinthRun", "client_name", "labyrinth_reason"]

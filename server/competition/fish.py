@@ -34,18 +34,18 @@ from typing import Any
 
 import trio
 
-from arena.tournament.board import Board
-from arena.tournament.competition import Competition, RunOptions, builtin_program, fish_result
-from arena.tournament.labyrinth import NamedTicket
-from arena.tournament.pairings import Game
-from arena.tournament.programs import Entrant
-from arena.tournament.runner import EXIT_GRACE, HOST
-from arena.tournament.teams import Team, Tournament
 from fish.remote import Answer, Remote
 from fish.server import FishServer, ServerConfig
+from replay.journal import Journal
+from server.competition.board import Board
+from server.competition.competition import Competition, RunOptions, builtin_program, fish_result
+from server.competition.dungeon import EXIT_GRACE, HOST
+from server.competition.labyrinth import NamedTicket
+from server.competition.pairings import Game
+from server.competition.programs import Entrant
+from server.competition.teams import Team, Tournament
 from server.net import open_listeners, serve_tcp
 from server.sandbox import Limits
-from sim.journal import Journal
 
 __all__ = ["FishRun", "fish_reason"]
 

@@ -2,8 +2,9 @@
 
 Every problem is one :class:`TeamsError` line naming the file and the field (``team[2].dir``),
 which the command prints before exiting 2. Relative ``dir`` paths, and the file of a
-``builtin = "path/file.py:Class"``, are relative to the file's folder; a ``builtin`` strategy of
-one's own is loaded and checked here by :mod:`sim.plugins`, the project's one plug-in loader.
+``builtin = "path/file.py:Class"``, are relative to the file's folder. A ``builtin`` name is
+checked by the :class:`Players` the caller hands in (the command line's: the built-in strategies
+and the one plug-in loader, :mod:`sim.plugins`); without one it is kept as written.
 See docs/tournament.md for the format.
 """
 
@@ -13,15 +14,17 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from client.strategies.base import STRATEGIES
 from dungeon.config import DEFAULT_RULES, RulesConfig
-from sim.plugins import PluginError, is_plugin, resolve_names
+
+if TYPE_CHECKING:
+    from server.competition.programs import MatchTicket
 
 __all__ = [
     "FORMATS",
     "PLACEHOLDERS",
+    "Players",
     "Team",
     "TeamsError",
     "Tournament",
@@ -116,7 +119,21 @@ class Tournament:
         return [team.name for team in self.teams]
 
 
-def load_teams(path: Path) -> Tournament:
+class Players(Protocol):
+    """The built-in players, handed in by the caller (the server never imports the client)."""
+
+    def resolve(self, game: str, name: str) -> str:
+        """``name`` as a run keeps it (a strategy of one's own: its file path absolute);
+        ValueError (one line) for an unknown name or a broken strategy."""
+        ...
+
+    async def play_dungeon(self, name: str, ticket: MatchTicket, seed: int) -> str | None:
+        """Play one dungeon match as the built-in ``name`` (``seed``: the game's); None when
+        it played to the end, else the one-line failure."""
+        ...
+
+
+def load_teams(path: Path, players: Players | None = None) -> Tournament:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as error:
@@ -127,7 +144,7 @@ def load_teams(path: Path) -> Tournament:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise TeamsError(f"{path}: not TOML: {error}") from None
-    return parse_teams(data, base=path.parent, source=str(path))
+    return parse_teams(data, base=path.parent, source=str(path), players=players)
 
 
 def _fail(source: str, where: str, text: str) -> TeamsError:
@@ -151,7 +168,9 @@ def _number(
     return value
 
 
-def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file") -> Tournament:
+def parse_teams(
+    data: dict[str, Any], *, base: Path, source: str = "teams file", players: Players | None = None
+) -> Tournament:
     """The tournament a parsed TOML document describes; raises TeamsError naming the field."""
     table = data.get("tournament")
     if not isinstance(table, dict):
@@ -243,7 +262,7 @@ def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file")
         raise _fail(source, "[[team]]", "at least two teams are needed")
     teams: list[Team] = []
     for index, raw in enumerate(raw_teams):
-        team = _team(raw, index, base, source, game)
+        team = _team(raw, index, base, source, game, players)
         if team.name in {t.name for t in teams}:
             raise _fail(source, f"team[{index}].name", f"{team.name!r} is used twice")
         teams.append(team)
@@ -269,24 +288,29 @@ def parse_teams(data: dict[str, Any], *, base: Path, source: str = "teams file")
     )
 
 
-def _strategy(builtin: Any, base: Path, source: str, where: str) -> str:
-    """A built-in strategy's name, or a strategy of one's own (``module:Class``, or
-    ``path/file.py:Class`` relative to the teams file) loaded and checked by the one plug-in
-    loader, :mod:`sim.plugins`, its file path made absolute."""
+def _strategy(
+    builtin: Any, base: Path, source: str, where: str, game: str, players: Players | None
+) -> str:
+    """A built-in strategy's name, or (the dungeon's) a strategy of one's own
+    (``module:Class``, or ``path/file.py:Class`` relative to the teams file), its file path made
+    absolute, checked by ``players``."""
     if not isinstance(builtin, str):
         raise _fail(source, where, f"wants a strategy name or module:Class, got {builtin!r}")
-    if is_plugin(builtin):
-        file, _, attribute = builtin.rpartition(":")
-        if file.endswith(".py") and not Path(file).expanduser().is_absolute():
-            builtin = f"{base / file}:{attribute}"
+    file, colon, attribute = builtin.rpartition(":")
+    relative = not Path(file).expanduser().is_absolute()
+    if game == "dungeon" and colon and file.endswith(".py") and relative:
+        builtin = f"{base / file}:{attribute}"
+    if players is None:
+        return str(builtin)
     try:
-        (resolved,) = resolve_names([builtin], "dungeon", STRATEGIES)
-    except PluginError as error:
+        return players.resolve(game, builtin)
+    except ValueError as error:
         raise _fail(source, where, str(error)) from None
-    return resolved
 
 
-def _team(raw: Any, index: int, base: Path, source: str, game: str = "dungeon") -> Team:
+def _team(
+    raw: Any, index: int, base: Path, source: str, game: str, players: Players | None
+) -> Team:
     where = f"team[{index}]"
     if not isinstance(raw, dict):
         raise _fail(source, where, "wants a table")
@@ -301,21 +325,9 @@ def _team(raw: Any, index: int, base: Path, source: str, game: str = "dungeon") 
     command = raw.get("command")
     if (builtin is None) == (command is None):
         raise _fail(source, where, "wants exactly one of 'command' and 'builtin'")
-    if builtin is not None and game != "dungeon":
-        if game == "penguins":
-            from penguins.strategies import STRATEGIES as known_strategies
-        elif game == "fish":
-            from fish.game import FishGame
-
-            known_strategies = {s: None for s in FishGame().strategies()}  # type: ignore[misc]
-        else:
-            from labyrinth.game import STRATEGIES as known_strategies  # type: ignore[assignment]
-        if builtin not in known_strategies:
-            known = ", ".join(sorted(known_strategies))
-            raise _fail(source, f"{where}.builtin", f"wants one of {known}, got {builtin!r}")
-        return Team(name=name, builtin=builtin)
     if builtin is not None:
-        return Team(name=name, builtin=_strategy(builtin, base, source, f"{where}.builtin"))
+        strategy = _strategy(builtin, base, source, f"{where}.builtin", game, players)
+        return Team(name=name, builtin=strategy)
     # An argument may be empty (the course's Labyrinth C client takes WAIT_GAME's options,
     # empty for a game against another program); the program may not.
     if (

@@ -7,7 +7,8 @@ to one file of the output folder, opened here and handed over as a descriptor (t
 file-size limit caps a flood). It runs as a user of its own, held until it ends
 (:func:`server.sandbox.sandbox_user`). :meth:`Entrant.stop` kills the whole sandbox (bwrap's PID
 namespace ends every process the program started, a ``setsid`` one included); the copy is then
-deleted. A built-in team is a task of this process playing with ``client.team.connect_team``.
+deleted. A built-in team is a task of this process, played by the caller's
+:class:`~server.competition.teams.Players` (the server never imports the client).
 """
 
 from __future__ import annotations
@@ -22,9 +23,7 @@ from pathlib import Path
 
 import trio
 
-from arena.tournament.teams import Team
-from client.strategies.base import TeamStrategy, make_strategy
-from client.team import TeamError, connect_team
+from server.competition.teams import Players, Team
 from server.sandbox import (
     SANDBOX_UID,
     Limits,
@@ -33,9 +32,8 @@ from server.sandbox import (
     sandbox_argv,
     sandbox_user,
 )
-from sim.plugins import dungeon_strategy
 
-__all__ = ["Entrant", "MatchTicket", "builtin_strategy", "command_line", "command_paths"]
+__all__ = ["Entrant", "MatchTicket", "command_line", "command_paths"]
 
 
 @dataclass(frozen=True)
@@ -67,12 +65,6 @@ def command_line(team: Team, ticket: MatchTicket) -> list[str]:
     return ["env", *env, *argv]
 
 
-def builtin_strategy(name: str, seat: int, seed: int) -> TeamStrategy:
-    """A built-in strategy by name, or one's own (``module:Class``, ``path/file.py:Class``)
-    loaded by :mod:`sim.plugins` and built with ``(team, seed)``."""
-    return make_strategy(name, seat, seed, load=dungeon_strategy)
-
-
 class Entrant:
     """One team in one match: start it, learn how it ended, stop it."""
 
@@ -86,6 +78,7 @@ class Entrant:
         limits: Limits,
         sandbox: str,
         seed: int,
+        players: Players | None = None,
     ) -> None:
         self.team = team
         self.ticket = ticket
@@ -93,7 +86,9 @@ class Entrant:
         self.output = output
         self.limits = limits
         self.sandbox = sandbox
+        #: The game's seed (a built-in team's strategy is seeded from it and its seat).
         self.seed = seed
+        self.players = players
         #: How it ended before being stopped: None while running (or stopped by us).
         self.exit: str | None = None
         #: True when it ended with a failure (non-zero exit, signal, exception).
@@ -125,17 +120,12 @@ class Entrant:
     async def _run_builtin(self, task_status: trio.TaskStatus[None]) -> None:
         assert self.team.builtin is not None
         task_status.started()
+        if self.players is None:
+            self.exit, self.failed = "no built-in players were handed in", True
+            return
         with self._scope:
-            try:
-                strategy = builtin_strategy(self.team.builtin, self.ticket.seat, self.seed)
-                await connect_team(
-                    self.ticket.host, self.ticket.port, team=self.ticket.seat,
-                    strategy=strategy, match=self.ticket.match, token=self.ticket.token,
-                )  # fmt: skip
-            except (TeamError, ValueError, ImportError, AttributeError) as error:
-                self.exit, self.failed = f"{type(error).__name__}: {error}", True
-            else:
-                self.exit = "exit code 0"
+            failure = await self.players.play_dungeon(self.team.builtin, self.ticket, self.seed)
+            self.exit, self.failed = (failure, True) if failure else ("exit code 0", False)
 
     async def _run_program(self, task_status: trio.TaskStatus[None]) -> None:
         # A user of its own while it runs: its processes are counted apart from every other

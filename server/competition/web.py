@@ -2,10 +2,10 @@
 serve --web``): matches, standings, a live view of each match. Built on the project's one web
 layer, :mod:`server.web` (served in the caller's nursery, 127.0.0.1 by default; its shared
 assets, error pages and server-sent events); this page's own script and style are the files
-of ``arena/tournament/static/``, served as ``/dungeon/NAME``.
+of ``server/competition/static/``, served as ``/dungeon/NAME``.
 
 * ``/``: running and finished matches (teams, crossings, deaths, time) and the standings,
-  updated by server-sent events (``/events``) as the :class:`~arena.tournament.board.Board`
+  updated by server-sent events (``/events``) as the :class:`~server.competition.board.Board`
   changes, and every second while a match runs;
 * ``/live/NAME``: the replay viewer (replay/html.py) fed as the match is played: its
   ``/live/NAME/events`` sends the viewer's data of the log written so far whenever the log
@@ -36,7 +36,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from arena.tournament.board import Board, BoardMatch
+from server.competition.board import Board, BoardMatch
 from server.web import escape, event_stream, page, serve_web, sse_event, sse_text, web_app
 
 __all__ = [
@@ -86,8 +86,8 @@ def viewer_json_of(path: Path, running: bool) -> str | None:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
 
-#: The page's own assets: arena/tournament/static/ as /dungeon/NAME.
-ASSETS = {"dungeon": "arena.tournament"}
+#: The page's own assets: server/competition/static/ as /dungeon/NAME.
+ASSETS = {"dungeon": "server.competition"}
 
 
 def index_page(title: str, snapshot: dict[str, Any] | None = None) -> str:

@@ -1,10 +1,10 @@
 """Run a tournament: its own dungeon server on loopback, N matches at once, every result kept.
 
-For each game of the :class:`~arena.tournament.pairings.Plan` the runner names a match, gives
+For each game of the :class:`~server.competition.pairings.Plan` the runner names a match, gives
 each team a fresh token and the game's seed to the server, starts both teams
-(:mod:`arena.tournament.programs`), waits for the match to start (``connect_seconds``) and end
+(:mod:`server.competition.programs`), waits for the match to start (``connect_seconds``) and end
 (``match_seconds``), stops both programs, and judges it (:func:`judge`). Every finished match is
-journaled (sim.journal) before the next batch is planned, so ``--resume`` loses none. A team
+journaled (replay.journal) before the next batch is planned, so ``--resume`` loses none. A team
 that fails loses; the reasons (docs/tournament.md):
 
 * ``never_connected``: its six sockets were not all in the match ``connect_seconds`` after it
@@ -32,15 +32,14 @@ from typing import Any
 import structlog
 import trio
 
-from arena.tournament.board import Board
-from arena.tournament.competition import Competition, RunOptions
-from arena.tournament.pairings import Game, Points
-from arena.tournament.programs import Entrant, MatchTicket
-from arena.tournament.teams import Tournament
-from client.strategies.base import strategy_seed
 from replay.keyfile import default_key_path, load_key
 from replay.matchlog import LogFormatError
 from server.app import Server, serve
+from server.competition.board import Board
+from server.competition.competition import Competition, RunOptions
+from server.competition.pairings import Game, Points
+from server.competition.programs import Entrant, MatchTicket
+from server.competition.teams import Tournament
 from server.connection import Connection
 from server.sandbox import Limits
 
@@ -197,7 +196,7 @@ class TournamentRun(Competition):
                     team, ticket, scratch=self._scratch / f"{name}-{seat}",
                     output=self.out / "programs" / f"{name}-{team_name}.txt",
                     limits=self._limits(), sandbox=self.options.sandbox,
-                    seed=strategy_seed(game.seed, seat),
+                    seed=game.seed, players=self.options.players,
                 )
             )  # fmt: skip
         connected = (False, False)
@@ -261,7 +260,7 @@ class TournamentRun(Competition):
         self, game: Game, name: str, watch: _Watch, entrants: list[Entrant],
         connected: tuple[bool, bool], seconds: float,
     ) -> dict[str, Any]:  # fmt: skip
-        from arena.tournament.report import match_summary, write_replay
+        from server.competition.report import match_summary, write_replay
 
         actor = watch.actor
         log_path = actor.log_path if actor is not None else None

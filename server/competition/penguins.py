@@ -4,7 +4,7 @@ whole tournament of them.
 
 A game's board is generated from the game's seed (``rows``, ``cols``; ``penguins`` each, 0: by
 board size), so the games of one group on one seed are played on the same board, seats rotated
-(:func:`arena.tournament.pairings.group_games`). Each program's private folder starts as a copy
+(:func:`server.competition.pairings.group_games`). Each program's private folder starts as a copy
 of its team's folder and lasts the whole game (spec penguins.md); a built-in team is our own
 ``penguins-player`` with that strategy. The master's log is ``logs/MATCH/log.jsonl``; each
 program's output (every call's command, how it ended, its stdout and stderr) is
@@ -32,14 +32,14 @@ from typing import Any
 
 import trio
 
-from arena.tournament.competition import Competition, fish_result
-from arena.tournament.pairings import Game
-from arena.tournament.programs import command_paths
-from arena.tournament.teams import Team, Tournament
 from penguins.boardfile import BoardFile, parse
 from penguins.master import host, limits_for
 from penguins.rules import generate_fish, penguins_each
 from server import sandbox
+from server.competition.competition import Competition, fish_result
+from server.competition.pairings import Game
+from server.competition.programs import command_paths
+from server.competition.teams import Team, Tournament
 from server.sandbox import Outcome
 
 __all__ = ["OUTPUT_CAP", "PenguinsRun", "play_game"]

@@ -5,7 +5,7 @@ in seat 0 and 1), ``points`` (win 1, draw 0.5, loss 0; 0 and 0 when both teams f
 ``failures`` (``{"team", "reason", "detail"}``). A game of 3-4 seats (Fish, Penguins) is a win
 for its sole first place, a draw for a shared one, a loss for the others. Ratings are
 openskill's (Plackett-Luce, as ``arena sim`` reports them) fed the matches in index order;
-head-to-head win rates carry a 95% Wilson interval (sim.stats).
+head-to-head win rates carry a 95% Wilson interval (replay.stats).
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from sim.stats import GameRecord, pairing_summary, ratings
+from replay.stats import GameRecord, pairing_summary, ratings
 
 __all__ = ["game_records", "standings"]
 
 
 def game_records(records: Sequence[Mapping[str, Any]]) -> list[GameRecord]:
-    """The matches as sim.stats sees them; a pair's seed groups its two seatings."""
+    """The matches as replay.stats sees them; a pair's seed groups its two seatings."""
     groups: dict[tuple[int, frozenset[str]], int] = {}
     games = []
     for record in sorted(records, key=lambda r: r["index"]):

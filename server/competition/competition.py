@@ -3,9 +3,9 @@ batch, at most ``concurrency`` at once, each finished game journaled before the 
 planned (``--resume`` loses none), the standings and the live board updated as games end.
 
 A game's adapter subclasses :class:`Competition` and plays one game in :meth:`_play`, returning
-its journal record (docs/tournament.md): the dungeon's :class:`~arena.tournament.runner.
-TournamentRun`, :class:`~arena.tournament.penguins.PenguinsRun`,
-:class:`~arena.tournament.labyrinth.LabyrinthRun`. :meth:`run` holds what the adapter needs
+its journal record (docs/tournament.md): the dungeon's :class:`~server.competition.dungeon.
+TournamentRun`, :class:`~server.competition.penguins.PenguinsRun`,
+:class:`~server.competition.labyrinth.LabyrinthRun`. :meth:`run` holds what the adapter needs
 while the games are played (its server) and calls :meth:`_play_all`.
 """
 
@@ -20,12 +20,12 @@ from typing import Any
 
 import trio
 
-from arena.tournament.board import Board, BoardMatch
-from arena.tournament.pairings import Game, Plan, Points
-from arena.tournament.standings import standings
-from arena.tournament.teams import Team, Tournament
+from replay.journal import Journal, JournalError, journal_path
+from server.competition.board import Board, BoardMatch
+from server.competition.pairings import Game, Plan, Points
+from server.competition.standings import standings
+from server.competition.teams import Players, Team, Tournament
 from server.sandbox import Limits
-from sim.journal import Journal, JournalError, journal_path
 
 __all__ = ["Competition", "RunOptions", "builtin_program", "fish_result"]
 
@@ -49,6 +49,8 @@ class RunOptions:
     #: "drop" (leave them out), "off"; ``preflight_only``: check and stop.
     preflight: str = "keep"
     preflight_only: bool = False
+    #: The built-in players (the command line's); a dungeon built-in team needs them.
+    players: Players | None = None
 
 
 #: The built-in player a program meets in its pre-flight game.
