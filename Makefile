@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint types contracts pytest bench browser bubblewrap clean constraints
+.PHONY: run test lint types contracts pytest bench browser bubblewrap postgresql clean constraints
 
 $(STAMP): pyproject.toml constraints.txt setup.py dungeon/_fastcore.c
 	@echo "make: installing the project and its dependencies into $(VENV) (about a minute, once)" >&2
@@ -19,7 +19,7 @@ run: $(STAMP)
 	$(BIN)/arena match
 	@echo "next: source .venv/bin/activate, then 'arena --help' lists every command (README.md has an example of each)"
 
-test: $(STAMP) browser bubblewrap lint types contracts pytest
+test: $(STAMP) browser bubblewrap postgresql lint types contracts pytest
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -46,6 +46,13 @@ bubblewrap:
 	@command -v bwrap >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null); \
 	  else echo "make: bwrap is missing; install Debian's 'bubblewrap' package for the sandbox tests" >&2; fi; }
+
+# The ladder's tests run on SQLite and on a real PostgreSQL server they start themselves (in a
+# temporary folder, unix socket only): Debian's server binaries, when root.
+postgresql:
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then (apt-get update -qq && apt-get install -y -qq postgresql >/dev/null); \
+	  else echo "make: PostgreSQL is missing; install Debian's 'postgresql' package for the ladder tests" >&2; fi; }
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

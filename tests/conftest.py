@@ -7,6 +7,7 @@ import os
 import pkgutil
 import zlib
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import structlog
@@ -129,3 +130,27 @@ def dask_scheduler() -> Iterator[str]:
         protocol="tcp",
     ) as cluster:
         yield cluster.scheduler_address
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[tuple[Path, str]]:
+    """One real PostgreSQL server for the whole session (tests/postgres_kit.py): its socket
+    folder and superuser; the tests that need it skip, with the reason, where none can start."""
+    from tests.postgres_kit import PostgresUnavailable, postgres_server
+
+    try:
+        with postgres_server() as server:
+            yield server
+    except PostgresUnavailable as why:
+        pytest.skip(f"no PostgreSQL server: {why}")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A fresh empty database for one test, on SQLite (a file) and on the real PostgreSQL."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'ladder.db'}"
+    from tests.postgres_kit import fresh_database
+
+    folder, user = request.getfixturevalue("postgres")
+    return fresh_database(folder, user)
