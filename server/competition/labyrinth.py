@@ -150,7 +150,9 @@ class LabyrinthRun(Competition):
                 while True:
                     waiting = [self._waits(n) for n in names]
                     ended = [e.ended.is_set() for e in entrants]
-                    if all(waiting) or any(ended[s] and not waiting[s] for s in (0, 1)):
+                    # One ended without waiting: the other still has its time to wait (it
+                    # wins by forfeit, or is never_connected too).
+                    if all(waiting[s] or ended[s] for s in (0, 1)):
                         break
                     await trio.sleep(POLL_SECONDS)
             waiting = [self._waits(n) for n in names]
