@@ -108,6 +108,8 @@ class Competition:
         self._replaced: dict[int, dict[str, Any]] = {}
         self._done = 0
         self._total = 0
+        #: One game to play instead of the plan (:func:`server.competition.match.play_match`).
+        self.single: Game | None = None
 
     async def run(self, *, task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED) -> None:
         """Play every game not yet journaled (reports 0: no server of its own)."""
@@ -240,6 +242,11 @@ class Competition:
             )  # fmt: skip
 
     async def _play_all(self, journal: Journal) -> None:
+        if self.single is not None:
+            record = await self._play(self.single)
+            journal.append(record)
+            self.records[self.single.index] = record
+            return
         await self.check_programs()
         if self.options.preflight_only:
             return

@@ -123,7 +123,7 @@ class FishRun(Competition):
             shutil.rmtree(self._scratch, ignore_errors=True)
 
     async def _play_all(self, journal: Journal) -> None:
-        if self.t.format != "fish-knockout":
+        if self.t.format != "fish-knockout" or self.single is not None:
             await super()._play_all(journal)
             return
         await self.check_programs()
