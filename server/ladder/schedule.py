@@ -98,9 +98,10 @@ class Ledger:
 
 
 def match_seed(ladder_seed: int, number: int) -> int:
-    """Match ``number``'s seed (48 bits): a hash of the ladder's seed and the number alone."""
-    digest = hashlib.blake2b(f"{ladder_seed}:{number}".encode(), digest_size=6).digest()
-    return int.from_bytes(digest, "big")
+    """Match ``number``'s seed (31 bits, a database integer anywhere): a hash of the ladder's
+    seed and the number alone."""
+    digest = hashlib.blake2b(f"{ladder_seed}:{number}".encode(), digest_size=4).digest()
+    return int.from_bytes(digest, "big") >> 1
 
 
 def _need(entrant: Entrant, ledger: Ledger) -> tuple[float, ...]:
