@@ -41,7 +41,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--add", metavar="TEAM",
         help="a team added to the teams file after the run began: play its matches only "
-        "(round-robin)",
+        "(a swiss: from its next round; a knockout: before its bracket begins)",
     )  # fmt: skip
     parser.add_argument(
         "--rerun", metavar="MATCH",

@@ -170,9 +170,18 @@ class Competition:
                 f"{path}: its teams are {', '.join(known_all)} but the file has "
                 f"{', '.join(teams)}; add one late team with --add NAME"
             )
+        joined = {r["added"]: r.get("round", 0) for r in journal.done.values() if r["index"] < 0}
         if self.options.add is not None and self.options.add not in known_all:
-            journal.append({"index": -1 - len(late), "added": self.options.add})
+            played = [r for r in journal.done.values() if r["index"] >= 0]
+            refused = self._refuse_add(played)
+            if refused is not None:
+                journal.close()
+                raise JournalError(f"--add {self.options.add}: {refused}")
+            # Swiss: it plays from the round after the last one begun.
+            begun = max((r["round"] for r in played), default=0)
+            journal.append({"index": -1 - len(late), "added": self.options.add, "round": begun})
             late.append(self.options.add)
+            joined[self.options.add] = begun
         if self.options.rerun is not None and not any(
             r.get("name") == self.options.rerun for r in journal.done.values()
         ):
@@ -183,13 +192,34 @@ class Competition:
                 self.plan = Plan(
                     known, format=self.t.format, games_per_pair=self.t.games_per_pair,
                     seed=self.t.seed, rounds=self.t.rounds, seeding=self.t.seeding,
-                    seats=self.t.players_per_game, late=late,
+                    seats=self.t.players_per_game, late=late, joined=joined,
                 )  # fmt: skip
             except ValueError as error:
                 journal.close()
                 raise JournalError(f"--add {late[-1]}: {error}") from None
         self.journal = journal
         return journal
+
+    def _refuse_add(self, played: list[dict[str, Any]]) -> str | None:
+        """Why a team cannot join now (None: it can): a knockout whose bracket has begun (the
+        draw would change under the games played), the course's knockout manager once run."""
+        if self.t.format == "fish-knockout" and played:
+            return "the knockout manager has run; a team joins it before the first game only"
+        begun = max((r["round"] for r in played), default=0)
+        if self.t.format == "swiss" and begun >= self.plan.rounds:
+            return (
+                f"all {self.plan.rounds} swiss rounds have begun; a team joins a swiss before "
+                "its last round (it plays from the next one)"
+            )
+        if self.t.format != "knockout":
+            return None
+        bracket = [r for r in played if r.get("stage") == "knockout"]
+        if bracket or (played and self.t.seeding != "round-robin"):
+            return (
+                f"the knockout bracket has begun ({len(bracket or played)} matches played); "
+                "a team joins a knockout only before its first knockout match"
+            )
+        return None
 
     async def check_programs(self) -> None:
         """The pre-flight (docs/tournament.md): each external team's program plays one short
@@ -203,31 +233,24 @@ class Competition:
             self.preflight = json.loads(path.read_text(encoding="utf-8"))
         else:
             self.teams[HOUSE_TEAM] = Team(name=HOUSE_TEAM, builtin=HOUSE[self.t.game])
+            checks: dict[str, dict[str, Any]] = {}
+            limiter = trio.CapacityLimiter(self.options.concurrency)
+
+            async def check(number: int, team: Team) -> None:
+                async with limiter:
+                    done = checks[team.name] = await self._check_program(number, team)
+                if self.options.status is not None:
+                    verdict = "passed" if done["passed"] else f"FAILED: {done['reason']}"
+                    self.options.status(f"pre-flight {team.name}: {verdict}")
+
             try:
-                for number, team in enumerate(t for t in self.t.teams if t.external):
-                    game = Game(100_000 + number, 0, (team.name, HOUSE_TEAM), self.t.seed,
-                                "preflight")  # fmt: skip
-                    name = game.name(self.t.name)
-                    self.board.matches[name] = BoardMatch(name, game.seats)
-                    record = await self._play(game)
-                    self.board.finish(name, record["result"], record.get("replay"))
-                    mine = [f for f in record["failures"] if f["team"] == team.name]
-                    outputs = record.get("outputs") or [
-                        f"programs/{record['name']}-{name}.txt" for name in record["seats"]
-                    ]
-                    self.preflight[team.name] = {
-                        "passed": not mine,
-                        "reason": mine[0]["reason"] if mine else None,
-                        "detail": mine[0]["detail"] if mine else None,
-                        "output": outputs[0],
-                        "result": record["result"],
-                        "replay": record.get("replay"),
-                    }
-                    if self.options.status is not None:
-                        verdict = "passed" if not mine else f"FAILED: {mine[0]['reason']}"
-                        self.options.status(f"pre-flight {team.name}: {verdict}")
+                # (as many at once as matches: each is one program against the house)
+                async with trio.open_nursery() as nursery:
+                    for number, team in enumerate(t for t in self.t.teams if t.external):
+                        nursery.start_soon(check, number, team)
             finally:
                 del self.teams[HOUSE_TEAM]
+            self.preflight = {t.name: checks[t.name] for t in self.t.teams if t.name in checks}
             self.out.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(self.preflight, indent=1) + "\n", encoding="utf-8")
         failing = [name for name, check in self.preflight.items() if not check["passed"]]
@@ -239,7 +262,29 @@ class Competition:
                 first, format=self.t.format, games_per_pair=self.t.games_per_pair,
                 seed=self.t.seed, rounds=self.t.rounds, seeding=self.t.seeding,
                 seats=min(self.t.players_per_game, len(names)), late=late,
+                joined=self.plan.joined,
             )  # fmt: skip
+
+    async def _check_program(self, number: int, team: Team) -> dict[str, Any]:
+        """One program's pre-flight: by default one short game against :data:`HOUSE` through
+        the game's adapter (the dungeon's adapter runs ``arena check-client``'s probe)."""
+        game = Game(100_000 + number, 0, (team.name, HOUSE_TEAM), self.t.seed, "preflight")
+        name = game.name(self.t.name)
+        self.board.matches[name] = BoardMatch(name, game.seats)
+        record = await self._play(game)
+        self.board.finish(name, record["result"], record.get("replay"))
+        mine = [f for f in record["failures"] if f["team"] == team.name]
+        outputs = record.get("outputs") or [
+            f"programs/{record['name']}-{name}.txt" for name in record["seats"]
+        ]
+        return {
+            "passed": not mine,
+            "reason": mine[0]["reason"] if mine else None,
+            "detail": mine[0]["detail"] if mine else None,
+            "output": outputs[0],
+            "result": record["result"],
+            "replay": record.get("replay"),
+        }
 
     async def _play_all(self, journal: Journal) -> None:
         if self.single is not None:

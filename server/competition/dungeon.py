@@ -32,15 +32,17 @@ from typing import Any
 import structlog
 import trio
 
+from protocol.conformance import PASSED, Observations, evaluate
 from replay.keyfile import default_key_path, load_key
 from replay.matchlog import LogFormatError
 from server.app import Server, serve
-from server.competition.board import Board
+from server.competition.board import Board, BoardMatch
 from server.competition.competition import Competition, RunOptions
 from server.competition.pairings import Game, Points
 from server.competition.programs import Entrant, MatchTicket
-from server.competition.teams import Tournament
+from server.competition.teams import Team, Tournament
 from server.connection import Connection
+from server.probe import ProbeConfig, run_probe
 from server.sandbox import Limits
 
 __all__ = ["RunOptions", "TournamentRun", "judge"]
@@ -179,6 +181,76 @@ class TournamentRun(Competition):
         finally:
             journal.close()
             shutil.rmtree(self._scratch, ignore_errors=True)
+
+    async def _check_program(self, number: int, team: Team) -> dict[str, Any]:
+        """A dungeon program's pre-flight is ``arena check-client``'s: the scripted server
+        (:func:`server.probe.run_probe`) plays the other team and probes it, and
+        :func:`protocol.conformance.evaluate` judges what it saw; the program runs sandboxed,
+        started as in a match. The first check that did not pass is its reason."""
+        assert self._scratch is not None
+        name = f"{self.t.name}-preflight-{team.name}"[:64]
+        output = f"programs/{name}-{team.name}.txt"
+        token = secrets.token_hex(16)
+        config = ProbeConfig(
+            match=name, token=token, seed=self.t.seed, rules=self.t.config,
+            start_timeout=self.t.connect_seconds,
+        )  # fmt: skip
+        seen = Observations(team=0, start_timeout=config.start_timeout)
+        exited = trio.Event()
+        listeners = await trio.open_tcp_listeners(0, host=HOST)
+        port = listeners[0].socket.getsockname()[1]
+        seconds = config.start_timeout + config.flood_timeout + config.play_seconds + END_GRACE
+        entrant = Entrant(
+            team, MatchTicket(HOST, port, 0, name, token), scratch=self._scratch / name,
+            output=self.out / output, limits=self._sandbox_limits(seconds),
+            sandbox=self.options.sandbox, seed=self.t.seed, players=self.options.players,
+        )  # fmt: skip
+        self.board.matches[name] = BoardMatch(name, (team.name, "check-client"))
+        self.board.start(name, None)
+        stopping = False
+        try:
+            async with trio.open_nursery() as nursery:
+                await nursery.start(entrant.run)
+
+                async def watch() -> None:
+                    await entrant.ended.wait()
+                    if stopping:
+                        return
+                    # Judged as it exits (as arena check-client judges it).
+                    seen.exited_after_game_over = seen.game_over_sent
+                    seen.exited_early = not seen.game_over_sent
+                    seen.exit_status = entrant.status
+                    exited.set()
+
+                nursery.start_soon(watch)
+                await run_probe(listeners, config, seen, exited)
+                with trio.move_on_after(END_GRACE if seen.sockets else 0):
+                    await exited.wait()
+                stopping = True
+                entrant.stop()
+                nursery.cancel_scope.cancel()
+        finally:
+            for listener in listeners:
+                await listener.aclose()
+        seen.stderr_tail = await trio.to_thread.run_sync(_tail, self.out / output)
+        verdicts = evaluate(seen)
+        passed = sum(v.status == PASSED for v in verdicts)
+        result = f"{passed} of {len(verdicts)} checks of arena check-client passed"
+        self.board.finish(name, result, None)
+        first = next((v for v in verdicts if v.status != PASSED), None)
+        reason = detail = None
+        if first is not None:
+            detail = f"{first.check.name}: {first.detail} (see {first.check.section})"
+            reason = "protocol_error"
+            if first.check.name == "runs" and seen.exit_status is not None:
+                reason, detail = "crashed", f"{entrant.exit}; {detail}"
+            elif first.check.name == "runs" and seen.sockets == 0:
+                reason = "never_connected"
+        return {
+            "passed": first is None, "reason": reason, "detail": detail, "output": output,
+            "result": result, "replay": None,
+            "checks": [v.as_dict() for v in verdicts],
+        }  # fmt: skip
 
     async def _play(self, game: Game) -> dict[str, Any]:
         name = game.name(self.t.name)
@@ -320,3 +392,14 @@ class TournamentRun(Competition):
             "log": None if log_path is None else str(Path(log_path).relative_to(self.out)),
             "replay": replay,
         }
+
+
+def _tail(path: Path, lines: int = 5) -> list[str]:
+    """The last lines a program wrote (its output file's last 4 KiB)."""
+    try:
+        with path.open("rb") as file:
+            file.seek(max(0, path.stat().st_size - 4096))
+            text = file.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    return [line for line in text.splitlines() if line.strip()][-lines:]

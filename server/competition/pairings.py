@@ -167,19 +167,25 @@ class Plan:
         seeding: str = "order",
         seats: int = 2,
         late: Sequence[str] = (),
+        joined: Mapping[str, int] | None = None,
     ) -> None:
-        #: Teams added after the run began (``--add``): round-robin only; their games come
-        #: after every other game, so no earlier game's index changes.
+        #: Teams added after the run began (``--add``). Round-robin: their games come after
+        #: every other game, so no earlier game's index changes. Swiss: each takes part from
+        #: the round after ``joined[name]`` (the last round begun when it was added), with no
+        #: points before. Knockout: before the bracket's first game only (the competition
+        #: refuses later ones), its games with the round-robin seeding's.
         self.late = [name for name in late if name not in names]
+        self.joined = dict(joined or {})
         self.names = list(names) + self.late
         #: Teams a game seats (3-4: round robin over every group of that many teams).
         self.seats = min(seats, len(self.names))
         self.format = format
         self.games_per_pair = games_per_pair
         self.seed = seed
-        n = len(self.names)
-        if self.late and format != "round-robin":
-            raise ValueError("a team can be added to a round-robin only")
+        if self.late and format == "fish-knockout":
+            raise ValueError("the course's knockout manager seats every team at once")
+        # (a late team does not lengthen a swiss: its rounds are counted from the first teams)
+        n = max(2, len(names))
         self.rounds = rounds if rounds is not None else max(1, min(n - 1, math.ceil(math.log2(n))))
         self.seeding = seeding
         self.games: list[Game] = []
@@ -266,13 +272,20 @@ class Plan:
     def _swiss(self, results: Mapping[int, Points]) -> list[Game]:
         self._round += 1
         met = {frozenset(g.seats) for g in self.games}
-        pairs, bye = swiss_pairs(self.ranking(results), met, set(self.byes))
+        playing = [name for name in self.ranking(results) if self._plays(name, self._round)]
+        # (a late team plays its first round: the bye, a free point, goes to another)
+        joining = {name for name in self.late if self.joined.get(name, 0) == self._round - 1}
+        pairs, bye = swiss_pairs(playing, met, set(self.byes) | joining)
         if bye is not None:
             self.byes[bye] = self.byes.get(bye, 0) + 1
         batch: list[Game] = []
         for a, b in pairs:
             batch += self._add(a, b, self._round, "swiss")
         return batch
+
+    def _plays(self, name: str, round: int) -> bool:
+        """Whether ``name`` takes part in swiss round ``round`` (a late team: after it joined)."""
+        return name not in self.late or round > self.joined.get(name, 0)
 
     def _knockout(self, results: Mapping[int, Points]) -> list[Game] | None:
         if self.bracket:

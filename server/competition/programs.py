@@ -91,6 +91,9 @@ class Entrant:
         self.players = players
         #: How it ended before being stopped: None while running (or stopped by us).
         self.exit: str | None = None
+        #: Its exit status as a process's return code (a signal: minus its number); None while
+        #: running, stopped by us, or a built-in team.
+        self.status: int | None = None
         #: True when it ended with a failure (non-zero exit, signal, exception).
         self.failed = False
         self.ended = trio.Event()
@@ -170,6 +173,8 @@ class Entrant:
         if self._stopped:
             return
         self.exit, self.failed = _describe(status, self.sandbox)
+        signalled = self.sandbox != "none" and 128 < status <= 128 + 64
+        self.status = 128 - status if signalled else status
 
 
 async def _wait(process: subprocess.Popen[bytes]) -> int:
