@@ -27,6 +27,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "arena.tournament.cli",
         "run a class tournament of sandboxed team programs; leaderboard and live page",
     ),
+    "ladder": (
+        "arena.ladder",
+        "the class ladder: roster and tokens, submissions checked, continuous rated matches",
+    ),
     "sim": ("arena.sim", "run thousands of headless matches and compare strategies"),
     "replay": ("arena.replay", "verify, show, render or fork a match log"),
     "fish": ("arena.fish", "Fish: the course's harnesses (xboard, ...), serve and clients"),

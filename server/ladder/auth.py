@@ -1,0 +1,81 @@
+"""Tokens: random, shown once, only their SHA-256 stored; checked in constant time (every stored
+hash compared, none skipped); wrong tokens rate limited per source (a web client's address,
+``cli``), the failures kept in the database so that separate processes share the count.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+
+from sqlalchemy import Connection, Engine, delete, false, func, insert, select
+
+from server.ladder import schema
+from server.ladder.db import LadderError
+
+__all__ = ["ATTEMPTS", "WINDOW", "Identity", "authenticate", "new_token", "token_hash"]
+
+#: Wrong tokens: at most this many per source in WINDOW seconds, then every try is refused.
+ATTEMPTS, WINDOW = 5, 60.0
+
+
+@dataclass(frozen=True)
+class Identity:
+    role: str  # "team" | "admin"
+    team_id: int | None = None
+    team: str | None = None
+
+    @property
+    def actor(self) -> str:
+        return "admin" if self.role == "admin" else f"team:{self.team}"
+
+
+def new_token() -> str:
+    """A fresh token: 32 random bytes, URL-safe (43 characters)."""
+    return secrets.token_urlsafe(32)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def authenticate(engine: Engine, token: str, source: str, now: float) -> Identity:
+    """Whose ``token`` is; :class:`LadderError` for a wrong one (counted, in a transaction of
+    its own) or when ``source`` used up its wrong tokens (nothing checked then)."""
+    with engine.begin() as db:
+        found = _check(db, token, source, now)
+    if isinstance(found, str):
+        raise LadderError(found)
+    return found
+
+
+def _check(db: Connection, token: str, source: str, now: float) -> Identity | str:
+    db.execute(delete(schema.auth_failures).where(schema.auth_failures.c.at <= now - WINDOW))
+    recent = db.execute(
+        select(func.count(), func.min(schema.auth_failures.c.at)).where(
+            schema.auth_failures.c.source == source
+        )
+    ).one()
+    if recent[0] >= ATTEMPTS:
+        wait = max(1, round(recent[1] + WINDOW - now))
+        return f"too many wrong tokens: try again in {wait} s"
+    given = token_hash(token).encode()
+    found = None
+    rows = db.execute(
+        select(schema.tokens.c.token_hash, schema.tokens.c.role, schema.tokens.c.team_id).where(
+            schema.tokens.c.revoked.is_(false())
+        )
+    ).all()
+    for stored, role, team_id in rows:
+        if hmac.compare_digest(stored.encode(), given) and found is None:
+            found = (role, team_id)
+    if found is None:
+        db.execute(insert(schema.auth_failures).values(source=source, at=now))
+        return "wrong token"
+    role, team_id = found
+    if role == "admin":
+        return Identity("admin")
+    name = db.execute(select(schema.teams.c.name).where(schema.teams.c.id == team_id)).scalar()
+    return Identity("team", team_id, name)

@@ -1,0 +1,207 @@
+"""Submissions: each is a new version, unpacked, optionally built in the sandbox, pre-flighted
+by the competition's check; only a passing version becomes active, a failing one keeps its
+reason and output; bad input is refused with one line and harms nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from arena.tournament.players import PLAYERS
+from server.ladder import schema
+from server.ladder.db import LadderError
+from server.ladder.ladder import Ladder
+from server.ladder.roster import parse_roster
+from server.ladder.submit import receive_version, submit
+from tests.tournament_kit import sandbox_mode
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTER = ROOT / "docs" / "starters" / "starter.py"
+QUITTER = ROOT / "docs" / "examples" / "classes" / "dungeon" / "quitter" / "client.py"
+SMALL_DUNGEON = {
+    "name": "cs", "game": "dungeon", "match_seconds": 30,
+    "config": {"nodes": 300, "radius": 0.1},
+}  # fmt: skip
+
+
+def _ladder(
+    folder: Path, db: str | None = None, limits: dict[str, float] | None = None
+) -> tuple[Ladder, dict[str, str], str]:
+    settings: dict[str, object] = {"tournament": dict(SMALL_DUNGEON)}
+    if limits:
+        settings["limits"] = limits
+    return Ladder.create(
+        folder, db, game="dungeon", roster=parse_roster("team\nann\nbob\n"), settings=settings
+    )
+
+
+def _program(folder: Path, client: Path | str, **toml: list[str]) -> Path:
+    folder.mkdir(parents=True)
+    if isinstance(client, Path):
+        shutil.copy(client, folder / "client.py")
+    else:
+        (folder / "main.c").write_text(client)
+    if toml:
+        lines = [f"{key} = {json.dumps(value)}" for key, value in toml.items()]
+        (folder / "program.toml").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+async def test_only_a_version_that_passes_becomes_active(database_url: str, tmp_path: Path) -> None:
+    """The starter passes (active); a program that exits 3 fails its pre-flight (the reason
+    and its output kept) and the active version stays; a newer passing one, zipped in a top
+    folder, replaces it."""
+    ladder, tokens, _ = _ladder(tmp_path / "l", database_url)
+    mode = sandbox_mode()
+    first = await submit(
+        ladder, tokens["ann"], _program(tmp_path / "v1", STARTER), players=PLAYERS, sandbox=mode
+    )
+    assert (first.number, first.status, first.reason) == (1, "active", None)
+    broken = await submit(
+        ladder, tokens["ann"], _program(tmp_path / "v2", QUITTER), players=PLAYERS, sandbox=mode
+    )
+    assert (broken.number, broken.status) == (2, "failed")
+    assert broken.reason == "pre-flight: crashed: exit code 3 before its six sockets joined"
+    assert "quitter: giving up at once" in broken.preflight_output
+    zipped = tmp_path / "v3.zip"
+    with zipfile.ZipFile(zipped, "w") as archive:
+        archive.write(STARTER, "my-bot/client.py")
+    third = await submit(ladder, tokens["ann"], zipped, players=PLAYERS, sandbox=mode)
+    assert (third.number, third.status) == (3, "active")
+    assert third.content_hash == first.content_hash  # the same files, the same content hash
+    (ann,) = [team for team in ladder.status()["teams"] if team["team"] == "ann"]
+    assert ann["active"] == 3
+    assert [(v["number"], v["status"]) for v in ann["versions"]] == [
+        (3, "active"),
+        (2, "failed"),
+        (1, "inactive"),
+    ]
+    with ladder.engine.connect() as db:
+        row = db.execute(
+            select(schema.versions).where(schema.versions.c.number == 2)
+        ).mappings().one()  # fmt: skip
+    assert "quitter" in ladder.store.read(row["preflight_output_hash"]).decode()
+    assert json.loads(row["preflight"])["reason"] == "crashed"
+    ladder.close()
+
+
+async def test_a_build_runs_in_the_sandbox_and_its_failure_is_shown(tmp_path: Path) -> None:
+    """program.toml's build runs first; a C file that does not compile fails the version with
+    the compiler's words in its build output; no pre-flight is played."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no gcc here")
+    ladder, tokens, _ = _ladder(tmp_path / "l")
+    folder = _program(
+        tmp_path / "c", "int main(void) { return nope; }\n",
+        build=["gcc", "-o", "bot", "main.c"], command=["./bot", "{host}", "{port}"],
+    )  # fmt: skip
+    done = await submit(ladder, tokens["bob"], folder, players=PLAYERS, sandbox=sandbox_mode())
+    assert done.status == "failed"
+    assert done.reason == "build failed: exit code 1"
+    assert "nope" in done.build_output
+    assert done.build_output.startswith("$ gcc -o bot main.c\n")
+    assert done.preflight_output == ""
+    assert list(ladder.scratch.iterdir()) == []
+    ladder.close()
+
+
+@pytest.mark.parametrize(
+    ("build", "reason"),
+    [
+        (["sh", "-c", "sleep 600"], "build: timed out after 1 s (the limit)"),
+        (["sh", "-c", "f() { f | f & }; f; sleep 600"], "build: timed out after 1 s (the limit)"),
+    ],
+    ids=["hangs", "fork-bomb"],
+)
+async def test_a_build_that_hangs_or_forks_is_stopped(
+    build: list[str], reason: str, tmp_path: Path
+) -> None:
+    """A build past its wall time is killed with every process it started (the sandbox's PID
+    namespace); the version fails with the limit as its reason."""
+    ladder, tokens, _ = _ladder(tmp_path / "l", limits={"build_seconds": 1})
+    folder = _program(tmp_path / "p", STARTER, build=build)
+    done = await submit(ladder, tokens["ann"], folder, players=PLAYERS, sandbox=sandbox_mode())
+    assert (done.status, done.reason) == ("failed", reason)
+    assert list(ladder.scratch.iterdir()) == []
+    ladder.close()
+
+
+async def test_a_broken_program_file_fails_the_version_with_its_reason(tmp_path: Path) -> None:
+    ladder, tokens, _ = _ladder(tmp_path / "l")
+    folder = _program(tmp_path / "p", STARTER)
+    (folder / "program.toml").write_text("command = 'python3 client.py'\n")
+    done = await submit(ladder, tokens["ann"], folder, players=PLAYERS, sandbox=sandbox_mode())
+    assert (done.status, done.reason) == (
+        "failed",
+        "program.toml: command wants a list of non-empty strings",
+    )
+    ladder.close()
+
+
+def test_bad_tokens_and_a_frozen_ladder_create_no_version(tmp_path: Path) -> None:
+    """A wrong token, the admin token, a frozen ladder, a refused upload: one line each, and no
+    version row, no file left in the scratch folder."""
+    ladder, tokens, admin = _ladder(tmp_path / "l")
+    folder = _program(tmp_path / "p", STARTER)
+    with pytest.raises(LadderError, match=r"^wrong token$"):
+        receive_version(ladder, "not-a-token", folder)
+    with pytest.raises(LadderError, match="the admin token cannot submit"):
+        receive_version(ladder, admin, folder)
+    (folder / "evil").symlink_to("/etc/passwd")
+    with pytest.raises(LadderError, match="p: evil is a link"):
+        receive_version(ladder, tokens["ann"], folder)
+    (folder / "evil").unlink()
+    with ladder.engine.begin() as db:
+        db.execute(schema.ladder.update().values(state="frozen"))
+    with pytest.raises(LadderError, match="the ladder is frozen"):
+        receive_version(ladder, tokens["ann"], folder)
+    with ladder.engine.connect() as db:
+        assert db.execute(select(schema.versions)).all() == []
+    assert list(ladder.scratch.iterdir()) == []
+    ladder.close()
+
+
+def test_kill_9_during_a_submission_loses_no_earlier_one(tmp_path: Path) -> None:
+    """``arena ladder submit`` killed (SIGKILL) while its build runs: the earlier version and
+    its files are intact, the killed one is recorded as checking, and the next submission
+    takes the next number."""
+    ladder, tokens, _ = _ladder(tmp_path / "l", limits={"build_seconds": 60})
+    earlier = _program(tmp_path / "v1", STARTER, build=["sh", "-c", "exit 4"])
+    receive = receive_version(ladder, tokens["ann"], earlier)
+    ladder.close()
+    fifo = tmp_path / "building"
+    os.mkfifo(fifo)
+    hanging = _program(
+        tmp_path / "v2", STARTER, build=["sh", "-c", f"echo started > {fifo}; sleep 600"]
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "ladder", "submit", "--dir", str(tmp_path / "l"),
+         "--token", tokens["ann"], "--sandbox", "none", str(hanging)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        with fifo.open() as started:  # returns once the build is running
+            assert started.read() == "started\n"
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    again = Ladder.open(tmp_path / "l", None)
+    (ann,) = [team for team in again.status()["teams"] if team["team"] == "ann"]
+    assert [(v["number"], v["status"]) for v in ann["versions"]] == [
+        (2, "checking"),
+        (1, "checking"),
+    ]
+    again.store.checkout(receive.content_hash, tmp_path / "copy")
+    assert (tmp_path / "copy" / "client.py").read_bytes() == STARTER.read_bytes()
+    third = receive_version(again, tokens["ann"], earlier)
+    assert third.number == 3
+    again.close()
