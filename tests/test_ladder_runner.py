@@ -21,7 +21,7 @@ from sqlalchemy import Engine, select, update
 from tournament_kit import sandbox_mode
 
 from server.ladder import schema as s
-from server.ladder.db import open_database
+from server.ladder.db import LadderError, open_database
 from server.ladder.play import MatchJob, MatchLost, MatchOutcome
 from server.ladder.rating import Rating, rate
 from server.ladder.runner import (
@@ -33,6 +33,8 @@ from server.ladder.runner import (
     grades,
     grades_csv,
     recover,
+    rerun,
+    retire,
     run_ladder,
     set_state,
     top_up,
@@ -101,9 +103,11 @@ class Scripted:
     """A player that plays nothing: the seat whose program name sorts first wins (team0 beats
     everyone), and records every job; ``lose`` matches are lost (MatchLost) that many times."""
 
-    def __init__(self, lose: dict[int, int] | None = None) -> None:
+    def __init__(self, lose: dict[int, int] | None = None, flip: int | None = None) -> None:
         self.jobs: list[MatchJob] = []
         self.lose = dict(lose or {})
+        #: A match number whose result is the other way round (the last name wins).
+        self.flip = flip
 
     def describe(self) -> str:
         return "scripted"
@@ -115,7 +119,7 @@ class Scripted:
             self.lose[job.number] -= 1
             raise MatchLost("KilledWorker: the worker died")
         names = [p.name for p in job.programs]
-        best = min(names)
+        best = max(names) if job.number == self.flip else min(names)
         points = [1.0 if name == best else 0.0 for name in names]
         record = {
             "name": f"ladder-{job.number}-0000", "seats": names, "points": points,
@@ -281,7 +285,7 @@ async def test_a_retired_versions_queued_match_is_void(database_url: str, tmp_pa
     assert [sorted(v for v, *_ in c.seats) for c in claimed] == [versions[1:]]
     with engine.begin() as db:
         void = db.execute(select(s.matches.c.why).where(s.matches.c.state == "void")).scalars()
-        assert list(void) == ["team0 v1 is no longer active"] * 2
+        assert list(void) == ["team0 v1 is inactive"] * 2
 
 
 def test_grades_csv_columns_and_order(database_url: str, tmp_path: Path) -> None:
@@ -300,7 +304,7 @@ def test_grades_csv_columns_and_order(database_url: str, tmp_path: Path) -> None
                     changed=0.0,
                 )
             )
-    rows = list(csv.DictReader(io.StringIO(grades_csv(grades(engine)))))
+    rows = list(csv.DictReader(io.StringIO(grades_csv(engine))))
     assert list(rows[0]) == list(GRADE_COLUMNS)
     assert [(r["rank"], r["team"], r["rating_low"]) for r in rows] == [
         ("1", "team0", "28.0"), ("2", "team1", "22.0"), ("3", "team2", "8.333"),
@@ -323,3 +327,66 @@ async def test_real_matches_are_played_and_rated(tmp_path: Path) -> None:
     assert all(r["failures"] == [] for r in results)
     assert all(b"penguins_player.py" in store.read(d) for d in outputs if d is not None)
     assert sum(1 for line in lines if " done: " in line) == 3
+
+
+async def test_a_rerun_replaces_the_result_and_the_ratings(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A re-run match is played again with the same seed and versions; once done, the old one
+    is void (kept, saying by which it was replaced) and the ratings are those of the done
+    matches replayed, as if the old result had never been."""
+    engine, store, _ = make_ladder(database_url, tmp_path, 3)
+    await run_ladder(engine, store, RunnerOptions(player=Scripted(), matches=3))
+    before = stored_ratings(engine)
+    set_state(engine, "pause")  # (only the re-run is played)
+    new = rerun(engine, 1, "the teacher saw a network fault")
+    set_state(engine, "resume")
+    with engine.begin() as db:
+        db.execute(update(s.matches).where(s.matches.c.state == "queued", s.matches.c.id != new)
+                   .values(state="void"))  # fmt: skip
+    player = Scripted(flip=new)
+    await run_ladder(engine, store, RunnerOptions(player=player, matches=1))
+    assert [job.number for job in player.jobs] == [new]
+    with engine.begin() as db:
+        rows = {r["id"]: r for r in db.execute(select(s.matches)).mappings()}
+        audit = [r.action for r in db.execute(select(s.audit.c.action))]
+    assert (rows[1]["state"], rows[1]["why"]) == ("void", f"replaced by match {new}")
+    assert (rows[new]["state"], rows[new]["replaces"]) == ("done", 1)
+    assert rows[new]["seed"] == rows[1]["seed"]
+    assert "rerun" in audit
+    assert_ratings_replay(engine)
+    assert stored_ratings(engine) != before
+    with pytest.raises(LadderError, match="no such match"):
+        rerun(engine, 999, "x")
+    with pytest.raises(LadderError, match="not finished"):
+        rerun(engine, _queue_one(engine), "x")
+
+
+def _queue_one(engine: Engine) -> int:
+    top_up(engine, 1)
+    with engine.begin() as db:
+        return int(
+            db.execute(select(s.matches.c.id).where(s.matches.c.state == "queued")).scalar_one()
+        )
+
+
+def test_a_retired_version_plays_no_more(database_url: str, tmp_path: Path) -> None:
+    """Retired, a version's queued matches are void and it is scheduled no more."""
+    engine, _, versions = make_ladder(database_url, tmp_path, 3)
+    top_up(engine, 3)
+    retire(engine, versions[2], "copied code")
+    claimed = []
+    while (one := claim(engine, "w")) is not None:
+        claimed.append(sorted(v for v, *_ in one.seats))
+    assert claimed == [versions[:2]]
+    assert top_up(engine, 2) == 2
+    fresh = claim(engine, "w")
+    assert fresh is not None
+    assert versions[2] not in [v for v, *_ in fresh.seats]
+    with engine.begin() as db:
+        version = db.execute(select(s.versions).where(s.versions.c.id == versions[2])).one()
+    assert (version.status, version.reason) == ("retired", "copied code")
+    with pytest.raises(LadderError, match="no such version"):
+        retire(engine, 999, "x")
+    with pytest.raises(LadderError, match="not a ladder state"):
+        set_state(engine, "explode")

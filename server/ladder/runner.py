@@ -55,6 +55,8 @@ __all__ = [
     "grades",
     "grades_csv",
     "recover",
+    "rerun",
+    "retire",
     "run_ladder",
     "runner_lock",
     "set_state",
@@ -104,8 +106,12 @@ def seats_of(ladder: dict[str, Any]) -> int:
 
 
 def set_state(engine: Engine, action: str, actor: str = "cli") -> tuple[str, str]:
-    """``pause``, ``freeze`` or ``resume`` the ladder; (state before, state after)."""
-    new = STATES[action]
+    """``pause``, ``freeze`` or ``resume`` the ladder (or name the state: ``paused``, ``frozen``,
+    ``running``); (state before, state after)."""
+    new = STATES.get(action, action)
+    if new not in s.LADDER_STATES:
+        raise LadderError(f"{action}: not a ladder state (pause, freeze, resume)")
+    action = {v: k for k, v in STATES.items()}[new]
     with engine.begin() as db:
         old = _ladder(db)["state"]
         db.execute(update(s.ladder).where(s.ladder.c.id == 1).values(state=new, changed=_now()))
@@ -213,6 +219,8 @@ class Claim:
     settings: dict[str, Any]
     #: Per seat: version id, program name, program manifest digest, command.
     seats: tuple[tuple[int, str, str, tuple[str, ...]], ...]
+    #: The match this one re-runs (its result is replaced when this one is recorded).
+    replaces: int | None = None
 
 
 def _program_name(team: str, number: int, taken: set[str]) -> str:
@@ -234,7 +242,12 @@ def claim(engine: Engine, worker: str) -> Claim | None:
                 return None
             match = (
                 db.execute(
-                    select(s.matches.c.id, s.matches.c.seed, s.matches.c.attempts)
+                    select(
+                        s.matches.c.id,
+                        s.matches.c.seed,
+                        s.matches.c.attempts,
+                        s.matches.c.replaces,
+                    )
                     .where(s.matches.c.state == "queued")
                     .order_by(s.matches.c.id)
                     .limit(1)
@@ -260,7 +273,12 @@ def claim(engine: Engine, worker: str) -> Claim | None:
                     .order_by(s.seats.c.seat)
                 ).mappings()
             )
-            gone = [row for row in seated if row["status"] != "active"]
+            # (a re-run plays the versions of the match it replaces, unless one was retired)
+            gone = [
+                row for row in seated
+                if row["status"] == "retired"
+                or (row["status"] != "active" and match["replaces"] is None)
+            ]  # fmt: skip
             changed = db.execute(
                 update(s.matches)
                 .where(s.matches.c.id == match["id"], s.matches.c.state == "queued")
@@ -270,7 +288,7 @@ def claim(engine: Engine, worker: str) -> Claim | None:
                     finished=_now() if gone else None,
                     worker=None if gone else worker,
                     attempts=match["attempts"] + (0 if gone else 1),
-                    why=f"{gone[0]['name']} v{gone[0]['number']} is no longer active"
+                    why=f"{gone[0]['name']} v{gone[0]['number']} is {gone[0]['status']}"
                     if gone
                     else None,
                 )
@@ -284,6 +302,7 @@ def claim(engine: Engine, worker: str) -> Claim | None:
                 seed=match["seed"],
                 game=ladder["game"],
                 settings=match_settings(ladder),
+                replaces=match["replaces"],
                 seats=tuple(
                     (
                         row["version_id"],
@@ -320,6 +339,56 @@ def give_back(engine: Engine, claimed: Claim, error: str) -> str:
     return state
 
 
+_TALLY = {"win": "wins", "draw": "draws", "loss": "losses"}
+
+
+def _rate(db: Connection, match_id: int, versions: list[int], places: list[int]) -> None:
+    """Update the seats' ratings and W/D/L with one match's places (0 first)."""
+    rows = {
+        row["version_id"]: row
+        for row in db.execute(
+            select(s.ratings).where(s.ratings.c.version_id.in_(versions))
+        ).mappings()
+    }
+    before = [Rating(rows[v]["mu"], rows[v]["sigma"]) if v in rows else Rating() for v in versions]
+    scores = [-place for place in places]
+    now = _now()
+    for version, rating, result in zip(
+        versions, rate(before, scores), outcomes(scores), strict=True
+    ):
+        old = rows.get(version)
+        counts = {k: old[k] if old else 0 for k in ("games", "wins", "draws", "losses")}
+        counts["games"] += 1
+        counts[_TALLY[result]] += 1
+        values = {"mu": rating.mu, "sigma": rating.sigma, "last_match_id": match_id,
+                  "changed": now, **counts}  # fmt: skip
+        if version in rows:
+            db.execute(update(s.ratings).where(s.ratings.c.version_id == version).values(**values))
+        else:
+            db.execute(s.ratings.insert().values(version_id=version, **values))
+
+
+def _recompute(db: Connection) -> None:
+    """Every rating again from nothing: the rated done matches replayed in the order they
+    were recorded (after a re-run replaced a result)."""
+    db.execute(s.ratings.delete())
+    query = (
+        select(s.matches.c.id, s.matches.c.result, s.seats.c.version_id, s.seats.c.rank)
+        .join(s.seats, s.seats.c.match_id == s.matches.c.id)
+        .where(s.matches.c.state == "done")
+        .order_by(s.matches.c.finished, s.matches.c.id, s.seats.c.seat)
+    )
+    played: dict[int, tuple[bool, list[int], list[int]]] = {}
+    for match_id, result, version, place in db.execute(query):
+        rated = json.loads(result or "{}").get("rated", True)
+        entry = played.setdefault(match_id, (rated, [], []))
+        entry[1].append(version)
+        entry[2].append(place)
+    for match_id, (rated, versions, places) in played.items():
+        if rated:
+            _rate(db, match_id, versions, places)
+
+
 def finish(engine: Engine, claimed: Claim, outcome: MatchOutcome, files: dict[str, str]) -> bool:
     """Record a played match (``files``: its files' store digests, stored first): the match
     ``done``, each seat's result, and (unless the ladder is frozen) the seats' ratings, in one
@@ -327,7 +396,6 @@ def finish(engine: Engine, claimed: Claim, outcome: MatchOutcome, files: dict[st
     record = outcome.record
     scores = outcome.ranking_scores
     places = ranks(scores)
-    results = outcomes(scores)
     failures = {f.get("seat", record["seats"].index(f["team"])): f for f in record["failures"]}
     outputs = record.get("outputs") or [
         f"programs/{record['name']}-{team}.txt" for team in record["seats"]
@@ -346,7 +414,14 @@ def finish(engine: Engine, claimed: Claim, outcome: MatchOutcome, files: dict[st
                 state="done",
                 finished=_now(),
                 log_hash=files.get(record.get("log") or ""),
-                result=json.dumps({**record, "files": files, "rated": not frozen}),
+                result=json.dumps(
+                    {
+                        **record,
+                        "files": files,
+                        "rated": not frozen,
+                        "replay_hash": files.get(record.get("replay") or ""),
+                    }
+                ),
             )
         ).rowcount
         if done != 1:
@@ -365,32 +440,15 @@ def finish(engine: Engine, claimed: Claim, outcome: MatchOutcome, files: dict[st
             )  # fmt: skip
         if frozen:
             return True
-        rows = {
-            row["version_id"]: row
-            for row in db.execute(
-                select(s.ratings).where(s.ratings.c.version_id.in_(versions))
-            ).mappings()
-        }
-        before = [
-            Rating(rows[v]["mu"], rows[v]["sigma"]) if v in rows else Rating() for v in versions
-        ]
-        after = rate(before, scores)
-        now = _now()
-        for version, rating, result in zip(versions, after, results, strict=True):
-            old = rows.get(version)
-            counts = {k: old[k] if old else 0 for k in ("games", "wins", "draws", "losses")}
-            counts["games"] += 1
-            counts[{"win": "wins", "draw": "draws", "loss": "losses"}[result]] += 1
-            values = {
-                "mu": rating.mu, "sigma": rating.sigma, "last_match_id": claimed.match_id,
-                "changed": now, **counts,
-            }  # fmt: skip
-            if version in rows:
-                db.execute(
-                    update(s.ratings).where(s.ratings.c.version_id == version).values(**values)
-                )
-            else:
-                db.execute(s.ratings.insert().values(version_id=version, **values))
+        if claimed.replaces is not None:
+            db.execute(
+                update(s.matches)
+                .where(s.matches.c.id == claimed.replaces)
+                .values(state="void", why=f"replaced by match {claimed.match_id}")
+            )
+            _recompute(db)
+        else:
+            _rate(db, claimed.match_id, versions, places)
     return True
 
 
@@ -573,10 +631,67 @@ def grades(engine: Engine) -> list[dict[str, Any]]:
     return rows
 
 
-def grades_csv(rows: list[dict[str, Any]]) -> str:
-    """``grades.csv``: the columns of :data:`GRADE_COLUMNS`, one row per team."""
+def grades_csv(engine: Engine) -> str:
+    """``grades.csv``: the columns of :data:`GRADE_COLUMNS`, one row per team (:func:`grades`)."""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=GRADE_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(grades(engine))
     return buffer.getvalue()
+
+
+def rerun(engine: Engine, match_id: int, why: str, actor: str = "cli") -> int:
+    """Queue match ``match_id`` again (same seed, same versions, unless one was retired since):
+    when the new one is recorded it replaces the old one's result (the old one becomes void,
+    kept and shown as replaced) and the ratings are computed again; the new match's id."""
+    with engine.begin() as db:
+        _ladder(db, lock=True)
+        old = db.execute(
+            select(s.matches.c.seed, s.matches.c.state).where(s.matches.c.id == match_id)
+        ).first()
+        if old is None:
+            raise LadderError(f"match {match_id}: no such match")
+        if old.state not in ("done", "failed"):
+            raise LadderError(f"match {match_id}: {old.state}, not finished: nothing to re-run")
+        versions = list(
+            db.execute(
+                select(s.seats.c.version_id)
+                .where(s.seats.c.match_id == match_id)
+                .order_by(s.seats.c.seat)
+            ).scalars()
+        )
+        new = db.execute(
+            s.matches.insert().values(
+                seed=old.seed, state="queued", created=_now(), replaces=match_id, why=why[:500]
+            )
+        ).inserted_primary_key
+        assert new is not None
+        db.execute(
+            s.seats.insert(),
+            [
+                {"match_id": new[0], "seat": seat, "version_id": v}
+                for seat, v in enumerate(versions)
+            ],
+        )
+        db.execute(s.audit.insert().values(
+            at=_now(), actor=actor, action="rerun",
+            detail=json.dumps({"match": match_id, "new": new[0], "why": why}),
+        ))  # fmt: skip
+    return int(new[0])
+
+
+def retire(engine: Engine, version_id: int, why: str, actor: str = "cli") -> None:
+    """Retire a version (it plays no more; its queued matches become void); its rating and
+    matches stay."""
+    with engine.begin() as db:
+        changed = db.execute(
+            update(s.versions)
+            .where(s.versions.c.id == version_id)
+            .values(status="retired", reason=why[:500])
+        ).rowcount
+        if changed != 1:
+            raise LadderError(f"version {version_id}: no such version")
+        db.execute(s.audit.insert().values(
+            at=_now(), actor=actor, action="retire",
+            detail=json.dumps({"version": version_id, "why": why}),
+        ))  # fmt: skip
