@@ -68,7 +68,7 @@ constraints:
 # The venv, the tools' caches, the build's leftovers and what the README's example commands write.
 OUTPUTS := logs logs.key results*.json results*.json.journal r.json r.json.journal big.json \
 	big.json.journal *.png match.html game.html fork.jsonl cs312 game1 \
-	*-class
+	*-class tokens.csv ladder
 clean:
 	rm -rf $(VENV) .venv-fresh .mypy_cache .ruff_cache .pytest_cache .hypothesis .import_linter_cache
 	rm -rf build dist *.egg-info dungeon/_fastcore*.so

@@ -207,3 +207,33 @@ def test_kill_9_during_a_submission_loses_no_earlier_one(tmp_path: Path) -> None
     third = receive_version(again, tokens["ann"], earlier)
     assert third.number == 3
     again.close()
+
+
+@pytest.mark.parametrize("kind", ["traversal", "wrong-token", "bomb"])
+def test_a_refused_submission_on_the_command_line_is_one_line_and_exit_2(
+    kind: str, tmp_path: Path
+) -> None:
+    ladder, tokens, _ = _ladder(tmp_path / "l", limits={"unpacked_bytes": 1 << 20})
+    ladder.close()
+    archive = tmp_path / "up.zip"
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("client.py", "print(1)\n")
+        if kind == "traversal":
+            z.writestr("../../evil.py", "x")
+        if kind == "bomb":
+            z.writestr("zeros", bytes(4 << 20))
+    token = "nope" if kind == "wrong-token" else tokens["ann"]
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "ladder", "submit", "--dir", str(tmp_path / "l"),
+         "--token", token, "--sandbox", "none", str(archive)],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    expected = {
+        "traversal": "arena ladder: up.zip: entry '../../evil.py' leaves its folder ('..')",
+        "wrong-token": "arena ladder: wrong token",
+        "bomb": "arena ladder: up.zip: more than 1 MiB once unpacked",
+    }[kind]
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.splitlines()[-1] == expected
+    assert "Traceback" not in done.stderr
+    assert not (tmp_path / "evil.py").exists()

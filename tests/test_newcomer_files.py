@@ -42,6 +42,7 @@ OUTPUTS = [
     "cs312/index.html",
     "dungeon-class/results.csv",
     "fish-class/index.html",
+    "tokens.csv",
 ]
 
 
