@@ -42,7 +42,7 @@ def _count(text: str) -> int:
 
 
 def _server_config(items: list[str], names: str) -> Any:
-    from fish.server import ServerConfig
+    from server.fish.server import ServerConfig
 
     types = {field.name: field.type for field in fields(ServerConfig)}
     values: dict[str, Any] = {"names": names}
@@ -67,7 +67,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     from arena.logopts import log_key
     from arena.logs import configure_logging
-    from fish.server import serve
+    from server.fish.server import serve
 
     config = _server_config(args.config, args.names)
     configure_logging(level=args.log_level)
@@ -118,7 +118,7 @@ def _serve(args: argparse.Namespace) -> int:
 def _clients(args: argparse.Namespace) -> int:
     import trio
 
-    from fish.client import ClientResult, names_for, play
+    from client.fish import ClientResult, names_for, play
     from fish.game import FishGame
 
     if args.strategy not in FishGame().strategies():

@@ -29,10 +29,7 @@ from arena.options import (
     seed,
     server_port,
 )
-from labyrinth.game import STRATEGIES, LabyrinthState
-from labyrinth.generation import generate
-from labyrinth.interactive import play_at_terminal
-from labyrinth.online import (
+from client.labyrinth import (
     Connection,
     RemoteProtocolError,
     RulesDisagreement,
@@ -40,6 +37,9 @@ from labyrinth.online import (
     play_online,
     valid_name,
 )
+from labyrinth.game import STRATEGIES, LabyrinthState
+from labyrinth.generation import generate
+from labyrinth.interactive import play_at_terminal
 from labyrinth.render import render_png, render_text
 from labyrinth.rules import PROFILES, Labyrinth, LabyrinthConfig, Move
 
@@ -172,7 +172,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
     import trio
 
     from arena.logopts import log_key
-    from labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
+    from server.labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
 
     if args.log_dir is not None:
         try:
@@ -199,7 +199,7 @@ def serve(args: argparse.Namespace, out: TextIO) -> int:
                 flush=True,
             )
             if args.web is not None:
-                from labyrinth.web import teacher_app
+                from server.labyrinth.web import teacher_app
                 from server.web import serve_web
                 from server.web.auth import TeacherGate
 

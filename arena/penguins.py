@@ -1,9 +1,9 @@
 """``arena penguins`` and the ``penguins-player`` script: the player program, terminal play and
 the game master's command line.
 
-    penguins-player phase=movement board.txt board.txt         (the player: penguins.player)
+    penguins-player phase=movement board.txt board.txt         (the player: client.penguins)
     arena penguins play --opponent alphabeta                    (penguins.interactive)
-    arena penguins master --player CMD --player CMD [--seed 3]  (the master: penguins.master)
+    arena penguins master --player CMD --player CMD [--seed 3]  (the master: server.penguins.master)
 
 Only ``sys`` is imported here: a game master starts the player program once per move, so each
 branch imports its own modules when it is taken.
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> int:
 
         print(name_of(args))
         return 0
-    from penguins.player import main as player_main
+    from client.penguins import main as player_main
 
     return player_main(args)
 
@@ -41,10 +41,10 @@ def master_main(argv: list[str]) -> int:
 
     from arena.logopts import add_key_option, log_key
     from arena.options import positive_seconds
-    from penguins.boardfile import BoardFile, BoardFileError, parse
-    from penguins.master import host, sandbox_runner
     from penguins.rules import MAX_PLAYERS, generate_fish, penguins_each
+    from protocol.penguins import BoardFile, BoardFileError, parse
     from replay.seal import seal
+    from server.penguins.master import host, sandbox_runner
     from server.sandbox import check_available
 
     parser = argparse.ArgumentParser(

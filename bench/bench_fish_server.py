@@ -20,8 +20,8 @@ import structlog
 import trio
 
 from bench.common import print_table
-from fish.client import names_for, play
-from fish.server import FishServer, ServerConfig, Standing
+from client.fish import names_for, play
+from server.fish.server import FishServer, ServerConfig, Standing
 from server.net import serve_tcp
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench.common import print_table
 from bench.labyrinth_interop import cgs_from_env, free_port, running_pid
-from labyrinth.online import Connection, play_online
+from client.labyrinth import Connection, play_online
 from labyrinth.players import astar_move
 
 GAMES = 40

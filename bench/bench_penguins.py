@@ -37,9 +37,9 @@ from pathlib import Path
 from bench import penguins_peers
 from bench.common import print_table
 from floes import PLACEMENT
-from penguins.boardfile import BoardFile
 from penguins.game import PenguinsGame
 from penguins.rules import board_of
+from protocol.penguins import BoardFile
 
 ROOT = Path(__file__).resolve().parent.parent
 PLAYER = str(Path(sys.executable).parent / "penguins-player")

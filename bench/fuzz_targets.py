@@ -21,13 +21,13 @@ from typing import Any
 from hypothesis import strategies as st
 
 from arena.tournament.players import PLAYERS
-from fish.wire import NEED_DATA as FISH_NEED_DATA
-from fish.wire import RemoteProtocolError as FishError
-from fish.wire import StreamCodec
-from labyrinth.wire import MAX_COMMAND, CommandDecoder
-from penguins.boardfile import BoardFile, BoardFileError, encode, parse
 from protocol.codec import NEED_DATA, Codec, ErrorCause, RemoteProtocolError
+from protocol.fish import NEED_DATA as FISH_NEED_DATA
+from protocol.fish import RemoteProtocolError as FishError
+from protocol.fish import StreamCodec
+from protocol.labyrinth import MAX_COMMAND, CommandDecoder
 from protocol.messages import ClientMessage
+from protocol.penguins import BoardFile, BoardFileError, encode, parse
 from server.competition.teams import TeamsError, load_teams, parse_teams
 from server.net.lines import NEED_DATA as LINE_NEED_DATA
 from server.net.lines import LineFramer, LineTooLong
@@ -137,7 +137,7 @@ def check_lines(data: bytes, at: list[int]) -> None:
     assert lines_outcome(split(data, at)) == lines_outcome([data])
 
 
-# --- Fish's JSON values back to back (fish/wire.py) ----------------------------------------------
+# --- Fish's JSON values back to back (protocol/fish.py) -------------------------------------------
 
 FISH_MAX_VALUE = 48
 FISH_PIECES = (
@@ -193,7 +193,7 @@ def check_fish(data: bytes, at: list[int]) -> None:
     assert fish_outcome(split(data, at)) == fish_outcome([data])
 
 
-# --- the Labyrinth's commands (labyrinth/wire.py) ------------------------------------------------
+# --- the Labyrinth's commands (protocol/labyrinth.py) ---------------------------------------------
 
 LABYRINTH_PIECES = (
     b"CLIENT_NAME me",
@@ -241,7 +241,7 @@ def check_labyrinth(writes: list[bytes], at: list[int]) -> None:
     assert labyrinth_outcome(bytewise) == whole
 
 
-# --- the Penguins board file (penguins/boardfile.py) ---------------------------------------------
+# --- the Penguins board file (protocol/penguins.py) ---------------------------------------------
 
 BOARD_PIECES = (
     b"2 3\n",

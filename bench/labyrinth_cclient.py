@@ -1,4 +1,4 @@
-"""Interop: our C client (labyrinth/c_client/client.c), built on the course's C API fetched
+"""Interop: our C client (client/labyrinth_c/client.c), built on the course's C API fetched
 with the public server, plays on OUR server (``arena labyrinth serve``). Run through
 ``python -m bench.labyrinth_interop cclient``; skips when the C API is absent."""
 

@@ -1,7 +1,7 @@
 """Labyrinth interop runs with the course's public server (CodingGameServer, 2017 protocol).
 
     python -m bench.labyrinth_interop client [--games 20]   our client on the public server
-    python -m bench.labyrinth_interop cclient [--games 10]  our C client (labyrinth/c_client,
+    python -m bench.labyrinth_interop cclient [--games 10]  our C client (client/labyrinth_c,
                                                            built on the fetched C API) on ours
 
 The public server and its C API come from a copy of CodingGameServer named by ``--cgs DIR`` or
@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bench.common import print_table
-from labyrinth.online import (
+from client.labyrinth import (
     Connection,
     RemoteProtocolError,
     RulesDisagreement,

@@ -24,9 +24,9 @@ import tempfile
 from pathlib import Path
 
 from bench.common import print_table
-from penguins.boardfile import BoardFile, parse
-from penguins.master import host, sandbox_runner
 from penguins.rules import generate_fish, penguins_each
+from protocol.penguins import BoardFile, parse
+from server.penguins.master import host, sandbox_runner
 from server.sandbox import check_available
 
 #: Where each public program's binary lies under PENGUINS_PEERS (name: relative path).

@@ -5,7 +5,8 @@
 definitions), ``harness`` (``arena fish xboard|xstate|xtree|xstrategy|xref``), ``fastjson``
 (JSON for the harnesses without ``import json``).
 
-The networked tournament: pure ``wire`` (the stream codec), ``referee``, ``manager`` and
-``misbehave`` (the misbehaving-client kit); trio shells ``remote``, ``server`` and ``client``;
-``gamelog`` and ``replay`` (logs and their replay tools). Pure modules import no trio.
+The networked tournament's pure parts: ``referee``, ``manager`` and ``misbehave`` (the
+misbehaving-client kit); ``gamelog`` and ``replay`` (logs and their replay tools). Its wire is
+:mod:`protocol.fish`, its server shell :mod:`server.fish`, its client :mod:`client.fish`. Imports
+no trio, socket or subprocess (import-linter contracts).
 """

@@ -1,13 +1,10 @@
 """Labyrinth (spec labyrinth.md): the rules, maze generation, the training players and the
-rotator bot, pictures, terminal play, the simulator adapter, and both sides of the course's 2017
-protocol: the client (online) and the server (wire, session, table, tournament: pure; gamerun and
-server: the trio shell; web: the teacher's page). Its command is `arena labyrinth`
-(arena/labyrinth.py).
+rotator bot, pictures, terminal play, the simulator adapter, and the pure parts of the course's
+2017-protocol server (session, table, tournament). Its wire is :mod:`protocol.labyrinth`, its
+server shell :mod:`server.labyrinth`, its client :mod:`client.labyrinth`; its command is `arena
+labyrinth` (arena/labyrinth.py).
 
-May import the standard library and :mod:`sim.game` (the game interface); its network parts
-also trio, :mod:`server.net` (the shared network layer) and :mod:`server.web` with Starlette (the
-one web layer); render imports matplotlib lazily for PNG pictures. The rules, generation,
-players, rotator, game adapter, wire, session, table and tournament are pure cores: no trio,
-socket, subprocess, asyncio or dask (import-linter contracts). Never imports :mod:`arena`, the
-dungeon or another game.
+May import the standard library, :mod:`protocol` and :mod:`sim.game` (the game interface); render
+imports matplotlib lazily for PNG pictures. Pure: no trio, socket, subprocess, asyncio or dask
+(import-linter contracts). Never imports :mod:`arena`, the dungeon or another game.
 """

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from labyrinth.wire import Malformed, WaitRequest, echo, parse_wait, valid_name
+from protocol.labyrinth import Malformed, WaitRequest, echo, parse_wait, valid_name
 
 __all__ = ["Fail", "Forfeit", "GameCommand", "Register", "Session", "Wait"]
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from labyrinth.render import render_text
 from labyrinth.rules import Labyrinth, Move, format_move
-from labyrinth.wire import MAX_MESSAGE, Malformed, parse_move_command
+from protocol.labyrinth import MAX_MESSAGE, Malformed, parse_move_command
 
 __all__ = ["Bot", "Deadline", "Record", "Send", "Table"]
 
@@ -116,7 +116,7 @@ class Table:
         if self.lab.to_move != seat or self._unfetched[seat] is not None:
             return self.forfeit(seat, "played out of turn", reply=("It is not your turn",))
         try:
-            move = parse_move_command(text)
+            move = Move(*parse_move_command(text))
         except Malformed as error:
             return self.forfeit(
                 seat, str(error), reply=("OK", "-1", "The move is not in correct form")

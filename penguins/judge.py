@@ -1,13 +1,13 @@
 """Judging one call of a Penguins player program: the board file it left against the one before.
 
-Pure: boards in, a verdict out (the game master, :mod:`penguins.master`, runs the programs).
+Pure: boards in, a verdict out (the game master, :mod:`server.penguins.master`, runs the programs).
 """
 
 from __future__ import annotations
 
 from floes import MOVEMENT, PLACEMENT
-from penguins.boardfile import BoardFile, BoardFileError, parse
 from penguins.rules import from_board
+from protocol.penguins import BoardFile, BoardFileError, parse
 
 __all__ = ["changed_on_exit_1", "judge", "legal_action_exists"]
 

@@ -19,7 +19,7 @@ Standard library only: the player program imports this on every call.
 from __future__ import annotations
 
 from floes import MOVEMENT, PLACEMENT, Floes, Geometry, Rules
-from penguins.boardfile import MAX_FISH, MAX_PLAYERS, BoardFile, PlayerLine
+from protocol.penguins import MAX_FISH, MAX_PLAYERS, BoardFile, PlayerLine
 
 # random only annotates here (generators come from callers); importing it costs a player call ~2 ms.
 TYPE_CHECKING = False

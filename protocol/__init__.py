@@ -1,62 +1,13 @@
-"""The dungeon wire protocol: message types (:mod:`protocol.messages`), the sans-I/O codec
-(:mod:`protocol.codec`) and its checked encoding (:mod:`protocol.encoding`), the error causes
-and codes (:mod:`protocol.errors`) and the socket's session rules (:mod:`protocol.session`).
-Pure: imports msgspec and the standard library only."""
+"""Every game's wire, pure (sans-I/O: bytes in, messages out, messages to bytes; no sockets).
 
-from protocol.codec import (
-    FATAL_CAUSES,
-    MAX_LINE,
-    NEED_DATA,
-    Codec,
-    ErrorCause,
-    LocalProtocolError,
-    NeedData,
-    ProtocolError,
-    RemoteProtocolError,
-)
-from protocol.encoding import encode
-from protocol.messages import (
-    CLIENT_MESSAGE_TYPES,
-    MESSAGE_TYPES,
-    SERVER_MESSAGE_TYPES,
-    ClientMessage,
-    Dungeon,
-    Enemy,
-    Error,
-    GameOver,
-    Message,
-    Move,
-    Moved,
-    Sat,
-    ServerMessage,
-    Solution,
-    Start,
-)
+The dungeon's JSON Lines: :mod:`protocol.messages` (the message types), :mod:`protocol.codec`
+(the codec), :mod:`protocol.encoding` (each message's checked line), :mod:`protocol.errors`
+(error causes and codes), :mod:`protocol.session` (a socket's session rules),
+:mod:`protocol.conformance` and :mod:`protocol.docs` (what ``arena check-client`` checks, the
+generated tables of docs/protocol.md). The other games: :mod:`protocol.fish` (JSON values back
+to back), :mod:`protocol.labyrinth` (the course's 2017 commands and 4-digit-length frames),
+:mod:`protocol.penguins` (the board file).
 
-__all__ = [
-    "CLIENT_MESSAGE_TYPES",
-    "FATAL_CAUSES",
-    "MAX_LINE",
-    "MESSAGE_TYPES",
-    "NEED_DATA",
-    "SERVER_MESSAGE_TYPES",
-    "ClientMessage",
-    "Codec",
-    "Dungeon",
-    "Enemy",
-    "Error",
-    "ErrorCause",
-    "GameOver",
-    "LocalProtocolError",
-    "Message",
-    "Move",
-    "Moved",
-    "NeedData",
-    "ProtocolError",
-    "RemoteProtocolError",
-    "Sat",
-    "ServerMessage",
-    "Solution",
-    "Start",
-    "encode",
-]
+Imports the standard library and msgspec only, and no game. This file imports nothing, so a
+program that needs one game's wire (the Penguins player starts in milliseconds) loads only that.
+"""

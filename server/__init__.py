@@ -9,5 +9,6 @@ checks in worker processes), ``collector`` (GC policy).
 The shared layer: ``net`` (listener, framed reading within budgets, bounded outbox, the
 ``Limits`` policy; game-neutral: imports trio and the standard library only, by contract).
 May import: :mod:`dungeon`, :mod:`protocol`, :mod:`replay` (the match log writer), trio.
+Each other game's server shell: ``fish``, ``labyrinth``, ``penguins`` (the game master).
 Never imports :mod:`client`, :mod:`sim` or :mod:`arena` (import contracts in pyproject.toml).
 """

@@ -8,9 +8,9 @@ from pathlib import Path
 import trio
 import trio.testing
 
-from fish.client import ClientResult, play
+from client.fish import ClientResult, play
 from fish.gamelog import read_jsonl
-from fish.server import FishServer, ServerConfig, Standing
+from server.fish.server import FishServer, ServerConfig, Standing
 
 
 @dataclass(frozen=True)

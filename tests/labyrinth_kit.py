@@ -6,8 +6,8 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-from labyrinth.online import MessageReader
-from labyrinth.server import LabyrinthServer
+from client.labyrinth import MessageReader
+from server.labyrinth.server import LabyrinthServer
 
 
 class AsyncClient:

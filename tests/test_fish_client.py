@@ -7,8 +7,8 @@ from typing import Any
 import trio
 import trio.testing
 
-from fish.client import ClientResult, names_for, play
-from fish.wire import NEED_DATA, StreamCodec, encode
+from client.fish import ClientResult, names_for, play
+from protocol.fish import NEED_DATA, StreamCodec, encode
 
 BOARD = [[2] * 5 for _ in range(5)]
 

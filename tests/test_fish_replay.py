@@ -12,7 +12,7 @@ import trio.testing
 from arena.replay import main as replay_main
 from fish.gamelog import read_jsonl
 from fish.replay import fish_log_kind, game_frames, render_html
-from fish.server import ServerConfig
+from server.fish.server import ServerConfig
 from tests.fish_kit import Player, tournament
 
 

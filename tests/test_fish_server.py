@@ -12,10 +12,10 @@ import pytest
 import structlog.testing
 import trio
 
-from fish.client import names_for, play
+from client.fish import names_for, play
 from fish.gamelog import read_jsonl
 from fish.misbehave import KINDS
-from fish.server import ServerConfig, serve
+from server.fish.server import ServerConfig, serve
 from tests.fish_kit import Player, tournament
 
 FAST = ServerConfig(call_timeout=1.0, name_timeout=2.0, wait=10.0)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fish.wire import NEED_DATA, LocalProtocolError, RemoteProtocolError, StreamCodec, encode
+from protocol.fish import NEED_DATA, LocalProtocolError, RemoteProtocolError, StreamCodec, encode
 
 STREAM = (
     b'"void" ["start",[true]]\n["setup",[{"players":[],"board":[[1,2],[0,5]]}]]'

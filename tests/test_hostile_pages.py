@@ -12,10 +12,10 @@ from cdp import CHROMIUM, Browser
 from labyrinth_kit import memory_client
 from web_client import http
 
-from labyrinth.server import LabyrinthServer
-from labyrinth.web import teacher_app
 from server.competition.board import Board
 from server.competition.web import build_app
+from server.labyrinth.server import LabyrinthServer
+from server.labyrinth.web import teacher_app
 from server.web import serve_web
 from server.web.auth import TeacherGate
 

@@ -13,7 +13,7 @@ import pytest
 from cgs_fake import CgsFake, FakeStream, eager_rotator
 
 from arena import labyrinth as cli
-from labyrinth.online import Connection, RulesDisagreement, play_online, recognise_rules
+from client.labyrinth import Connection, RulesDisagreement, play_online, recognise_rules
 from labyrinth.players import astar_move, do_nothing_move, random_move
 from labyrinth.rotator import Rotator
 from labyrinth.rules import PROFILES, Labyrinth, Move, MoveType

@@ -17,8 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from arena import labyrinth as cli
-from labyrinth.generation import generate
-from labyrinth.online import (
+from client.labyrinth import (
     Connection,
     MessageReader,
     RemoteProtocolError,
@@ -26,6 +25,7 @@ from labyrinth.online import (
     ServerError,
     play_online,
 )
+from labyrinth.generation import generate
 from labyrinth.players import astar_move, do_nothing_move
 from labyrinth.rules import Labyrinth, Move, MoveType, ReturnCode
 

@@ -1,5 +1,5 @@
-"""The teacher's page of the Labyrinth server (labyrinth/web.py), in a headless Chromium and over
-HTTP: the lobby lists the connected programs, running and finished games and tournaments (drawn
+"""The teacher's page of the Labyrinth server (server/labyrinth/web.py), in a headless Chromium and
+over HTTP: the lobby lists the connected programs, running and finished games and tournaments (drawn
 by the page's script, so Chromium must have run it); a game's page draws its maze, players,
 treasure, energies and comments; the actions pair programs and run a tournament's phases; an
 unknown URL is a 404 page; live updates arrive as server-sent events (the lobby's, and a game's
@@ -20,8 +20,8 @@ import trio.testing
 from labyrinth_kit import AsyncClient, memory_client
 from web_client import first_events, http
 
-from labyrinth.server import LabyrinthServer
-from labyrinth.web import teacher_app
+from server.labyrinth.server import LabyrinthServer
+from server.labyrinth.web import teacher_app
 from server.web import serve_web
 from server.web.auth import COOKIE, TeacherGate
 

@@ -17,7 +17,7 @@ import pytest
 
 from arena import labyrinth as cli
 from arena.replay import main as replay_main
-from labyrinth.online import Connection, play_online
+from client.labyrinth import Connection, play_online
 from labyrinth.players import astar_move
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def game_log(tmp_path: Path) -> Path:
     """A finished game's log, from the server run in-process."""
     import trio
 
-    from labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
+    from server.labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
 
     server = LabyrinthServer(Settings(log_dir=tmp_path), seed=6)
 

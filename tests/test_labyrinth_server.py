@@ -1,4 +1,4 @@
-"""The Labyrinth server of the 2017 protocol (labyrinth/server.py): whole games over loopback
+"""The Labyrinth server of the 2017 protocol (server/labyrinth/server.py): whole games over loopback
 against every training player in both rules profiles, two programs paired, a league and a
 knockout, every malformed or out-of-turn command losing the game for its sender only, and the
 clock in virtual time."""
@@ -11,9 +11,9 @@ import pytest
 import trio
 from labyrinth_kit import AsyncClient, memory_client
 
-from labyrinth.online import Connection, OnlineResult, play_online
+from client.labyrinth import Connection, OnlineResult, play_online
 from labyrinth.rotator import Rotator
-from labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
+from server.labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
 
 TRAININGS = ["DO_NOTHING", "PLAY_RANDOM", "PLAY_RANDOM rotate=false", "ASTAR", "ROTATOR"]
 

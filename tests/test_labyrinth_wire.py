@@ -1,4 +1,4 @@
-"""The server side of the 2017 protocol, sans-I/O (labyrinth/wire.py): commands end at a newline
+"""The server side of the 2017 protocol, sans-I/O (protocol/labyrinth.py): commands end at a newline
 or where the client's write ends, whatever the reads; messages are framed with a 4-digit length;
 WAIT_GAME's options and PLAY_MOVE's move are read as the public server reads them."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from labyrinth.rules import Move
-from labyrinth.wire import (
+from protocol.labyrinth import (
     CommandDecoder,
     Malformed,
     WaitRequest,

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from penguins.boardfile import BoardFile, BoardFileError, PlayerLine, parse
+from protocol.penguins import BoardFile, BoardFileError, PlayerLine, parse
 
 VALID = "2 3\n10 20 01\n00 30 10\nalice 1 1\n"
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from arena.penguins import master_main
-from penguins.boardfile import parse
+from protocol.penguins import parse
 from server.sandbox import check_available
 
 REASON = check_available()

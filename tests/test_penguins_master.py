@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from arena.penguins import master_main
+from client import penguins as player
 from floes import MOVEMENT, PLACEMENT
-from penguins import player
-from penguins.boardfile import parse
-from penguins.master import (
+from protocol.penguins import parse
+from server.penguins.master import (
     FOLDER_FILES,
     Outcome,
     Program,

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from penguins.player import main
+from client.penguins import main
 
 PLAYER = str(Path(sys.executable).parent / "penguins-player")
 

@@ -7,7 +7,6 @@ import random
 import pytest
 
 from floes import MOVEMENT, OVER, PLACEMENT, Floes, IllegalAction
-from penguins.boardfile import parse
 from penguins.game import PenguinsGame, PenguinsState
 from penguins.rules import (
     PENGUINS_RULES,
@@ -22,6 +21,7 @@ from penguins.strategies import (
     RandomStrategy,
     make_strategy,
 )
+from protocol.penguins import parse
 from sim.game import TERMINAL
 
 

@@ -13,9 +13,9 @@ from labyrinth_kit import memory_client
 
 from arena.replay import main as replay_main
 from fish.gamelog import JsonlLog
-from labyrinth.server import LabyrinthServer, Settings
 from replay.keyfile import load_key
 from replay.seal import SealError, check_seal, seal, seal_path
+from server.labyrinth.server import LabyrinthServer, Settings
 
 
 def test_a_seal_holds_for_its_file_and_key_only(tmp_path: Path) -> None:

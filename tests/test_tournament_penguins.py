@@ -23,7 +23,7 @@ PY = sys.executable
 #: name and read back on every later call (spec penguins.md: the folder lasts the whole game).
 KEEPER = """
 import random, sys
-from penguins.player import main
+from client.penguins import main
 if "name" in sys.argv:
     ident = f"keeper{random.randrange(10**6)}"
     open("identity.txt", "w").write(ident)
@@ -59,8 +59,8 @@ open(sys.argv[-1], "w").write("<script>not a board</script>\\n")
 #: Plays its placements honestly, then adds 5 fish to its score instead of moving.
 CHEAT = """
 import sys
-from penguins.boardfile import parse
-from penguins.player import main
+from protocol.penguins import parse
+from client.penguins import main
 if "name" in sys.argv:
     print("cheat")
     sys.exit(0)

@@ -1,8 +1,8 @@
 """The Fish adapter of ``arena tournament`` (``game = "fish"``): 2-4 client programs a game on
 the project's Fish server (spec fish.md: sign-up by name, ``start``, one game, ``end``).
 
-Each game has a server of its own on loopback (:class:`fish.server.FishServer`, names lenient,
-so that a course client signing up as ``OCaml-AI-3`` plays): its programs are started one
+Each game has a server of its own on loopback (:class:`server.fish.server.FishServer`, names
+lenient, so that a course client signing up as ``OCaml-AI-3`` plays): its programs are started one
 after the other, each once the one before has signed up (or ``connect_seconds`` passed), so the
 game's turn order is the seat order the pairings rotate. Placeholders ``{host}`` ``{port}``
 ``{name}`` (``seata`` ... ``seatd``: a name the seat signs up with; a program that signs up
@@ -34,8 +34,6 @@ from typing import Any
 
 import trio
 
-from fish.remote import Answer, Remote
-from fish.server import FishServer, ServerConfig
 from replay.journal import Journal
 from server.competition.board import Board
 from server.competition.competition import Competition, RunOptions, builtin_program, fish_result
@@ -44,6 +42,8 @@ from server.competition.labyrinth import NamedTicket
 from server.competition.pairings import Game
 from server.competition.programs import Entrant
 from server.competition.teams import Team, Tournament
+from server.fish.remote import Answer, Remote
+from server.fish.server import FishServer, ServerConfig
 from server.net import open_listeners, serve_tcp
 from server.sandbox import Limits
 

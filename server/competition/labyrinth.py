@@ -1,5 +1,5 @@
 """The Labyrinth adapter of ``arena tournament`` (``game = "labyrinth"``): two client programs a
-game on the project's 2017-protocol server (:mod:`labyrinth.server`), one server for the run.
+game on the project's 2017-protocol server (:mod:`server.labyrinth.server`), one server for the run.
 
 For each game both programs are started sandboxed (:class:`~server.competition.programs.Entrant`,
 network on) with ``{host}``, ``{port}`` and ``{name}`` (the ``CLIENT_NAME`` it must use: its
@@ -30,15 +30,15 @@ from typing import Any
 
 import trio
 
-from labyrinth.gamerun import GameRun
-from labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
-from labyrinth.wire import WaitRequest
+from protocol.labyrinth import WaitRequest
 from server.competition.board import Board
 from server.competition.competition import Competition, RunOptions, builtin_program
 from server.competition.dungeon import EXIT_GRACE, HOST, POLL_SECONDS
 from server.competition.pairings import Game
 from server.competition.programs import Entrant, MatchTicket
 from server.competition.teams import Team, Tournament
+from server.labyrinth.gamerun import GameRun
+from server.labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
 from server.sandbox import Limits
 
 __all__ = ["LabyrinthRun", "client_name", "labyrinth_reason"]

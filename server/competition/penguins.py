@@ -1,5 +1,5 @@
 """The Penguins adapter of ``arena tournament`` (``game = "penguins"``): one game of 2-4 player
-programs through the sandboxed game master (:mod:`penguins.master`), and the run that plays a
+programs through the sandboxed game master (:mod:`server.penguins.master`), and the run that plays a
 whole tournament of them.
 
 A game's board is generated from the game's seed (``rows``, ``cols``; ``penguins`` each, 0: by
@@ -32,14 +32,14 @@ from typing import Any
 
 import trio
 
-from penguins.boardfile import BoardFile, parse
-from penguins.master import host, limits_for
 from penguins.rules import generate_fish, penguins_each
+from protocol.penguins import BoardFile, parse
 from server import sandbox
 from server.competition.competition import Competition, fish_result
 from server.competition.pairings import Game
 from server.competition.programs import command_paths
 from server.competition.teams import Team, Tournament
+from server.penguins.master import host, limits_for
 from server.sandbox import Outcome
 
 __all__ = ["OUTPUT_CAP", "PenguinsRun", "play_game"]

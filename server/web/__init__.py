@@ -6,7 +6,7 @@ caller's nursery, live updates as server-sent events, shared static assets, a 40
 
 Nothing here knows any game: pages of a game build on :func:`page`, :class:`Broadcaster` (or
 :func:`event_stream` for a page polling its own state) and serve their own assets through
-``web_app``'s ``assets``. Its users: the Labyrinth teacher's page (labyrinth/web.py) and the
+``web_app``'s ``assets``. Its users: the Labyrinth teacher's page (server/labyrinth/web.py) and the
 dungeon's live page (server/competition/web.py).
 
 May import the standard library, trio, Starlette and Hypercorn only: never a game

@@ -18,8 +18,6 @@ import re
 import shlex
 from typing import Any
 
-from labyrinth.rules import Move
-
 __all__ = [
     "MAX_COMMAND",
     "MAX_MESSAGE",
@@ -136,14 +134,15 @@ def valid_name(name: str) -> bool:
     return NAME.fullmatch(name) is not None
 
 
-def parse_move_command(text: str) -> Move:
-    """PLAY_MOVE's argument, as the public server reads it (Malformed otherwise)."""
+def parse_move_command(text: str) -> tuple[int, int]:
+    """PLAY_MOVE's argument, as the public server reads it: (type, value), the fields of
+    :class:`labyrinth.rules.Move` (Malformed otherwise)."""
     match = MOVE_TEXT.fullmatch(text.strip())
     if match is None:
         raise Malformed(
             f"the move {echo(text.strip())!r} is not in correct form ('<type> <value>')"
         )
-    return Move(int(match[1]), int(match[2]))
+    return int(match[1]), int(match[2])
 
 
 @dataclasses.dataclass(frozen=True)

@@ -28,7 +28,6 @@ import os
 import sys
 
 from floes import MOVEMENT, PLACEMENT
-from penguins import boardfile
 from penguins.naming import DEFAULT_STRATEGY, name_of
 from penguins.rules import from_board, to_board
 from penguins.strategies import (
@@ -38,6 +37,7 @@ from penguins.strategies import (
     Strategy,
     TerritoryStrategy,
 )
+from protocol import penguins as boardfile
 
 __all__ = ["main"]
 

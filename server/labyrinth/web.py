@@ -21,8 +21,8 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from labyrinth.replay import GameLog, render_html
-from labyrinth.server import GameRun, LabyrinthServer, game_state
 from labyrinth.tournament import KINDS
+from server.labyrinth.server import GameRun, LabyrinthServer, game_state
 from server.web import Broadcaster, escape, page, sse_response, web_app
 from server.web.auth import TeacherGate, form_fields
 
@@ -191,8 +191,8 @@ rules {escape(run.rules)}, seed {run.seed}</p>
             Route("/tournament/{name}/next", next_phase, methods=["POST"]),
             *gate.routes(),
         ],
-        # The page's own script and style: labyrinth/static/ as /labyrinth/NAME.
-        assets={"labyrinth": "labyrinth"},
+        # The page's own script and style: server/labyrinth/static/ as /labyrinth/NAME.
+        assets={"labyrinth": "server.labyrinth"},
     )
     app.state.lobby = lobby
     return app

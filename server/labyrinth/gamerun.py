@@ -2,7 +2,7 @@
 server's tasks share (:class:`Client`, :class:`GameRun`), how a run is set up from a ``WAIT``
 request (:func:`new_run`: seed, seats, training bot, log header), and the page's views of a run
 (:func:`game_state`, :func:`game_summary`) and of the lobby (:func:`lobby_view`).
-:mod:`labyrinth.server` owns and drives them.
+:mod:`server.labyrinth.server` owns and drives them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from labyrinth.rules import PROFILES, Labyrinth, Move
 from labyrinth.session import Session
 from labyrinth.table import Bot, Table
 from labyrinth.tournament import Pairing, Tournament
-from labyrinth.wire import CommandDecoder, WaitRequest, frame
+from protocol.labyrinth import CommandDecoder, WaitRequest, frame
 from server.net import CLOSE, FrameReader, Gate, Limits, Outbox, Transport
 
 __all__ = [

@@ -1,7 +1,7 @@
 """One remote player's connection, as the Fish server sees it: a thin trio shell over the codec.
 
 The bytes move through the shared network layer (:mod:`server.net`): a :class:`Transport`
-reads and writes the socket, a :class:`FrameReader` feeds a :class:`~fish.wire.StreamCodec`
+reads and writes the socket, a :class:`FrameReader` feeds a :class:`~protocol.fish.StreamCodec`
 within the connection's and the server's memory budgets. Each connection has one reader task
 (:meth:`Remote.read_loop`) that puts each whole value, the end of the stream or the peer's
 fault into a channel of one slot (so a client flooding us waits on its own socket, never on our
@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 import trio
 
-from fish.wire import NEED_DATA, RemoteProtocolError, StreamCodec, encode
+from protocol.fish import NEED_DATA, RemoteProtocolError, StreamCodec, encode
 from server.net import FrameReader, InputBudget, Limits, OverBudget, Transport
 
 __all__ = ["Answer", "Remote", "valid_name"]

@@ -24,8 +24,8 @@ from fish.game import FishState
 from fish.misbehave import misbehave
 from fish.rules import FISH_RULES
 from fish.strategies import make_bot
-from fish.wire import NEED_DATA, RemoteProtocolError, StreamCodec, encode
 from floes import PLACEMENT, Floes
+from protocol.fish import NEED_DATA, RemoteProtocolError, StreamCodec, encode
 
 __all__ = ["ClientResult", "choose", "names_for", "play"]
 

@@ -39,8 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from floes import MOVEMENT, PLACEMENT
-from penguins.boardfile import BoardFile
 from penguins.judge import changed_on_exit_1, judge, legal_action_exists
+from protocol.penguins import BoardFile
 from server import sandbox
 from server.sandbox import Outcome
 

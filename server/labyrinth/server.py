@@ -1,8 +1,8 @@
 """The Labyrinth server of the course's 2017 protocol: a thin trio shell on the shared network
-layer (:mod:`server.net`) around the pure parts: :mod:`labyrinth.wire` (framing, commands),
+layer (:mod:`server.net`) around the pure parts: :mod:`protocol.labyrinth` (framing, commands),
 :mod:`labyrinth.session` (a connection's phases), :mod:`labyrinth.table` (one game) and
 :mod:`labyrinth.tournament`; the records it keeps per connection and per game, and the page's
-views of a game, are :mod:`labyrinth.gamerun`'s.
+views of a game, are :mod:`server.labyrinth.gamerun`'s.
 
 ``await nursery.start(server.run)`` then ``await nursery.start(serve_tcp, server.handle)``
 (``serve_labyrinth`` does both and reports the port). One task per connection reads commands
@@ -25,12 +25,12 @@ from typing import Any
 
 import trio
 
-from labyrinth.gamerun import Client, GameRun, game_state, lobby_view, new_run
 from labyrinth.rules import PROFILES
 from labyrinth.session import Fail, Forfeit, GameCommand, Register, Wait
 from labyrinth.table import BotTurn, Deadline, Effect, Record, Send
 from labyrinth.tournament import Pairing, Tournament
-from labyrinth.wire import Malformed, WaitRequest, frame
+from protocol.labyrinth import Malformed, WaitRequest, frame
+from server.labyrinth.gamerun import Client, GameRun, game_state, lobby_view, new_run
 from server.net import DEFAULT_LIMITS, Gate, Limits, OverBudget, serve_tcp
 
 __all__ = ["Client", "GameRun", "LabyrinthServer", "Settings", "game_state", "serve_labyrinth"]
