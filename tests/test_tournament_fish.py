@@ -39,7 +39,7 @@ HOSTILE: dict[str, tuple[list[str], str]] = {
     "silent": (misbehaving("silent"), "time_limit"),
     "cheat": (misbehaving("double-place"), "illegal_move"),
     "quits": (misbehaving("disconnect"), "disconnected"),
-    "crash": ([sys.executable, "client.py", "{host}", "{port}", "{name}"], "crashed"),
+    "crash": ([sys.executable, "crash.py", "{host}", "{port}", "{name}"], "crashed"),
     "never": ([sys.executable, "-c", "import time; time.sleep(600)"], "never_connected"),
 }
 
@@ -87,7 +87,7 @@ def test_a_hostile_client_loses_every_game_with_its_reason(tmp_path: Path, kind:
     others play on."""
     command, reason = HOSTILE[kind]
     (tmp_path / kind).mkdir()
-    (tmp_path / kind / "client.py").write_text(CRASH)
+    (tmp_path / kind / "crash.py").write_text(CRASH)
     teams = [
         {"name": "greedy", "builtin": "greedy"},
         {"name": "mm1", "builtin": "minimax1"},
@@ -131,7 +131,7 @@ def test_the_courses_knockout_manager_as_a_format(tmp_path: Path) -> None:
     program that crashes at start and one that never signs up lose with their reasons before
     any game; the champion is the final's winner."""
     (tmp_path / "crash").mkdir()
-    (tmp_path / "crash" / "client.py").write_text(CRASH)
+    (tmp_path / "crash" / "crash.py").write_text(CRASH)
     teams = [{"name": f"house{i}", "builtin": "greedy"} for i in range(4)] + [
         {"name": "crash", "dir": "crash", "command": HOSTILE["crash"][0]},
         {"name": "never", "dir": "crash", "command": HOSTILE["never"][0]},
