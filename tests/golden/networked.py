@@ -24,8 +24,9 @@ from pathlib import Path
 
 __all__ = ["fish_tournament", "labyrinth_day"]
 
-#: A start-of-line time stamp in ``arena replay show``'s output ("   3.655s  ").
-CLOCK = re.compile(r"^(\s*)\d+\.\d+s  ", re.MULTILINE)
+#: A start-of-line time stamp in ``arena replay show``'s output ("   3.655s  "), right-aligned:
+#: its leading blanks shrink as the seconds grow past 9.
+CLOCK = re.compile(r"^(\s*)(\d+)\.\d+s  ", re.MULTILINE)
 
 #: The Fish tournament's sign-ups in order: (name, misdeed or None).
 FISH_ENTRANTS: tuple[tuple[str, str | None], ...] = (
@@ -55,7 +56,7 @@ def free_port() -> int:
 def shown(arena: Callable[..., bytes], path: Path, logs: Path) -> str:
     """``arena replay show PATH`` without its time stamps, the scratch folder named ``logs``."""
     text = arena("replay", "show", str(path)).decode().replace(str(logs), "logs")
-    return CLOCK.sub(r"\1", text)
+    return CLOCK.sub(lambda stamp: stamp[1] + " " * (len(stamp[2]) - 1), text)
 
 
 #: A game's result line in a Fish tournament log shown: a round's games end in any order.
