@@ -68,6 +68,7 @@ def _options(path: Path | None, game: str) -> dict[str, Any]:
     from arena.tournament.players import PLAYERS
     from server.competition.competition import HOUSE
     from server.competition.teams import TeamsError, parse_teams
+    from server.ladder.submit import house_teams
 
     table: dict[str, Any] = {}
     if path is not None:
@@ -81,10 +82,10 @@ def _options(path: Path | None, game: str) -> dict[str, Any]:
     if table.get("game", game) != game:
         raise UsageError(f"--options {path}: tournament.game {table['game']!r} is not --game")
     table.update(game=game, name=table.get("name", "ladder"))
-    house = [{"name": f"h{n}", "builtin": HOUSE[game]} for n in range(2)]
+    house = [{"name": "h", "builtin": HOUSE[game]}, *house_teams(game, table, avoid="h")]
     try:
-        parse_teams({"tournament": table, "team": house}, base=Path.cwd(), source=str(path),
-                    players=PLAYERS)  # fmt: skip
+        parse_teams({"tournament": table, "team": house}, base=Path.cwd(),
+                    source=str(path or "--options"), players=PLAYERS)  # fmt: skip
     except TeamsError as error:
         raise UsageError(str(error)) from None
     return table

@@ -237,3 +237,27 @@ def test_a_refused_submission_on_the_command_line_is_one_line_and_exit_2(
     assert done.stderr.splitlines()[-1] == expected
     assert "Traceback" not in done.stderr
     assert not (tmp_path / "evil.py").exists()
+
+
+def test_the_command_line_from_a_relative_folder_checks_another_game(tmp_path: Path) -> None:
+    """init, submit and status with --dir relative to the working folder, for a Labyrinth
+    ladder: the starter client becomes active; the house players only fill the check."""
+    (tmp_path / "class.csv").write_text("team\nann\nbob\n")
+    (tmp_path / "bot").mkdir()
+    shutil.copy(ROOT / "docs" / "starters" / "labyrinth_client.py", tmp_path / "bot" / "client.py")
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "arena", "ladder", *args], cwd=tmp_path,
+            capture_output=True, text=True, check=False, timeout=300,
+        )  # fmt: skip
+
+    made = arena("init", "--game", "labyrinth", "--roster", "class.csv", "--dir", "lab")
+    assert made.returncode == 0, made.stderr
+    token = dict(line.split(",") for line in made.stdout.splitlines())["ann"]
+    done = arena("submit", "--dir", "lab", "--token", token, "--sandbox", sandbox_mode(), "bot")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("ann version 1: active (sha256 ")
+    status = json.loads(arena("status", "--dir", "lab", "--json").stdout)
+    assert status["ladder"]["game"] == "labyrinth"
+    assert [(t["team"], t["active"]) for t in status["teams"]] == [("ann", 1), ("bob", None)]

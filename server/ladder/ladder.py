@@ -79,7 +79,7 @@ class Ladder:
             raise LadderError(f"--dir {folder}: not a folder")
         folder.mkdir(parents=True, exist_ok=True)
         url = database_url(db, folder)
-        ladder = cls(folder, open_database(url), Store(folder / "store"), clock)
+        ladder = cls(folder.resolve(), open_database(url), Store(folder / "store"), clock)
         now = clock()
         every = {
             "tournament": {"name": name, "game": game},
@@ -157,7 +157,10 @@ class Ladder:
                 f"--dir {folder}: no ladder here (start one with 'arena ladder init')"
             )
         ladder = cls(
-            folder, open_database(database_url(db, folder)), Store(folder / "store"), clock
+            folder.resolve(),
+            open_database(database_url(db, folder)),
+            Store(folder / "store"),
+            clock,
         )
         if ladder.row() is None:
             ladder.close()

@@ -33,7 +33,7 @@ from sqlalchemy import Connection, exc, func, insert, select, update
 from server.competition.board import Board
 from server.competition.competition import HOUSE, RunOptions
 from server.competition.run import make_run
-from server.competition.teams import Players, TeamsError, parse_teams
+from server.competition.teams import DEFAULT_SEATS, Players, TeamsError, parse_teams
 from server.ladder import schema
 from server.ladder.auth import authenticate
 from server.ladder.db import LadderError
@@ -48,6 +48,7 @@ __all__ = [
     "Received",
     "Submitted",
     "check_version",
+    "house_teams",
     "receive_version",
     "record_check",
     "submit",
@@ -274,13 +275,12 @@ async def _preflight(
 ) -> None:
     settings = ladder.settings
     game = settings["tournament"].get("game", "dungeon")
-    house = "house" if received.team != "house" else "house2"
     table = {**settings["tournament"], "name": f"v{received.version_id}"}
     data = {
         "tournament": table,
         "team": [
             {"name": received.team, "dir": str(folder), "command": received.command},
-            {"name": house, "builtin": HOUSE[game]},
+            *house_teams(game, table, avoid=received.team),
         ],
     }
     try:
@@ -307,6 +307,15 @@ async def _preflight(
     check.preflight = {k: result.get(k) for k in ("passed", "reason", "detail", "result")}
     if not result["passed"]:
         check.reason = f"pre-flight: {result['reason']}: {result['detail']}"
+
+
+def house_teams(game: str, table: dict[str, Any], avoid: str = "") -> list[dict[str, str]]:
+    """Built-in teams that fill a teams file of ``table`` beside one external team (so that it
+    parses: a Fish game of 4 seats needs 4 teams); the pre-flight plays the external one only."""
+    seats = table.get("players_per_game", DEFAULT_SEATS.get(game, 2))
+    seats = seats if isinstance(seats, int) and 2 <= seats <= 8 else 2
+    names = [name for name in (f"house{n}" for n in range(seats + 1)) if name != avoid]
+    return [{"name": name, "builtin": HOUSE[game]} for name in names[: seats - 1]]
 
 
 def record_check(ladder: Ladder, received: Received, check: _Check) -> Submitted:
