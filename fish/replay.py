@@ -2,15 +2,14 @@
 
 A game log (:mod:`fish.gamelog`) is replayed through the rules: every ``verdict`` with an
 action places or moves a penguin, every failed or cheated verdict removes its player; each step
-is a frame (the board, the penguins, the scores, what happened). The page follows the dungeon
-viewer's conventions (one self-contained file, the data inlined as JSON, play/pause with space,
-steps with the arrow keys, a slider) and draws the hexagons in offset rows. A tournament log is
-shown as its sign-ups, rounds, game results and final standing.
+is a frame (the board, the penguins, the scores, what happened). The page is the viewer every
+game shares (replay/page.py) with the floes' drawing (replay/viewer/floes.js, hexagons in
+offset rows). A tournament log is shown as its sign-ups, rounds, game results and final
+standing.
 """
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,9 @@ from typing import Any
 from fish.gamelog import read_jsonl
 from fish.rules import FISH_RULES, penguins_each
 from floes import Floes
+from replay.page import VIEW_SCHEMA, render_page
 
-__all__ = ["fish_log_kind", "game_frames", "render_html", "show_lines"]
+__all__ = ["fish_log_kind", "game_frames", "render_html", "show_lines", "view_data"]
 
 
 def fish_log_kind(path: str | Path) -> str | None:
@@ -44,11 +44,12 @@ def game_frames(events: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict
     seats = len(header["players"])
     floes = Floes(FISH_RULES, rows, cols, header["board"], [penguins_each(seats)] * seats)
 
-    def frame(t: float, note: str, kind: str) -> dict[str, Any]:
+    def frame(t: float, note: str, kind: str, move: list[int] | None = None) -> dict[str, Any]:
         return {
             "t": t,
             "note": note,
             "kind": kind,
+            "move": move or [],
             "fish": list(floes.fish),
             "penguins": [list(tiles) for tiles in floes.penguins],
             "scores": list(floes.scores),
@@ -66,14 +67,17 @@ def game_frames(events: list[dict[str, Any]]) -> tuple[dict[str, Any], list[dict
                                 f"{event['reason']}", event["kind"]))  # fmt: skip
         elif action is not None and isinstance(action[0], int):
             floes.current = seat
-            floes.place(action[0] * cols + action[1])
-            frames.append(frame(event["t"], f"{_who(header, seat)} places on {action}", "place"))
+            tile = action[0] * cols + action[1]
+            floes.place(tile)
+            frames.append(
+                frame(event["t"], f"{_who(header, seat)} places on {action}", "place", [tile])
+            )
         elif action is not None:
             src, dst = (r * cols + c for r, c in action)
             floes.current = seat
             points = floes.move(src, dst)
             frames.append(frame(event["t"], f"{_who(header, seat)} moves {action[0]} -> "
-                                f"{action[1]}, +{points}", "move"))  # fmt: skip
+                                f"{action[1]}, +{points}", "move", [src, dst]))  # fmt: skip
     return header, frames
 
 
@@ -144,94 +148,59 @@ def _tournament_lines(events: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>@@TITLE@@</title>
-<style>
-:root { --bg:#0f1720; --card:#17212c; --line:#2a3a4a; --text:#dce6ef; --dim:#8aa0b4; }
-body { margin:0; background:var(--bg); color:var(--text); font:14px system-ui, sans-serif; }
-header, footer { display:flex; gap:12px; align-items:center; padding:8px 14px; }
-#stage { display:flex; gap:12px; padding:0 14px; }
-#board { flex:1; } svg { width:100%; max-height:78vh; }
-aside { width:300px; background:var(--card); border:1px solid var(--line); padding:10px; }
-.hex { stroke:var(--line); stroke-width:2; } .hole { fill:#0b1118; }
-.fishtxt { fill:#0f1720; font-size:14px; text-anchor:middle; dominant-baseline:central; }
-.red{fill:#e5534b;color:#e5534b}.white{fill:#f0f0f0;color:#f0f0f0}
-.brown{fill:#a0714f;color:#a0714f}.black{fill:#3a3a3a;stroke:#ddd;color:#777}
-button { background:var(--card); color:var(--text); border:1px solid var(--line); }
-#slider { flex:1; } .dim { color:var(--dim); } .failed,.cheated { color:#ff8a80; }
-td { padding:2px 6px; }
-</style></head><body>
-<header><b>Fish</b> <span class="dim">replay</span> <span id="facts"></span></header>
-<main id="stage"><section id="board"><svg id="map"></svg></section>
-<aside><div id="cursor"></div><p id="note"></p><table id="score"></table></aside></main>
-<footer><button id="play" title="play / pause (space)">play</button>
-<button id="back" title="previous step (←)">◀</button>
-<button id="next" title="next step (→)">▶</button>
-<input id="slider" type="range" min="0" value="0" step="1"><span id="stepno"></span></footer>
-<script type="application/json" id="fish-data">@@DATA@@</script>
-<script>
-const D = JSON.parse(document.getElementById('fish-data').textContent);
-const R = 30, H = Math.sqrt(3) / 2 * R, svg = document.getElementById('map');
-const slider = document.getElementById('slider'); slider.max = D.frames.length - 1;
-document.getElementById('facts').textContent = D.title;
-// Flat-topped hexagons: a row is a zigzag half a hexagon below the one before, odd rows half a
-// column to the right, so North (r-2, c) is straight up and Northeast is (r-1, c+o).
-function centre(t) { const r = Math.floor(t / D.cols), c = t % D.cols;
-  return [3 * R * c + (r % 2 ? 1.5 * R : 0) + R + 4, H * r + H + 4]; }
-svg.setAttribute('viewBox', '0 0 ' + (3 * R * D.cols + 1.5 * R + 8) + ' ' + (H * (D.rows + 1) + 8));
-function hex(x, y) { let p = []; for (let i = 0; i < 6; i++) { const a = Math.PI / 3 * i;
-  p.push((x + R * Math.cos(a)).toFixed(1) + ',' + (y + R * Math.sin(a)).toFixed(1)); }
-  return p.join(' '); }
-function draw(i) { const f = D.frames[i]; let s = '';
-  f.fish.forEach((n, t) => { const [x, y] = centre(t);
-    s += '<polygon class="hex ' + (n ? '' : 'hole') + '" points="' + hex(x, y) + '" fill="' +
-      (n ? 'hsl(200,60%,' + (85 - 8 * n) + '%)' : '') + '"/>';
-    if (n) s += '<text class="fishtxt" x="' + x + '" y="' + (y + 14) + '">' + n + '</text>'; });
-  f.penguins.forEach((ts, seat) => ts.forEach(t => { const [x, y] = centre(t);
-    s += '<circle class="' + D.colors[seat] + '" cx="' + x + '" cy="' + (y - 6) + '" r="10"/>'; }));
-  svg.innerHTML = s; slider.value = i;
-  document.getElementById('stepno').textContent = 'step ' + i + ' / ' + (D.frames.length - 1);
-  document.getElementById('cursor').textContent = f.t.toFixed(3) + ' s';
-  const note = document.getElementById('note'); note.textContent = f.note; note.className = f.kind;
-  document.getElementById('score').innerHTML = D.players.map((p, seat) => '<tr><td class="' +
-    D.colors[seat] + '">●</td><td>' + p.replace(/[<&]/g, '') + '</td><td>' + f.scores[seat] +
-    '</td><td class="dim">' + (f.active[seat] ? '' : 'out') + '</td></tr>').join('') +
-    (i === D.frames.length - 1 ? '<tr><td colspan="4">' + D.result + '</td></tr>' : ''); }
-let timer = null; const play = document.getElementById('play');
-function step(d) { draw(Math.max(0, Math.min(D.frames.length - 1, +slider.value + d))); }
-function toggle() { if (timer) { clearInterval(timer); timer = null; play.textContent = 'play'; }
-  else { timer = setInterval(() => {
-      if (+slider.value >= D.frames.length - 1) toggle(); else step(1); }, 400);
-    play.textContent = 'pause'; } }
-play.onclick = toggle; document.getElementById('back').onclick = () => step(-1);
-document.getElementById('next').onclick = () => step(1); slider.oninput = () => draw(+slider.value);
-document.addEventListener('keydown', e => { if (e.key === ' ') { e.preventDefault(); toggle(); }
-  else if (e.key === 'ArrowLeft') step(-1); else if (e.key === 'ArrowRight') step(1); });
-draw(0);
-</script></body></html>
-"""
+#: The penguins' colours of the protocol, as the page draws them.
+COLOR_CSS = {"red": "#ef4444", "white": "#e2e8f0", "brown": "#b7794a", "black": "#475569"}
 
 
-def render_html(path: str | Path) -> tuple[str, int]:
-    """A self-contained page animating a Fish game log, and its number of frames."""
-    events = read_jsonl(path)
+def view_data(events: list[dict[str, Any]], path: str | Path = "") -> dict[str, Any]:
+    """The viewer's data (replay/page.py) of a Fish game log's events: each frame's floes,
+    penguins, scores, who is still in, and the step's move."""
     if not events or events[0].get("log") != "fish-game":
         raise ValueError(f"{path}: render draws a Fish game log (game-*.jsonl), not this file")
     header, frames = game_frames(events)
+    names, colors = header["players"], header["colors"]
+    seats = len(names)
     result = next((e for e in events if e["event"] == "result"), None)
-    text = "no result: the log ends first"
+    outcome = None
     if result is not None:
-        text = f"winners: {', '.join(result['winners']) or 'none'}"
-    title = f"round {header['round']}, game {header['game']}"
-    data = {
-        "title": title,
-        "rows": header["rows"],
-        "cols": header["cols"],
-        "players": header["players"],
-        "colors": header["colors"],
-        "frames": frames,
-        "result": text,
+        winners = ", ".join(result["winners"]) or "none"
+        single = [s for s in range(seats) if header["players"][s] in result["winners"]]
+        outcome = {
+            "text": f"{'winner' if len(single) == 1 else 'winners'}: {winners}",
+            "winner": single[0] if len(single) == 1 else None,
+        }
+    view = []
+    for frame in frames:
+        kind = {"ok": "move"}.get(frame["kind"], frame["kind"])
+        view.append(
+            {
+                "t": frame["t"],
+                "notes": [[kind, frame["note"]]],
+                "phase": frame.get("phase"),
+                "move": frame.get("move", []),
+                **{key: frame[key] for key in ("fish", "penguins", "scores", "active")},
+            }
+        )
+    return {
+        "schema": VIEW_SCHEMA,
+        "game": "fish",
+        "title": f"round {header['round']}, game {header['game']}",
+        "players": [f"{name} ({color})" for name, color in zip(names, colors, strict=True)],
+        "colors": [COLOR_CSS.get(color, "#94a3b8") for color in header["colors"]],
+        "seed": str(header["seed"]) if header.get("seed") is not None else None,
+        "facts": [["board", f"{header['rows']} x {header['cols']}"]],
+        "result": outcome,
+        "over": result is not None,
+        "live": None,
+        "standings": None,
+        "warning": None if result is not None else "This log ends before the game does.",
+        "board": {"rows": header["rows"], "cols": header["cols"]},
+        "frames": view,
     }
-    body = json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
-    page = _PAGE.replace("@@TITLE@@", html.escape(f"Fish replay: {title}"))
-    return page.replace("@@DATA@@", body), len(frames)
+
+
+def render_html(path: str | Path, standings: str | None = None) -> tuple[str, int]:
+    """The viewer page of a Fish game log (self-contained), and its number of frames."""
+    data = view_data(read_jsonl(path), path)
+    data["standings"] = standings
+    return render_page(data, "floes", "Fish"), len(data["frames"])

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 from labyrinth.generation import generate
 from labyrinth.render import render_text
 from labyrinth.rules import PROFILES, Labyrinth, LabyrinthConfig, Move
+from replay.page import VIEW_SCHEMA, render_page
 
 __all__ = [
     "GameLog",
@@ -36,6 +36,7 @@ __all__ = [
     "read_player_log",
     "render_html",
     "show_player",
+    "view_data",
 ]
 
 FORMAT = "labyrinth-2017/1"
@@ -254,9 +255,11 @@ def show_player(log: PlayerLog) -> str:
 
 
 def frames(log: GameLog) -> list[dict[str, Any]]:
-    """The position before the first move and after each: what a viewer steps through."""
+    """The position before the first move and after each: what a viewer steps through (each
+    with the move, who made it, and what was said up to it)."""
     lab = initial(log)
     out = [_frame(lab, "start")]
+    out[0]["notes"] = [["start", "the maze as dealt"]]
     comments: list[str] = []
     names = log.header["players"]
     for record in log.records:
@@ -264,6 +267,10 @@ def frames(log: GameLog) -> list[dict[str, Any]]:
             lab.play(Move(*record["move"]))
             out.append(_frame(lab, f"{names[record['player']]}: {describe(record['move'])}"))
             out[-1]["comments"] = list(comments[-5:])
+            out[-1]["move"] = list(record["move"])
+            out[-1]["mover"] = record["player"]
+            code = {1: " (wins)", -1: " (loses)"}.get(record.get("code", 0), "")
+            out[-1]["notes"] = [["move", out[-1]["caption"] + code]]
         elif record["type"] == "comment":
             comments.append(f"{names[record['player']]}: {record['text']}")
     return out
@@ -281,72 +288,41 @@ def _frame(lab: Labyrinth, caption: str) -> dict[str, Any]:
     }
 
 
-def render_html(log: GameLog) -> str:
-    """A self-contained page (no network) that steps through the game."""
+#: Seat A's and seat B's colours.
+COLORS = ["#38bdf8", "#f43f5e"]
+
+
+def view_data(log: GameLog) -> dict[str, Any]:
+    """The viewer's data (replay/page.py) of a game log."""
     h = log.header
-    end = log.end or {}
-    data = {
-        "width": h["width"],
-        "height": h["height"],
-        "players": h["players"],
+    end = log.end
+    outcome = None
+    if end is not None:
+        winner = end.get("winner")
+        reason = f" ({end['reason']})" if end.get("reason") else ""
+        text = "draw" if winner is None else f"{h['players'][winner]} wins"
+        outcome = {"text": text + reason, "winner": winner}
+    return {
+        "schema": VIEW_SCHEMA,
+        "game": "labyrinth",
+        "title": str(h.get("game", "")),
+        "players": [str(name) for name in h["players"]],
+        "colors": COLORS,
+        "seed": str(h["seed"]) if h.get("seed") is not None else None,
+        "facts": [["maze", f"{h['width']} x {h['height']}"], ["rules", str(h["rules"])]],
+        "result": outcome,
+        "over": end is not None,
+        "live": None,
+        "standings": None,
+        "warning": None if end is not None else "This log ends before the game does (cut short).",
+        "board": {"width": h["width"], "height": h["height"]},
         "frames": frames(log),
-        "end": end.get("reason", "cut short"),
     }
-    title = html.escape(f"Labyrinth {h.get('game', '')}: {h['players'][0]} vs {h['players'][1]}")
-    payload = json.dumps(data).replace("<", "\\u003c")
-    return _PAGE.replace("{title}", title).replace("{data}", payload)
 
 
-_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>
-<style>
-body{font:15px/1.4 system-ui,sans-serif;margin:1em;color:#1d2230}
-#maze{display:grid;gap:1px;background:#c8ccd6;width:max-content;margin:.6em 0}
-#maze div{width:22px;height:22px;display:flex;align-items:center;justify-content:center;
-font-weight:700;font-size:13px}
-.w{background:#394052}.f{background:#eef0f5}.a{background:#2457c5;color:#fff}
-.b{background:#c5242e;color:#fff}.t{background:#e9b824}.x{background:#7a2bb5;color:#fff}
-</style></head><body><h1>{title}</h1>
-<p><button id="first">&laquo;</button> <button id="prev">&lsaquo;</button>
-<input id="step" type="range" min="0" value="0"> <button id="next">&rsaquo;</button>
-<button id="last">&raquo;</button> <span id="where"></span></p>
-<div id="maze"></div><p id="caption"></p><p id="energies"></p><ul id="comments"></ul>
-<p id="end"></p>
-<script>
-"use strict";
-const game = {data};
-const maze = document.getElementById("maze"), step = document.getElementById("step");
-step.max = game.frames.length - 1;
-maze.style.gridTemplateColumns = `repeat(${game.width}, 22px)`;
-function show(i) {
-  const f = game.frames[i];
-  step.value = i;
-  const cells = [];
-  for (let y = 0; y < game.height; y++) for (let x = 0; x < game.width; x++) {
-    const d = document.createElement("div");
-    const a = f.players[0][0] === x && f.players[0][1] === y;
-    const b = f.players[1][0] === x && f.players[1][1] === y;
-    const t = f.treasure[0] === x && f.treasure[1] === y;
-    const wall = f.maze[y * game.width + x] === "1";
-    d.className = a && b ? "x" : a ? "a" : b ? "b" : t ? "t" : wall ? "w" : "f";
-    d.textContent = a && b ? "X" : a ? "A" : b ? "B" : t ? "T" : "";
-    cells.push(d);
-  }
-  maze.replaceChildren(...cells);
-  document.getElementById("where").textContent = `turn ${f.turn} (${i}/${game.frames.length - 1})`;
-  document.getElementById("caption").textContent = f.caption;
-  document.getElementById("energies").textContent =
-    `energy: A ${game.players[0]} ${f.energies[0]}, B ${game.players[1]} ${f.energies[1]}`;
-  document.getElementById("comments").replaceChildren(...f.comments.map((c) => {
-    const li = document.createElement("li"); li.textContent = c; return li; }));
-  document.getElementById("end").textContent =
-    i === game.frames.length - 1 ? `end: ${game.end}` : "";
-}
-const go = (d) => show(Math.max(0, Math.min(game.frames.length - 1, Number(step.value) + d)));
-document.getElementById("first").onclick = () => show(0);
-document.getElementById("last").onclick = () => show(game.frames.length - 1);
-document.getElementById("prev").onclick = () => go(-1);
-document.getElementById("next").onclick = () => go(1);
-step.oninput = () => show(Number(step.value));
-show(0);
-</script></body></html>
-"""
+def render_html(log: GameLog, standings: str | None = None) -> str:
+    """A self-contained page (no network) that steps through the game: the viewer every game
+    shares (replay/page.py) with the maze's drawing."""
+    data = view_data(log)
+    data["standings"] = standings
+    return render_page(data, "labyrinth", "Labyrinth")

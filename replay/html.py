@@ -1,44 +1,42 @@
-"""``arena replay render -o match.html``: one self-contained HTML file that animates a match.
+"""``arena replay render -o match.html`` of a dungeon log: the viewer's data of the match, drawn
+by ``replay/viewer/dungeon.js`` in the shell every game shares (:mod:`replay.page`).
 
-No network and no CDN: the page, its style and its script (``replay/viewer/``, read by
-:mod:`replay.viewer_assets`)
-and the match data are all inlined. The data is the timeline's frames (full positions of the
-twelve agents at each step, so the slider can jump anywhere), the moves and kills of each step,
-and the notes of the inputs that led to it.
+The frames hold the full positions of the twelve agents at each step (so the slider can jump
+anywhere), the moves and kills of each step, and the notes of the inputs that led to it.
 """
 
 from __future__ import annotations
 
-import html
-import json
-import re
 from typing import Any
 
-from replay.matchlog import SCHEMA_VERSION, MatchLog, software_version
+from replay.matchlog import MatchLog, software_version
+from replay.page import VIEW_SCHEMA, render_page
 from replay.timeline import Timeline
-from replay.viewer_assets import page_parts
 
-__all__ = ["render_html", "viewer_data"]
+__all__ = ["TEAM_COLORS", "frame_data", "render_html", "viewer_data"]
 
-_MARKER = re.compile(r"@@([A-Z]+)@@")
+#: The teams' colours, as the dungeon's PNG and pages draw them.
+TEAM_COLORS = ["#38bdf8", "#fb923c"]
 
 
-def _result(timeline: Timeline) -> dict[str, Any]:
+def _result(timeline: Timeline) -> dict[str, Any] | None:
     summary = timeline.summary
     if not summary.over:
-        return {"winner": None, "text": "no result: the log ends first"}
+        return None
     reason = f" ({summary.reason})" if summary.reason else ""
     if summary.winner is None:
         return {"winner": None, "text": f"draw{reason}"}
     return {"winner": summary.winner, "text": f"team {summary.winner} wins{reason}"}
 
 
-def viewer_data(log: MatchLog, timeline: Timeline) -> dict[str, Any]:
-    """The JSON the viewer script reads."""
+def frame_data(timeline: Timeline, first: int = 0) -> list[dict[str, Any]]:
+    """The viewer's frames of ``timeline`` from frame ``first`` on."""
     frames: list[dict[str, Any]] = []
-    first_entry = 0
-    previous_npcs = frozenset(timeline.frames[0].npcs if timeline.frames else frozenset[int]())
-    for frame in timeline.frames:
+    if first >= len(timeline.frames):
+        return frames
+    first_entry = timeline.frames[first - 1].entry + 1 if first > 0 else 0
+    previous = timeline.frames[first - 1 if first > 0 else 0].npcs
+    for frame in timeline.frames[first:]:
         # A frame's notes: every entry since the previous frame (requests, errors) up to its own.
         notes = [
             [note.kind, note.text]
@@ -53,11 +51,18 @@ def viewer_data(log: MatchLog, timeline: Timeline) -> dict[str, Any]:
                 "p": list(frame.positions),
                 "m": [list(move) for move in frame.moves],
                 "k": [list(kill) for kill in frame.kills],
-                "n": sorted(previous_npcs - frame.npcs),
+                "n": sorted(previous - frame.npcs),
                 "notes": notes,
             }
         )
-        previous_npcs = frame.npcs
+        previous = frame.npcs
+    return frames
+
+
+def viewer_data(log: MatchLog, timeline: Timeline) -> dict[str, Any]:
+    """The JSON the viewer reads (replay/page.py says what the shell takes; the rest is the
+    dungeon drawing's: nodes, edges, starts, shrines, NPCs, and in each frame the agents'
+    nodes ``p``, moves ``m``, kills ``k``, NPCs killed ``n`` and the log line ``l``)."""
     npcs = sorted(timeline.frames[0].npcs) if timeline.frames else []
     warning = None
     if log.bad is not None:
@@ -66,42 +71,42 @@ def viewer_data(log: MatchLog, timeline: Timeline) -> dict[str, Any]:
         warning = (
             "This log is incomplete (it has no close line): the match is shown as far as it goes."
         )
+    players = log.header.get("players")
+    names = [str(p) for p in players] if isinstance(players, list) and len(players) == 2 else []
+    header = {key: log.header.get(key) for key in ("match", "source", "version", "config")}
     return {
-        "schema": SCHEMA_VERSION,
-        "header": {
-            **{key: log.header.get(key) for key in ("match", "source", "version", "config")},
-            # Who played, when the log says (a digest log's header); None otherwise.
-            "players": log.header.get("players"),
-            # A string: JavaScript numbers are doubles, and a 64-bit seed would be rounded.
-            "seed": str(log.header.get("seed")),
-        },
+        "schema": VIEW_SCHEMA,
+        "game": "dungeon",
+        "title": log.header.get("match") or "",
+        # Who played, when the log says (a digest log's header); the teams' numbers otherwise.
+        "players": [f"team {team}: {name}" for team, name in enumerate(names)]
+        or ["team 0", "team 1"],
+        "colors": TEAM_COLORS,
+        # A string: JavaScript numbers are doubles, and a 64-bit seed would be rounded.
+        "seed": str(log.header.get("seed")),
+        "facts": [
+            ["source", str(header["source"])],
+            ["nodes", str(len(timeline.nodes))],
+            ["written by", str(header["version"])],
+        ],
+        "header": {**header, "players": players, "seed": str(log.header.get("seed"))},
+        "result": _result(timeline),
+        "over": timeline.summary.over,
+        "live": None,
+        "standings": None,
+        "warning": warning,
         "nodes": [[round(x, 5), round(y, 5)] for x, y in timeline.nodes],
         "edges": [list(edge) for edge in timeline.edges],
         "start": list(timeline.start),
         "shrine": list(timeline.shrine),
         "npcs": npcs,
-        "frames": frames,
-        "result": _result(timeline),
+        "frames": frame_data(timeline),
         "summary": timeline.summary.lines(),
-        "warning": warning,
     }
 
 
-def _script_json(data: dict[str, Any]) -> str:
-    # Inside <script>, "</" could end the element early; "<\/" means the same to JSON.parse.
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
-
-
-def render_html(log: MatchLog, timeline: Timeline) -> str:
-    """The viewer page for ``log``, as one string."""
-    name = log.header.get("match") or f"seed {log.header.get('seed')}"
-    template, css, script = page_parts()
-    values = {
-        "CSS": css,
-        "SCRIPT": script.replace("@@SCHEMA@@", str(SCHEMA_VERSION)),
-        "TITLE": html.escape(f"Dungeon Arena replay: {name}"),
-        "VERSION": html.escape(software_version()),
-        "SCHEMA": str(SCHEMA_VERSION),
-        "DATA": _script_json(viewer_data(log, timeline)),
-    }
-    return _MARKER.sub(lambda match: values[match.group(1)], template)
+def render_html(log: MatchLog, timeline: Timeline, standings: str | None = None) -> str:
+    """The viewer page for ``log``, as one string; ``standings``: a link back to them."""
+    data = viewer_data(log, timeline)
+    data["standings"] = standings
+    return render_page(data, "dungeon", "Dungeon Arena", software_version())

@@ -1,15 +1,15 @@
-"""The viewer's page, style sheet and script: real files in ``replay/viewer/``, read as package
-data (``importlib.resources``) and inlined into every rendered HTML file by :mod:`replay.html`.
+"""The viewer's files: real files in ``replay/viewer/``, read as package data
+(``importlib.resources``) and inlined into every page by :mod:`replay.page`.
 
-The page needs no network: the match data sits in a ``<script type="application/json">``
-element and the script draws the dungeon as SVG from it. Markers ``@@NAME@@`` in the page are
-filled by :mod:`replay.html`.
+``viewer.html``, ``viewer.css`` and ``viewer.js`` are the shell every game shares (header,
+timeline, step controls, links, live mode); ``DRAWING.js`` and ``DRAWING.css`` draw one game's
+board (``dungeon``, ``floes`` for Fish and Penguins, ``labyrinth``).
 
-The script is pinned to one log schema (``VIEWER_SCHEMA``) and refuses data of another. For
-tests and links, ``?step=N`` opens the viewer at step N, ``?slide=N`` then moves the step slider
-to N as a user would, and ``?result`` shows the result from the start; the current step is
-mirrored in ``<html data-step>``, and each agent's ``<g class="agent">`` carries ``data-node``
-and its ``transform``.
+For tests and links, ``?step=N`` opens the viewer at step N, ``?slide=N`` then moves the step
+slider to N as a user would, and ``?result`` shows the result from the start; the current step
+is mirrored in ``<html data-step>``, the result's state in ``data-result`` (hidden, shown,
+live), a live view's in ``data-live``; each dungeon agent's ``<g class="agent">`` carries
+``data-node`` and its ``transform``.
 """
 
 from __future__ import annotations
@@ -17,15 +17,22 @@ from __future__ import annotations
 import functools
 from importlib import resources
 
-__all__ = ["asset", "page_parts"]
+__all__ = ["DRAWINGS", "asset", "page_parts"]
+
+#: The games' drawings (replay/viewer/NAME.js and NAME.css).
+DRAWINGS = ("dungeon", "floes", "labyrinth")
 
 
 @functools.cache
 def asset(name: str) -> str:
-    """The text of ``replay/viewer/NAME`` (``viewer.html``, ``viewer.css``, ``viewer.js``)."""
+    """The text of ``replay/viewer/NAME`` (``viewer.html``, ``viewer.css``, ``dungeon.js``...)."""
     return resources.files("replay").joinpath("viewer", name).read_text(encoding="utf-8")
 
 
-def page_parts() -> tuple[str, str, str]:
-    """The page template, its style sheet and its script."""
-    return asset("viewer.html"), asset("viewer.css"), asset("viewer.js")
+def page_parts(drawing: str = "dungeon") -> tuple[str, str, str, str]:
+    """The page template, its style sheet (the shell's and the drawing's), the shell's script
+    and the drawing's script."""
+    if drawing not in DRAWINGS:
+        raise ValueError(f"no drawing {drawing!r}: the viewer draws {', '.join(DRAWINGS)}")
+    css = asset("viewer.css") + asset(f"{drawing}.css")
+    return asset("viewer.html"), css, asset("viewer.js"), asset(f"{drawing}.js")

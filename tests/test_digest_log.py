@@ -359,4 +359,5 @@ def test_the_viewer_names_the_players(logs: dict[str, Path], tmp_path: Path) -> 
     log = read_log(logs["sim"])
     data = viewer_data(log, build_timeline(log))
     assert data["header"]["players"] == ["reference", "rusher"]
-    assert '"team 0", h.players[0]' in render_html(log, build_timeline(log))
+    assert data["players"] == ["team 0: reference", "team 1: rusher"]
+    assert '"players":["team 0: reference","team 1: rusher"]' in render_html(log, build_timeline(log))

@@ -60,7 +60,7 @@ def test_render_writes_a_self_contained_viewer(
     out = tmp_path / "game.html"
     assert replay_main(["render", str(logs / "game-r1-g2.jsonl"), "-o", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
-    data = page.split('id="fish-data">', 1)[1].split("</script>", 1)[0]
+    data = page.split('id="match-data">', 1)[1].split("</script>", 1)[0]
     frames = json.loads(data)["frames"]
     _, expected = render_html(logs / "game-r1-g2.jsonl")
     assert len(frames) == expected
