@@ -288,7 +288,7 @@ def test_html_is_self_contained(
     assert "@import" not in text
     assert "<link" not in text
     assert set(re.findall(r"https?://[^\s\"'<>]+", text)) <= {"http://www.w3.org/2000/svg"}
-    assert '<meta name="match-log-schema" content="1">' in text
+    assert '<meta name="viewer-schema" content="1">' in text
 
 
 def fork_lines(path: Path) -> list[dict[str, Any]]:
@@ -479,11 +479,16 @@ def test_a_still_title_never_gives_the_result_away(logs: LogFiles) -> None:
 
 
 def test_the_viewer_files_ship_as_package_data() -> None:
-    """The page, style sheet and script are real files of the replay package."""
-    from replay.viewer_assets import page_parts
+    """The page, style sheets and scripts (the shell and each game's drawing) are real files
+    of the replay package."""
+    from replay.viewer_assets import DRAWINGS, page_parts
 
-    template, css, script = page_parts()
-    assert "@@SCRIPT@@" in template
-    assert "@@CSS@@" in template
-    assert ".glyph" in css
-    assert "VIEWER_SCHEMA" in script
+    for drawing in DRAWINGS:
+        template, css, script, draw = page_parts(drawing)
+        assert "@@SCRIPT@@" in template
+        assert "@@DRAWING@@" in template
+        assert ".glyph" in css
+        assert "VIEWER_SCHEMA" in script
+        assert "window.arenaDrawing" in draw
+    with pytest.raises(ValueError, match="no drawing 'chess'"):
+        page_parts("chess")

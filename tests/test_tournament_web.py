@@ -117,11 +117,11 @@ async def test_the_live_view_follows_a_running_match_then_links_its_replay(
             assert await in_page(page, f"{agent_node(1)} === '{there}'")
             here = there
         assert await in_page(page, "document.documentElement.dataset.live === 'running'")
-        assert await in_page(page, "document.querySelector('.brand .dim').textContent") == "live"
-        assert "no result yet" in await in_page(
-            page, "document.getElementById('result').textContent"
-        )
-        # Each redraw ran the viewer again; only the last run listens to keys and resizes.
+        assert await in_page(page, "document.getElementById('mode').textContent") == "live"
+        result = await in_page(page, "document.getElementById('result').textContent")
+        assert result == "live: the match is being played"
+        assert await in_page(page, "document.documentElement.dataset.result") == "live"
+        # Each update extended the one viewer: it alone listens to keys and resizes.
         assert await in_page(page, "Number(document.documentElement.dataset.redraws) >= 2")
         assert await in_page(page, "getEventListeners(document).keydown.length") == 1
         assert await in_page(page, "getEventListeners(window).resize.length") == 1
@@ -133,7 +133,7 @@ async def test_the_live_view_follows_a_running_match_then_links_its_replay(
         for agent in agents[6:]:  # team 1 leaves: it forfeits and the match ends
             await agent.stream.aclose()
         assert await in_page(page, "document.documentElement.dataset.live === 'over'")
-        assert await in_page(page, "document.querySelector('.brand .dim').textContent") == "replay"
+        assert await in_page(page, "document.getElementById('mode').textContent") == "replay"
         listing = await trio.to_thread.run_sync(browser.open, f"http://127.0.0.1:{web}/")
         href = await in_page(
             listing, "document.querySelector('tr[data-match=\"live\"] a.replay')?.href"
@@ -147,6 +147,8 @@ async def test_the_live_view_follows_a_running_match_then_links_its_replay(
         )
         assert "live" in str(title)
         assert await in_page(replay, f"{agent_node(1)} !== undefined")
+        home = "document.getElementById('home').getAttribute('href')"
+        assert await in_page(replay, home) == "/"
         for agent in agents[:6]:
             await agent.stream.aclose()
         stop.set()

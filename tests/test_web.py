@@ -105,7 +105,7 @@ async def test_a_pages_own_assets_are_served_beside_the_shared_ones() -> None:
         port = await nursery.start(serve_web, app, "127.0.0.1", 0)
         for path, kind in (
             ("/labyrinth/teacher.js", "javascript"),
-            ("/dungeon/live.js", "javascript"),
+            ("/dungeon/matches.js", "javascript"),
             ("/dungeon/live.css", "text/css"),
             ("/static/arena.js", "javascript"),
         ):

@@ -132,7 +132,7 @@
         result.classList.add("team" + outcome.winner);
       }
     }
-    mode.textContent = live ? "live" : data.over === false ? "log so far" : "replay";
+    mode.textContent = live ? "live" : "replay";
     mode.classList.toggle("live", live);
     html.dataset.live = live ? "running" : (html.dataset.live ? "over" : "");
   }
@@ -256,7 +256,8 @@
     html.dataset.redraws = String(Number(html.dataset.redraws || 0) + 1);
   }
   if (live && typeof EventSource !== "undefined") {
-    const source = new EventSource(data.live);
+    // The stream starts after the frames this page holds.
+    const source = new EventSource(data.live + (data.live.includes("?") ? "&" : "?") + "from=" + frames.length);
     signal.addEventListener("abort", () => source.close());
     source.addEventListener("frames", (event) => extend(JSON.parse(event.data)));
     source.addEventListener("over", (event) => {

@@ -7,11 +7,11 @@ of ``server/competition/static/``, served as ``/dungeon/NAME``.
 * ``/``: running and finished matches (teams, crossings, deaths, time) and the standings,
   updated by server-sent events (``/events``) as the :class:`~server.competition.board.Board`
   changes, and every second while a match runs;
-* ``/live/NAME``: the replay viewer (replay/html.py) fed as the match is played: its
-  ``/live/NAME/events`` sends the viewer's data of the log written so far whenever the log
-  grew, then ``over``; the page redraws at the newest step. Reading a whole log takes a third
-  of a second at 1000 nodes (decoding and checking every line), so it is done in one worker
-  process (the server's event loop never waits for it), once per match however many pages
+* ``/live/NAME``: the viewer (replay/page.py) in live mode, fed as the match is played: its
+  ``/live/NAME/events?from=N`` sends the frames after the page's N whenever the log grew,
+  then ``over`` with the result; a page at the newest step follows them. Reading a whole log
+  takes a third of a second at 1000 nodes (decoding and checking every line), so it is done in
+  one worker process (the server's event loop never waits for it), once per match however many pages
   watch it, and at most every ``LIVE_SECONDS`` or twice the time the last reading took;
 * ``/replay/NAME``: a finished match's replay page (the tournament's file, or rendered from
   the log on a plain server).
@@ -19,15 +19,16 @@ of ``server/competition/static/``, served as ``/dungeon/NAME``.
 
 from __future__ import annotations
 
-import html
 import json
 import multiprocessing
 import re
 import time
 from collections.abc import AsyncGenerator
 from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import trio
 from starlette.applications import Starlette
@@ -53,7 +54,6 @@ LIVE_SECONDS = 0.5
 LIST_SECONDS = 1.0
 #: Matches whose latest viewer data is kept (the ones being watched).
 CACHED_MATCHES = 8
-_MARKER = re.compile(r"@@([A-Z]+)@@")
 
 
 def viewer_data_of(path: Path) -> dict[str, Any] | None:
@@ -74,8 +74,27 @@ def viewer_data_of(path: Path) -> dict[str, Any] | None:
     return viewer_data(log, timeline)
 
 
-def viewer_json_of(path: Path, running: bool) -> str | None:
-    """:func:`viewer_data_of` as compact JSON (what pages get; text crosses from the worker
+@dataclass(frozen=True)
+class LiveData:
+    """The viewer's data of a match log as read so far, in pieces a page and an event stream
+    can splice without parsing: ``meta`` (JSON of everything but the frames), ``frames`` (the
+    JSON of each frame) and ``tail`` (JSON of the result and the warning)."""
+
+    meta: str
+    frames: list[str]
+    tail: str
+
+    def page_data(self) -> str:
+        """The whole data, frames included, as JSON."""
+        return f'{self.meta[:-1]},"frames":[{",".join(self.frames)}]}}'
+
+    def update(self, first: int) -> str:
+        """An event of the frames from ``first`` on (the shell's ``from``/``frames``)."""
+        return f'{{"from":{first},"frames":[{",".join(self.frames[first:])}],{self.tail[1:]}'
+
+
+def viewer_json_of(path: Path, running: bool) -> LiveData | None:
+    """:func:`viewer_data_of` as JSON pieces (what pages get; text crosses from the worker
     process cheaply, objects would be unpickled in the event loop's thread). A running match's
     log has no close line yet: its "incomplete" warning is dropped."""
     data = viewer_data_of(path)
@@ -83,7 +102,13 @@ def viewer_json_of(path: Path, running: bool) -> str | None:
         return None
     if running:
         data["warning"] = None
-    return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    frames = data.pop("frames")
+
+    def text(value: Any) -> str:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+    tail = text({"result": data["result"], "warning": data["warning"]})
+    return LiveData(text(data), [text(frame) for frame in frames], tail)
 
 
 #: The page's own assets: server/competition/static/ as /dungeon/NAME.
@@ -117,27 +142,17 @@ sigma) holds its true strength with about 95% confidence.</p>
     return page(f"{title}: live", body, ["/dungeon/matches.js"], styles=["/dungeon/live.css"])
 
 
-def live_page(name: str, data: str) -> str:
-    """The replay viewer's page (replay/viewer/), its script kept as ``window.dungeonViewer``
-    for ``/dungeon/live.js`` to run again whenever new data arrives."""
-    from replay.matchlog import SCHEMA_VERSION, software_version
-    from replay.viewer_assets import page_parts
+def live_page(name: str, data: LiveData, running: bool) -> str:
+    """The viewer (replay/page.py) of a match: while it runs, in live mode, following
+    ``/live/NAME/events``; a link back to the standings."""
+    from replay.matchlog import software_version
+    from replay.page import render_page
 
-    template, css, script = page_parts()
-    viewer = script.replace("@@SCHEMA@@", str(SCHEMA_VERSION))
-    values = {
-        "CSS": css,
-        "SCRIPT": f"window.dungeonViewer = function () {{ {viewer} }};",
-        "TITLE": html.escape(f"Dungeon Arena live: {name}"),
-        "VERSION": html.escape(software_version()),
-        "SCHEMA": str(SCHEMA_VERSION),
-        # Inside <script>, "</" could end the element and "<!--" confuse the parser: every "<"
-        # is written "\u003c", the same to JSON.
-        "DATA": data.replace("<", "\\u003c"),
-    }
-    filled = _MARKER.sub(lambda match: values[match.group(1)], template)
-    head, end, tail = filled.rpartition("</body>")
-    return f"{head}<script src='/dungeon/live.js'></script>{end}{tail}"
+    view = json.loads(data.page_data())
+    view["title"] = name
+    view["live"] = f"/live/{quote(name)}/events" if running else None
+    view["standings"] = "/"
+    return render_page(view, "dungeon", "Dungeon Arena", software_version())
 
 
 class _Feeds:
@@ -146,11 +161,11 @@ class _Feeds:
 
     def __init__(self, pool: Executor | None) -> None:
         self.pool = pool
-        self.cache: dict[str, tuple[tuple[int, bool], str | None, float]] = {}
+        self.cache: dict[str, tuple[tuple[int, bool], LiveData | None, float]] = {}
         self.locks: dict[str, trio.Lock] = {}
 
-    async def read(self, name: str, path: Path, running: bool) -> tuple[str | None, float]:
-        """The data (JSON) of the log as it is now, and the seconds its last reading took."""
+    async def read(self, name: str, path: Path, running: bool) -> tuple[LiveData | None, float]:
+        """The data of the log as it is now, and the seconds its last reading took."""
         async with self.locks.setdefault(name, trio.Lock()):
             key = (path.stat().st_size, running)
             cached = self.cache.get(name)
@@ -199,22 +214,30 @@ def build_app(board: Board, out: Path | None = None, pool: Executor | None = Non
 
     async def live(request: Request) -> Response:
         match, log = _match(request)
-        data, _ = await feeds.read(match.name, log, match.status != "finished")
+        running = match.status != "finished"
+        data, _ = await feeds.read(match.name, log, running)
         if data is None:
             raise HTTPException(503, "The match is starting: reload in a moment.")
-        return HTMLResponse(live_page(match.name, data))
+        return HTMLResponse(live_page(match.name, data, running))
 
     async def live_events(request: Request) -> Response:
         match, log = _match(request)
+        # The page holds the frames it was served with; the stream sends the ones after them
+        # (?from=N, the page's count), then "over" with the result.
+        try:
+            sent = max(0, int(request.query_params.get("from", "0")))
+        except ValueError:
+            sent = 0
 
         async def stream() -> AsyncGenerator[str, None]:
-            sent = None
+            nonlocal sent
             while True:
                 over = match.status == "finished"
                 data, took = await feeds.read(match.name, log, not over)
-                if data is not None and (data is not sent or over):
-                    sent = data
-                    yield sse_text("over" if over else "frames", data)
+                if data is not None and (len(data.frames) > sent or over):
+                    update = data.update(min(sent, len(data.frames)))
+                    yield sse_text("over" if over else "frames", update)
+                    sent = len(data.frames)
                 if over:
                     return
                 await trio.sleep(max(LIVE_SECONDS, 2 * took))
@@ -250,7 +273,7 @@ def _render(path: Path) -> str:
     from replay.timeline import build_timeline
 
     log = read_log(path)
-    return render_html(log, build_timeline(log))
+    return render_html(log, build_timeline(log), standings="/")
 
 
 async def serve_board(
