@@ -360,4 +360,5 @@ def test_the_viewer_names_the_players(logs: dict[str, Path], tmp_path: Path) -> 
     data = viewer_data(log, build_timeline(log))
     assert data["header"]["players"] == ["reference", "rusher"]
     assert data["players"] == ["team 0: reference", "team 1: rusher"]
-    assert '"players":["team 0: reference","team 1: rusher"]' in render_html(log, build_timeline(log))
+    page = render_html(log, build_timeline(log))
+    assert '"players":["team 0: reference","team 1: rusher"]' in page
