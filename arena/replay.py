@@ -182,6 +182,23 @@ def _fish(args: argparse.Namespace) -> int | None:
     return 0
 
 
+def _penguins(args: argparse.Namespace) -> int | None:
+    """A Penguins master's log (log.jsonl): render draws it in the viewer."""
+    from penguins.replay import is_penguins_log, render_html
+
+    if not is_penguins_log(args.log):
+        return None
+    if args.command != "render" or args.output is None:
+        raise UsageError(f"{args.log}: a Penguins game log renders to -o FILE.html only")
+    try:
+        page, frames = render_html(args.log)
+    except (ValueError, KeyError, TypeError) as error:
+        raise UsageError(f"{args.log}: not a readable Penguins log: {error}") from None
+    _write(Path(args.output), "-o", page.encode("utf-8"))
+    print(f"wrote {args.output}: steps 0 to {frames - 1}")
+    return 0
+
+
 def _show(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -207,6 +224,8 @@ def _render(args: argparse.Namespace) -> int:
     if args.output is None and args.png is None:
         raise UsageError("give -o FILE.html, --png FILE.png, or both")
     if (status := _fish(args)) is not None:
+        return status
+    if (status := _penguins(args)) is not None:
         return status
     log = _read(args.log)
     timeline = _timeline(log)

@@ -11,6 +11,7 @@ standing.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -199,8 +200,15 @@ def view_data(events: list[dict[str, Any]], path: str | Path = "") -> dict[str, 
     }
 
 
-def render_html(path: str | Path, standings: str | None = None) -> tuple[str, int]:
-    """The viewer page of a Fish game log (self-contained), and its number of frames."""
+def render_html(
+    path: str | Path, standings: str | None = None, players: Sequence[str] = ()
+) -> tuple[str, int]:
+    """The viewer page of a Fish game log (self-contained), and its number of frames;
+    ``standings``: a link back to them; ``players``: who played each seat (a tournament's
+    teams)."""
     data = view_data(read_jsonl(path), path)
     data["standings"] = standings
+    if players:
+        colors = [name.rsplit(" (", 1)[-1] for name in data["players"]]
+        data["players"] = [f"{team} ({color}" for team, color in zip(players, colors, strict=True)]
     return render_page(data, "floes", "Fish"), len(data["frames"])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -320,9 +321,18 @@ def view_data(log: GameLog) -> dict[str, Any]:
     }
 
 
-def render_html(log: GameLog, standings: str | None = None) -> str:
+def render_html(
+    log: GameLog, standings: str | None = None, players: Sequence[str] = (), running: bool = False
+) -> str:
     """A self-contained page (no network) that steps through the game: the viewer every game
-    shares (replay/page.py) with the maze's drawing."""
+    shares (replay/page.py) with the maze's drawing; ``standings``: a link back to them;
+    ``players``: who played seats A and B (a tournament's teams); ``running``: the game is
+    still being played (the page says so, not that the log ends first)."""
     data = view_data(log)
     data["standings"] = standings
+    if running:
+        data["running"] = True
+        data["warning"] = None
+    if players:
+        data["players"] = list(players)
     return render_page(data, "labyrinth", "Labyrinth")

@@ -141,8 +141,15 @@ def view_data(events: list[dict[str, Any]], path: str | Path = "") -> dict[str, 
     }
 
 
-def render_html(path: str | Path, standings: str | None = None) -> tuple[str, int]:
-    """The viewer page of a Penguins game log (self-contained), and its number of frames."""
+def render_html(
+    path: str | Path, standings: str | None = None, teams: dict[str, str] | None = None
+) -> tuple[str, int]:
+    """The viewer page of a Penguins game log (self-contained), and its number of frames;
+    ``standings``: a link back to them; ``teams``: the team of each player id (a tournament)."""
     data = view_data(read_events(path), path)
     data["standings"] = standings
+    if teams:
+        data["players"] = [
+            f"{teams[name]} ({name})" if name in teams else name for name in data["players"]
+        ]
     return render_page(data, "floes", "Penguins"), len(data["frames"])

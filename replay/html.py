@@ -7,6 +7,7 @@ anywhere), the moves and kills of each step, and the notes of the inputs that le
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from replay.matchlog import MatchLog, software_version
@@ -105,8 +106,16 @@ def viewer_data(log: MatchLog, timeline: Timeline) -> dict[str, Any]:
     }
 
 
-def render_html(log: MatchLog, timeline: Timeline, standings: str | None = None) -> str:
-    """The viewer page for ``log``, as one string; ``standings``: a link back to them."""
+def render_html(
+    log: MatchLog,
+    timeline: Timeline,
+    standings: str | None = None,
+    players: Sequence[str] = (),
+) -> str:
+    """The viewer page for ``log``, as one string; ``standings``: a link back to them;
+    ``players``: who played team 0 and team 1 (a tournament's teams)."""
     data = viewer_data(log, timeline)
     data["standings"] = standings
+    if players:
+        data["players"] = [f"team {team}: {name}" for team, name in enumerate(players)]
     return render_page(data, "dungeon", "Dungeon Arena", software_version())

@@ -5,7 +5,8 @@ game: ``schema``, ``game``, ``title``, ``players`` (names by seat), ``colors`` (
 by seat), ``seed`` (a string: a JavaScript number would round a 64-bit seed), ``facts`` (more
 ``[name, value]`` pairs for the header), ``result`` (``{"text", "winner"}``, None when the log
 ends first), ``over`` (False: the log ends before the match does), ``live`` (the URL of the
-server-sent events that continue it, or None), ``standings`` (a link back, or None),
+server-sent events that continue it, or None), ``running`` (optional: True for a snapshot
+of a match still being played, with no events to follow), ``standings`` (a link back, or None),
 ``warning``, and ``frames``: one per step, each with ``notes`` (``[kind, text]`` pairs) and,
 when known, ``t`` (seconds since the start); the rest of each frame and of the data is the
 drawing's (``replay/viewer/DRAWING.js``).

@@ -108,9 +108,13 @@ async def test_the_page_in_a_browser_shows_players_games_tournaments_and_a_live_
         assert "carol: thinking &lt;hard&gt;" in dom
 
         dom = await chromium_dom(f"{base}/game/{finished}/replay", tmp_path / "p3")
-        # The replay's script drew its first step: the maze and where it stands.
-        assert re.search(r'<span id="where">turn 0 \(0/\d+\)</span>', dom)
-        assert dom.count('<div class="a">A</div>') == 1
+        # The viewer drew its first step: the maze, both players, and a way back to the lobby.
+        assert re.search(r'<span id="stepno" class="mono">0 / \d+</span>', dom)
+        assert 'data-step="0"' in dom
+        done = server.finished[finished].table.lab
+        assert len(re.findall(r'<rect [^>]*class="cell( wall)?"', dom)) == done.width * done.height
+        assert len(re.findall(r'<g class="player" data-seat="[01]"', dom)) == 2
+        assert '<a id="home" href="/">' in dom
         dom = await chromium_dom(f"{base}/no/such/page", tmp_path / "p4")
         assert "There is no page at <code>/no/such/page</code>" in dom
         nursery.cancel_scope.cancel()

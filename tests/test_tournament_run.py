@@ -60,7 +60,7 @@ def test_a_small_tournament_with_a_crashing_program_runs_to_its_leaderboard(
         page = (out / match["replay"]).read_text()
         assert "Dungeon Arena replay" in page
         # The teams by name, and the way back.
-        assert f"team 0 is <b>{match['seats'][0]}</b>" in page
+        assert f'"players":["team 0: {match["seats"][0]}","team 1: {match["seats"][1]}"]' in page
         assert "../index.html" in page
     # The program's own output is kept, one file per team per match.
     crash_output = sorted((out / "programs").glob("t-0*-crashy.txt"))

@@ -122,6 +122,9 @@
     if (live) {
       result.textContent = "live: the match is being played";
       result.classList.add("pending");
+    } else if (data.running) {
+      result.textContent = "still being played: reload for more";
+      result.classList.add("pending");
     } else if (!outcome) {
       result.textContent = "no result: the log ends before the match does";
       result.classList.add("pending");
@@ -132,17 +135,18 @@
         result.classList.add("team" + outcome.winner);
       }
     }
-    mode.textContent = live ? "live" : "replay";
-    mode.classList.toggle("live", live);
+    mode.textContent = live || data.running ? "live" : "replay";
+    mode.classList.toggle("live", live || Boolean(data.running));
     html.dataset.live = live ? "running" : (html.dataset.live ? "over" : "");
   }
   function showResult(step) {
-    const shown = live || revealed || step === last;
+    const pending = live || Boolean(data.running);
+    const shown = pending || revealed || step === last;
     result.hidden = !shown;
-    reveal.hidden = live || step === last;
+    reveal.hidden = pending || step === last;
     reveal.textContent = revealed ? "hide result" : "show result";
     reveal.setAttribute("aria-pressed", String(revealed));
-    html.dataset.result = live ? "live" : shown ? "shown" : "hidden";
+    html.dataset.result = pending ? "live" : shown ? "shown" : "hidden";
   }
   reveal.addEventListener("click", () => { revealed = !revealed; showResult(current); });
   function setWarning(text) {

@@ -490,23 +490,16 @@ class FishRun(Competition):
     def _write_replay(
         self, path: Path, name: str, seats: list[str], game_order: list[int | None]
     ) -> str | None:
-        import html
-
         from fish.replay import render_html
 
         if not path.is_file():
             return None
+        teams = [seats[seat] if seat is not None else "?" for seat in game_order]
         try:
-            page, _ = render_html(path)
+            page, _ = render_html(path, standings="../index.html", players=teams)
         except Exception:
             return None
-        who = ", ".join(
-            f"seat {index} {html.escape(seats[seat])}"
-            for index, seat in enumerate(game_order)
-            if seat is not None
-        )
-        banner = f"<body><p><a href='../index.html'>back to the standings</a>: {who}</p>"
         out = self.out / "replays" / f"{name}.html"
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page.replace("<body>", banner, 1), encoding="utf-8")
+        out.write_text(page, encoding="utf-8")
         return str(out.relative_to(self.out))

@@ -273,19 +273,14 @@ class LabyrinthRun(Competition):
         }
 
     def _write_replay(self, log_path: Path, name: str, seats: tuple[str, ...]) -> str | None:
-        import html
-
         from labyrinth.replay import LogError, read_game_log, render_html
 
         try:
-            page = render_html(read_game_log(str(log_path)))
+            log = read_game_log(str(log_path))
+            page = render_html(log, standings="../index.html", players=seats[:2])
         except (LogError, OSError, ValueError):
             return None
-        banner = (
-            "<body><p><a href='../index.html'>back to the standings</a>: "
-            f"seat 0 {html.escape(seats[0])}, seat 1 {html.escape(seats[1])}</p>"
-        )
         path = self.out / "replays" / f"{name}.html"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page.replace("<body>", banner, 1), encoding="utf-8")
+        path.write_text(page, encoding="utf-8")
         return str(path.relative_to(self.out))

@@ -19,7 +19,6 @@ master's kind of it (docs/tournament.md).
 from __future__ import annotations
 
 import html
-import json
 import random
 import shlex
 import sys
@@ -169,55 +168,21 @@ def programs_names(programs: Sequence[Any]) -> list[str]:
 
 
 def write_replay(log_path: Path, page: Path, match: str, seats: list[str], ids: list[str]) -> None:
-    """A page of one game: who played which seat, every call's verdict and the board after it,
-    named by team; a link back to the standings."""
-    team_of = dict(zip(ids, seats, strict=True))
-    parts = [
-        f"<!doctype html><html lang=en><head><meta charset=utf-8><title>{html.escape(match)}"
-        "</title><style>body{font:15px/1.4 system-ui,sans-serif;margin:2em auto;max-width:900px}"
-        "pre{background:#f1f5f9;padding:.4em;display:inline-block;margin:.2em 0}"
-        "td,th{border:1px solid #cbd5e1;padding:.2em .5em}table{border-collapse:collapse}"
-        f"</style></head><body><p><a href='../index.html'>back to the standings</a></p>"
-        f"<h1>{html.escape(match)}</h1>",
-    ]
-    try:
-        entries = [json.loads(line) for line in log_path.read_text(encoding="utf-8").splitlines()]
-    except (OSError, ValueError):
-        entries = []
-    for entry in entries:
-        event = entry.get("event")
-        who = html.escape(team_of.get(str(entry.get("player")), str(entry.get("player"))))
-        if event == "start":
-            parts.append(f"<h2>Start</h2><pre>{html.escape(str(entry.get('board', '')))}</pre>")
-            parts.append("<table><tr><th>seat</th><th>team</th><th>player id</th></tr>")
-            parts.extend(
-                f"<tr><td>{seat}</td><td>{html.escape(team)}</td><td>{html.escape(ident)}</td></tr>"
-                for seat, (team, ident) in enumerate(zip(seats, ids, strict=True))
-            )
-            parts.append("</table><h2>Calls</h2>")
-        elif event == "name" and entry.get("reason"):
-            parts.append(f"<p><b>{who}</b>: {html.escape(str(entry['reason']))}</p>")
-        elif event == "call":
-            detail = entry.get("move") or entry.get("reason") or entry.get("verdict")
-            parts.append(
-                f"<p><b>{who}</b> ({html.escape(str(entry.get('phase')))}): "
-                f"{html.escape(str(detail))}</p>"
-            )
-            if "board" in entry:
-                parts.append(f"<pre>{html.escape(str(entry['board']))}</pre>")
-        elif event == "end":
-            parts.append("<h2>Ranking</h2><ol>")
-            for place in entry.get("ranking", []):
-                team = team_of.get(str(place.get("player")), str(place.get("player")))
-                why = place.get("disqualified")
-                note = f": disqualified, {why}" if why else ""
-                parts.append(
-                    f"<li>{html.escape(team)}: {place.get('fish')} fish{html.escape(note)}</li>"
-                )
-            parts.append("</ol>")
-    parts.append("<p><a href='../index.html'>back to the standings</a></p></body></html>\n")
+    """The viewer's page of one game (replay/page.py): the teams by seat, every move, who was
+    disqualified and why, the ranking at the end; a link back to the standings. A log that
+    cannot be drawn gets a page saying why."""
+    from penguins.replay import render_html
+
     page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text("".join(parts), encoding="utf-8")
+    try:
+        text, _ = render_html(log_path, "../index.html", dict(zip(ids, seats, strict=True)))
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        text = (
+            f"<!doctype html><html lang=en><meta charset=utf-8><title>{html.escape(match)}</title>"
+            f"<p><a href='../index.html'>back to the standings</a></p><p>This game's log "
+            f"cannot be drawn: {html.escape(str(error))}</p></html>\n"
+        )
+    page.write_text(text, encoding="utf-8")
 
 
 class PenguinsRun(Competition):

@@ -10,7 +10,6 @@ import html
 import io
 import json
 import os
-import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,22 +60,16 @@ def match_summary(log_path: Path) -> dict[str, list[int]]:
 
 
 def write_replay(log_path: Path, page: Path, seats: Sequence[str] = ()) -> None:
-    """The replay viewer page of one match log; with ``seats``, a line naming the teams of
-    team 0 and team 1 and a link back to the standings."""
+    """The replay viewer page of one match log; with ``seats``, the teams of team 0 and team 1
+    in its header and a link back to the standings."""
     from replay.html import render_html
     from replay.matchlog import read_log
     from replay.timeline import build_timeline
 
     log = read_log(log_path)
     page.parent.mkdir(parents=True, exist_ok=True)
-    text = render_html(log, build_timeline(log))
-    if seats:
-        banner = (
-            "<p style='margin:.4em 1em'><a href='../index.html'>back to the standings</a>: "
-            + ", ".join(f"team {seat} is <b>{_e(name)}</b>" for seat, name in enumerate(seats))
-            + "</p>"
-        )
-        text = re.sub(r"(<body[^>]*>)", lambda m: m.group(1) + banner, text, count=1)
+    standings = "../index.html" if seats else None
+    text = render_html(log, build_timeline(log), standings=standings, players=seats)
     page.write_text(text, encoding="utf-8")
 
 

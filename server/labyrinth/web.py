@@ -116,7 +116,8 @@ rules {escape(run.rules)}, seed {run.seed}</p>
     async def game_replay(request: Request) -> Response:
         run = run_of(request)
         log = GameLog(run.table.name, run.records[0], run.records[1:])
-        return HTMLResponse(render_html(log))
+        # A game still being played is shown as far as it goes, and says so.
+        return HTMLResponse(render_html(log, standings="/", running=not run.table.over))
 
     async def player_page(request: Request) -> Response:
         name = request.path_params["name"]
