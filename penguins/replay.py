@@ -68,7 +68,9 @@ def view_data(events: list[dict[str, Any]], path: str | Path = "") -> dict[str, 
     active = [True] * len(names)
     t = 0.0
 
-    def frame(board: BoardFile, notes: list[list[str]], move: list[int], phase: str) -> dict:
+    def frame(
+        board: BoardFile, notes: list[list[str]], move: list[int], phase: str
+    ) -> dict[str, Any]:
         number_seat = {p.number: seat_of.get(p.ident, -1) for p in board.players}
         penguins: list[list[int]] = [[] for _ in names]
         for tile, number in enumerate(board.owner):
