@@ -3,6 +3,7 @@
     arena ladder init --game dungeon --roster class.csv --dir cs312 > tokens.csv
     arena ladder submit --dir cs312 --token TOKEN bot.zip     # a file, a folder or a zip
     arena ladder status --dir cs312 [--json]
+    arena ladder recheck --dir cs312 --token ADMIN          # after a crash: interrupted checks
 
 Exit status: 0 done (``submit``: the version is active), 1 the version failed its build or
 pre-flight (the reason and output are printed), 2 bad input (one line naming it: a roster row,
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import UsageError, command
-from arena.options import ArgumentParser, describe
+from arena.options import ArgumentParser, describe, positive_seconds
 
 __all__ = ["SUBCOMMANDS", "main"]
 
@@ -173,6 +174,36 @@ def submit(args: argparse.Namespace) -> int:
     return 0 if done.status == "active" else 1
 
 
+def recheck(args: argparse.Namespace) -> int:
+    import trio
+
+    from arena.logs import configure_logging
+    from arena.tournament.players import PLAYERS
+    from server.ladder.db import LadderError
+    from server.ladder.submit import recheck as recheck_versions
+
+    token = args.token or os.environ.get(ENV_TOKEN)
+    if not token:
+        raise UsageError(f"--token: missing: the admin token (or set {ENV_TOKEN})")
+    configure_logging(level="warning")
+    ladder = _open(args)
+    try:
+        done = trio.run(
+            lambda: recheck_versions(
+                ladder, token, older_than=args.older_than, players=PLAYERS, sandbox=args.sandbox
+            )
+        )
+    except LadderError as error:
+        raise UsageError(str(error)) from None
+    finally:
+        ladder.close()
+    for version in done:
+        verdict = "active" if version.status == "active" else f"FAILED: {version.reason}"
+        print(f"{version.team} version {version.number}: {verdict}")
+    print(f"arena ladder: {len(done)} interrupted submissions checked", file=sys.stderr)
+    return 0
+
+
 def _when(seconds: float | None) -> str:
     import time
 
@@ -226,6 +257,16 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     two.add_argument("--verbose", action="store_true", help="show the output of a passing check")
     _common(two)
     two.set_defaults(run=submit)
+    four = sub.add_parser(
+        "recheck", help="after a crash: check the versions an interrupted submission left"
+    )
+    four.add_argument("--token", help=f"the admin token (or {ENV_TOKEN})")
+    four.add_argument("--older-than", type=positive_seconds, default=600.0, metavar="SECONDS",
+                      help="only versions checking for longer than this (default 600: a "
+                      "submission being checked now is left alone)")  # fmt: skip
+    four.add_argument("--sandbox", choices=("bwrap", "none"), default="bwrap")
+    _common(four)
+    four.set_defaults(run=recheck)
     three = sub.add_parser("status", help="teams, versions and their states")
     three.add_argument("--json", action="store_true", help="the same as JSON")
     _common(three)

@@ -21,7 +21,7 @@ from server.ladder import schema
 from server.ladder.db import LadderError
 from server.ladder.ladder import Ladder
 from server.ladder.roster import parse_roster
-from server.ladder.submit import receive_version, submit
+from server.ladder.submit import receive_version, recheck, submit
 from tests.tournament_kit import sandbox_mode
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -209,6 +209,29 @@ def test_kill_9_during_a_submission_loses_no_earlier_one(tmp_path: Path) -> None
     again.close()
 
 
+async def test_recheck_finishes_what_an_interrupted_submission_left(tmp_path: Path) -> None:
+    """Versions left checking (recorded, never checked) are checked by the teacher's recheck:
+    the admin token only, only those older than --older-than, each recorded with its verdict
+    (a broken program.toml read again from the store)."""
+    ladder, tokens, admin = _ladder(tmp_path / "l", limits={"build_seconds": 5})
+    failing = receive_version(
+        ladder, tokens["ann"], _program(tmp_path / "v1", STARTER, build=["sh", "-c", "exit 4"])
+    )
+    broken = _program(tmp_path / "v2", STARTER)
+    (broken / "program.toml").write_text("build = 3\n")
+    receive_version(ladder, tokens["bob"], broken)
+    with pytest.raises(LadderError, match="recheck needs the admin token"):
+        await recheck(ladder, tokens["ann"], older_than=0, players=PLAYERS)
+    assert await recheck(ladder, admin, older_than=3600, players=PLAYERS) == []
+    done = await recheck(ladder, admin, older_than=0, players=PLAYERS, sandbox=sandbox_mode())
+    assert [(d.team, d.number, d.status, d.reason) for d in done] == [
+        ("ann", failing.number, "failed", "build failed: exit code 4"),
+        ("bob", 1, "failed", "program.toml: build wants a list of non-empty strings"),
+    ]
+    assert await recheck(ladder, admin, older_than=0, players=PLAYERS) == []
+    ladder.close()
+
+
 @pytest.mark.parametrize("kind", ["traversal", "wrong-token", "bomb"])
 def test_a_refused_submission_on_the_command_line_is_one_line_and_exit_2(
     kind: str, tmp_path: Path
@@ -261,3 +284,20 @@ def test_the_command_line_from_a_relative_folder_checks_another_game(tmp_path: P
     status = json.loads(arena("status", "--dir", "lab", "--json").stdout)
     assert status["ladder"]["game"] == "labyrinth"
     assert [(t["team"], t["active"]) for t in status["teams"]] == [("ann", 1), ("bob", None)]
+
+
+def test_submissions_at_once_get_distinct_numbers(database_url: str, tmp_path: Path) -> None:
+    """Four submissions of one team received at the same moment (threads, separate
+    connections): versions 1-4, none lost, none numbered twice (on PostgreSQL the unique
+    (team, number) makes the losers of a race take the next number)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    ladder, tokens, _ = _ladder(tmp_path / "l", database_url)
+    folders = [_program(tmp_path / f"p{n}", STARTER) for n in range(4)]
+    for number, folder in enumerate(folders):
+        (folder / "notes.txt").write_text(f"version {number}\n")
+    with ThreadPoolExecutor(4) as pool:
+        received = list(pool.map(lambda f: receive_version(ladder, tokens["bob"], f), folders))
+    assert sorted(r.number for r in received) == [1, 2, 3, 4]
+    assert len({r.content_hash for r in received}) == 4
+    ladder.close()

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +51,9 @@ __all__ = [
     "check_version",
     "house_teams",
     "receive_version",
+    "recheck",
     "record_check",
+    "stale_versions",
     "submit",
 ]
 
@@ -94,8 +97,13 @@ def _program_file(folder: Path) -> tuple[dict[str, Any], str | None]:
     path = folder / PROGRAM_FILE
     if not path.is_file():
         return {}, None
+    return _program_data(path.read_bytes())
+
+
+def _program_data(raw: bytes) -> tuple[dict[str, Any], str | None]:
+    """``program.toml``'s fields, or why it is broken."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         return {}, f"{PROGRAM_FILE}: {error}"
     for key in data:
@@ -131,7 +139,7 @@ def receive_version(
     bounds = Bounds(
         int(limits["upload_bytes"]), int(limits["unpacked_bytes"]), int(limits["files"])
     )
-    work = ladder.scratch / f"upload-{who.team}-{ladder.clock():.6f}"
+    work = Path(tempfile.mkdtemp(prefix=f"upload-{who.team}-", dir=ladder.scratch))
     try:
         files, size = unpack(source, work / "files", bounds)
         folder = _inner(work / "files")
@@ -353,6 +361,56 @@ def record_check(ladder: Ladder, received: Received, check: _Check) -> Submitted
         received.team, received.number, status, check.reason, received.content_hash,
         check.build_output, check.preflight_output,
     )  # fmt: skip
+
+
+def stale_versions(ladder: Ladder, before: float) -> list[Received]:
+    """Versions still ``checking`` that were submitted before ``before`` (UNIX seconds): their
+    submission was interrupted (a kill -9, a crash) after it was recorded."""
+    versions, teams = schema.versions, schema.teams
+    with ladder.engine.connect() as db:
+        rows = db.execute(
+            select(versions, teams.c.name.label("team"))
+            .join(teams, teams.c.id == versions.c.team_id)
+            .where(versions.c.status == "checking", versions.c.submitted < before)
+            .order_by(versions.c.id)
+        ).mappings().all()  # fmt: skip
+    stale = []
+    for row in rows:
+        problem = None
+        program = ladder.store.manifest(row["content_hash"]).get(PROGRAM_FILE)
+        if program is not None:
+            problem = _program_data(ladder.store.read(program["hash"]))[1]
+        stale.append(
+            Received(
+                row["id"],
+                row["team"],
+                row["number"],
+                row["content_hash"],
+                json.loads(row["command"]),
+                json.loads(row["build"] or "null"),
+                problem,
+            )
+        )
+    return stale
+
+
+async def recheck(
+    ladder: Ladder, token: str, *, older_than: float, players: Players | None,
+    sandbox: str = "bwrap", address: str = "cli",
+) -> list[Submitted]:  # fmt: skip
+    """The teacher's recovery after a crash: check and record every version left
+    ``checking`` for more than ``older_than`` seconds (admin token)."""
+    who = await trio.to_thread.run_sync(
+        lambda: authenticate(ladder.engine, token, address, ladder.clock())
+    )
+    if who.role != "admin":
+        raise LadderError("recheck needs the admin token")
+    stale = await trio.to_thread.run_sync(stale_versions, ladder, ladder.clock() - older_than)
+    done = []
+    for received in stale:
+        check = await check_version(ladder, received, players=players, sandbox=sandbox)
+        done.append(await trio.to_thread.run_sync(record_check, ladder, received, check))
+    return done
 
 
 async def submit(
