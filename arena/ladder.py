@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import UsageError, command
+from arena.ladder_run import RUNNER_COMMANDS
 from arena.options import ArgumentParser, describe, positive_seconds
 
 __all__ = ["SUBCOMMANDS", "main"]
@@ -283,7 +284,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 SUBCOMMANDS: dict[
     str,
     tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]],
-] = {}
+] = dict(RUNNER_COMMANDS)
 
 
 @command("arena ladder")
