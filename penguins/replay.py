@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from penguins.boardfile import BoardFile, BoardFileError, parse
+from protocol.penguins import BoardFile, BoardFileError, parse
 from replay.page import VIEW_SCHEMA, render_page
 
 __all__ = ["is_penguins_log", "read_events", "render_html", "view_data"]

@@ -25,8 +25,8 @@ def dungeon_log(directory: Path, seed: int = 11) -> Path:
 def fish_log(directory: Path, names: Sequence[str] = ("ann", "bob", "cy", "di", "eve")) -> Path:
     import trio
     import trio.testing
-    from fish.server import ServerConfig
 
+    from server.fish.server import ServerConfig
     from tests.fish_kit import Player, tournament
 
     config = ServerConfig(call_timeout=1.0, name_timeout=2.0, wait=10.0, holes=3)
@@ -36,11 +36,10 @@ def fish_log(directory: Path, names: Sequence[str] = ("ann", "bob", "cy", "di", 
 
 
 def penguins_log(directory: Path, names: Sequence[str] = ("alice", "bob")) -> Path:
-    from penguins.boardfile import parse
-    from penguins.master import host
-
-    from penguins import player
+    from client import penguins as player
     from penguins.rules import generate_fish
+    from protocol.penguins import parse
+    from server.penguins.master import host
     from server.sandbox import Outcome
 
     def run(argv: Sequence[str], cwd: Path, timeout: float) -> Outcome:
@@ -63,10 +62,10 @@ def penguins_log(directory: Path, names: Sequence[str] = ("alice", "bob")) -> Pa
 
 def labyrinth_log(directory: Path, name: str = "me") -> Path:
     import trio
-    from labyrinth.online import Connection, play_online
-    from labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
 
+    from client.labyrinth import Connection, play_online
     from labyrinth.players import astar_move
+    from server.labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
 
     server = LabyrinthServer(Settings(log_dir=directory), seed=6)
 
