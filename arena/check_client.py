@@ -33,6 +33,7 @@ import trio
 
 from arena.errors import EXIT_USAGE, command
 from arena.options import ArgumentParser, add_config_option, dungeon_rules, positive_seconds, seed
+from arena.stopping import STOP_SIGNALS, Stopped
 from protocol.conformance import FAILED, NOT_RUN, PASSED, Observations, Verdict, evaluate
 from server.probe import ProbeConfig, run_probe
 
@@ -113,22 +114,6 @@ def program_argv(command: list[str], values: dict[str, str]) -> list[str]:
 
 #: Lines of the program's standard error kept for the report.
 TAIL_LINES = 20
-#: Signals that end the checker and, with it, the program (Ctrl-C is trio's KeyboardInterrupt).
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
-
-
-class Stopped(Exception):
-    """The checker was told to stop (SIGTERM, SIGHUP): the program has been ended."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-
-    def report(self) -> int:
-        """Say so on stderr; the exit status, 128 + the signal's number."""
-        name = signal.Signals(self.signum).name
-        print(f"arena check-client: stopped by {name}; the program was ended", file=sys.stderr)
-        return 128 + self.signum
 
 
 async def relay_stderr(stream: trio.abc.ReceiveStream, tail: list[str]) -> None:

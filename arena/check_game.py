@@ -23,7 +23,7 @@ from pathlib import Path
 
 import trio
 
-from arena.check_client import STOP_SIGNALS, Stopped
+from arena.stopping import STOP_SIGNALS, Stopped
 
 __all__ = ["check_game", "program_folder"]
 

@@ -14,13 +14,12 @@
 from __future__ import annotations
 
 import random
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from floes import PLACEMENT, minimax_move
+from floes import PLACEMENT, Floes, minimax_move
 from floes.paranoid import Paranoid, evaluate, paranoid_placement
 
 if TYPE_CHECKING:
-    from fish.game import FishState
     from sim.game import Bot
 
 __all__ = [
@@ -37,14 +36,22 @@ __all__ = [
 PARANOID_BUDGET = 3000
 
 
+class FishPosition(Protocol):
+    """What a bot reads of a position (the simulator's :class:`fish.game.FishState` is one)."""
+
+    floes: Floes
+
+    def legal_actions(self) -> list[Any]: ...
+
+
 class RandomBot:
-    def step(self, state: FishState, rng: random.Random) -> Any:
+    def step(self, state: FishPosition, rng: random.Random) -> Any:
         actions = state.legal_actions()
         return actions[rng.randrange(len(actions))]
 
 
 class GreedyBot:
-    def step(self, state: FishState, rng: random.Random) -> Any:
+    def step(self, state: FishPosition, rng: random.Random) -> Any:
         floes = state.floes
         seat = floes.current
         if floes.phase == PLACEMENT:
@@ -56,7 +63,7 @@ class MinimaxBot:
     def __init__(self, depth: int) -> None:
         self.depth = depth
 
-    def step(self, state: FishState, rng: random.Random) -> Any:
+    def step(self, state: FishPosition, rng: random.Random) -> Any:
         floes = state.floes
         if floes.phase == PLACEMENT:
             return floes.placements(floes.current)[0]
@@ -67,7 +74,7 @@ class ParanoidBot:
     def __init__(self, budget: int = PARANOID_BUDGET) -> None:
         self.search = Paranoid(evaluate, budget)
 
-    def step(self, state: FishState, rng: random.Random) -> Any:
+    def step(self, state: FishPosition, rng: random.Random) -> Any:
         floes = state.floes
         if floes.phase == PLACEMENT:
             return paranoid_placement(floes, floes.current)
