@@ -137,6 +137,29 @@ async def test_a_build_that_hangs_or_forks_is_stopped(
     ladder.close()
 
 
+@pytest.mark.parametrize(
+    ("build", "reason"),
+    [
+        (
+            ["sh", "-c", "for n in $(seq 30); do echo > f$n; done"],
+            "the build left more than 20 files",
+        ),
+        (["sh", "-c", "head -c 3000000 /dev/zero > big"], "the build left more than 2 MiB"),
+        (["sh", "-c", "ln -s /etc/passwd passwd"], "the build left passwd: not a regular file"),
+    ],
+    ids=["files", "bytes", "link"],
+)
+async def test_what_a_build_leaves_is_bounded_like_an_upload(
+    build: list[str], reason: str, tmp_path: Path
+) -> None:
+    """A build cannot grow the store past a submission's own bounds, nor leave a link."""
+    ladder, tokens, _ = _ladder(tmp_path / "l", limits={"files": 20, "unpacked_bytes": 2 << 20})
+    folder = _program(tmp_path / "p", STARTER, build=build)
+    done = await submit(ladder, tokens["ann"], folder, players=PLAYERS, sandbox=sandbox_mode())
+    assert (done.status, done.reason) == ("failed", reason)
+    ladder.close()
+
+
 async def test_a_broken_program_file_fails_the_version_with_its_reason(tmp_path: Path) -> None:
     ladder, tokens, _ = _ladder(tmp_path / "l")
     folder = _program(tmp_path / "p", STARTER)

@@ -21,6 +21,7 @@ all sit in one top folder is read from inside it.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 import tomllib
@@ -227,6 +228,10 @@ async def check_version(
         await trio.to_thread.run_sync(ladder.store.checkout, received.content_hash, folder)
         if received.build and not await _build(received.build, folder, limits, sandbox, check):
             return check
+        too_much = await trio.to_thread.run_sync(_over_bounds, folder, limits)
+        if too_much is not None:
+            check.reason = f"the build left {too_much}"
+            return check
         try:
             check.program_hash = await trio.to_thread.run_sync(ladder.store.put_tree, folder)
         except StoreError as error:
@@ -236,6 +241,21 @@ async def check_version(
         return check
     finally:
         await trio.to_thread.run_sync(lambda: shutil.rmtree(work, ignore_errors=True))
+
+
+def _over_bounds(folder: Path, limits: dict[str, float]) -> str | None:
+    """Whether a built folder holds more files or bytes than a submission may (links and
+    special files are refused when it is stored)."""
+    files = size = 0
+    for directory, _subdirectories, names in os.walk(folder):
+        for name in names:
+            files += 1
+            size += (Path(directory) / name).lstat().st_size
+            if files > limits["files"]:
+                return f"more than {int(limits['files'])} files"
+            if size > limits["unpacked_bytes"]:
+                return f"more than {limits['unpacked_bytes'] / (1 << 20):g} MiB"
+    return None
 
 
 async def _build(
