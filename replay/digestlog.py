@@ -183,14 +183,19 @@ class DigestLogWriter:
         fields.update(to_plain(extra))
         self._seal(_line_encoder.encode(fields))
 
-    def input(self, event: Input) -> None:
-        """Held until :meth:`output` adds its digest (a server flushes after both anyway)."""
+    def input(self, event: Input, *, cpu: float | None = None) -> None:
+        """Held until :meth:`output` adds its digest (a server flushes after both anyway);
+        ``cpu``: the CPU seconds the request cost its team (fair time, docs/fair-time.md)."""
         t = self._now(INPUT)
         if self.over_budget:
             self.dropped += 1
             return
         if self._pending is not None:
             self._seal(self._pending)
+        if cpu is not None:
+            record = {"t": t, "event": INPUT, **input_record(event), "cpu": round(cpu, 6)}
+            self._pending = _line_encoder.encode(record)
+            return
         if type(event) is Request and type(event.message) in _MESSAGE_CLASSES:
             agent = event.agent
             self._pending = b'{"t":%b,"event":"input","kind":"request","team":%d,"agent":%d,' \
@@ -223,15 +228,16 @@ class DigestLogWriter:
             return
         self._write(OPTIMUM, crossing=int(crossing), value=None if value is None else int(value))
 
-    def close(self, *, reason: str) -> None:
+    def close(self, *, reason: str, **extra: Any) -> None:
+        """The last line; ``extra``: plain fields after the reason (a match's CPU per team)."""
         if self._pending is not None:
             self._seal(self._pending)
             self._pending = None
         if self.over_budget:
             budget = {"limit": self.budget, "dropped": self.dropped}
-            self._write(CLOSE, reason=reason, budget=budget, result=self._result)
+            self._write(CLOSE, reason=reason, budget=budget, result=self._result, **extra)
         else:
-            self._write(CLOSE, reason=reason)
+            self._write(CLOSE, reason=reason, **extra)
         self._closed = True
         self._out(self._zip.flush(zlib.Z_FINISH))
         self._stream.flush()

@@ -131,9 +131,10 @@ class MatchLogWriter:
             **to_plain(extra),
         )
 
-    def input(self, event: Input) -> None:
-        """An engine input (``Request``, ``Disconnect`` or ``TimeUp``), before it is applied."""
-        if type(event) is Request:
+    def input(self, event: Input, *, cpu: float | None = None) -> None:
+        """An engine input (``Request``, ``Disconnect`` or ``TimeUp``), before it is applied;
+        ``cpu``: the CPU seconds the request cost its team (fair time, docs/fair-time.md)."""
+        if type(event) is Request and cpu is None:
             agent = event.agent
             message = event.message
             if type(message) in _MESSAGE_CLASSES:
@@ -148,6 +149,8 @@ class MatchLogWriter:
         fields = input_record(event, plain=False)
         line = self._line(INPUT)
         line.update(fields)
+        if cpu is not None:
+            line["cpu"] = round(cpu, 6)
         self._seal(line)
 
     def output(self, output: Output, *, encoded: Sequence[bytes] | None = None) -> None:
@@ -216,9 +219,10 @@ class MatchLogWriter:
         """The least number of active traps for ``crossing``'s problem; None when unknown."""
         self._write(OPTIMUM, crossing=int(crossing), value=None if value is None else int(value))
 
-    def close(self, *, reason: str) -> None:
-        """The last line: a log without it is incomplete."""
-        self._write(CLOSE, reason=reason)
+    def close(self, *, reason: str, **extra: Any) -> None:
+        """The last line: a log without it is incomplete. ``extra``: plain fields after the
+        reason (a match's CPU per team, ``cpu``)."""
+        self._write(CLOSE, reason=reason, **extra)
         self._closed = True
         if not self._flush_each_line:
             self._stream.flush()
