@@ -156,6 +156,21 @@ def positive_seconds(text: str) -> float:
     return value
 
 
+def add_time_options(parser: argparse.ArgumentParser, default: str, whose: str) -> None:
+    """``--time cpu|wall`` and ``--cpu-budget SECONDS`` (docs/fair-time.md); ``whose``: the
+    programs fair time can measure with this command."""
+    parser.add_argument(
+        "--time", choices=("cpu", "wall"), default=default,
+        help=f"order the two teams' requests by the CPU each had used (cpu: fair time, for "
+        f"{whose}) or by arrival (wall); default {default}",
+    )  # fmt: skip
+    parser.add_argument(
+        "--cpu-budget", type=positive_seconds, default=None, metavar="SECONDS",
+        help="each team's CPU budget per match (a time bank): past it the team forfeits, "
+        "reason time_limit (default: none)",
+    )  # fmt: skip
+
+
 def add_config_option(parser: argparse.ArgumentParser, help: str) -> None:
     """``--config KEY=VALUE ...``: one or more settings, and the flag may be repeated."""
     parser.add_argument(

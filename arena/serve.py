@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import ipaddress
 import os
 import re
 import signal
@@ -34,6 +35,7 @@ from arena.logs import configure_logging
 from arena.options import (
     ArgumentParser,
     add_config_option,
+    add_time_options,
     count,
     describe,
     dungeon_rules,
@@ -46,6 +48,7 @@ from arena.options import (
 from dungeon.config import RulesConfig
 from server.app import Server, limits_for, serve
 from server.collector import Collector
+from server.fairtime import loopback_meters
 from server.handoff import Settings
 
 __all__ = ["main"]
@@ -100,6 +103,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="processes that play matches: above 1, this one runs the lobby and hands each "
         "full match to one of N worker processes (default 1: this process plays them)",
     )
+    add_time_options(parser, "wall", "team programs connecting over loopback on this machine")
     parser.add_argument(
         "--log-level", type=log_level, default="info", help="server log level (stderr)"
     )
@@ -145,6 +149,9 @@ async def _run(
             # This process is the server's own: keep the collector off its answer times.
             collector=Collector(),
             tokens=tokens,
+            time=args.time,
+            meters=loopback_meters if args.time == "cpu" or args.cpu_budget else None,
+            cpu_budget=args.cpu_budget,
         )
         if args.web is not None:
             from server.competition.board import Board, server_observer
@@ -252,6 +259,14 @@ def main(argv: list[str]) -> int:
     args = parse_args(argv)
     if args.processes > 1 and args.web is not None:
         raise UsageError("--web cannot be used with --processes above 1")
+    measured = args.time == "cpu" or args.cpu_budget is not None
+    if measured and args.processes > 1:
+        raise UsageError("--time cpu and --cpu-budget cannot be used with --processes above 1")
+    if measured and not _loopback(args.host):
+        raise UsageError(
+            f"--time cpu and --cpu-budget measure team programs on this machine, found through "
+            f"their loopback sockets: listen on 127.0.0.1 or ::1, not {args.host}"
+        )
     config = dungeon_rules(args.config)
     try:
         args.limits = limits_for(config).with_overrides(args.limit)
@@ -289,6 +304,13 @@ def main(argv: list[str]) -> int:
         if pool is not None:
             pool.close()
     return status
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
 
 
 def _whole_lines() -> TextIO:

@@ -12,11 +12,12 @@ per check, bounded by a limiter) and logged when it arrives; a crossing never wa
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import Any, BinaryIO, Literal
 
 import structlog
 import trio
@@ -30,6 +31,7 @@ from protocol.messages import Enemy, Error
 from replay.digestlog import DEFAULT_BUDGET, DigestLogWriter
 from replay.matchlog import MatchLogWriter, software_version
 from server.connection import Connection
+from server.fairtime import SETTLE, FairGate, TimeLimit
 from server.inbox import Closed, Outgoing, Refused, Submitted, last_error
 from server.lobby import Filling
 from server.net import CLOSE, Close
@@ -51,9 +53,11 @@ INBOX_SIZE = 64
 #: Inbox items the actor handles in one step when they are already waiting. Their answers go
 #: out together after the last (each takes 0.1-0.3 ms), so the first waits at most ~2 ms more.
 DRAIN = 8
+#: Seconds between two readings of the teams' CPU against their budget (time banks).
+BUDGET_POLL = 0.05
 
 
-_InboxItem = Submitted | Refused | Closed | Optimum
+_InboxItem = Submitted | Refused | Closed | Optimum | TimeLimit
 
 
 class MatchActor:
@@ -75,6 +79,7 @@ class MatchActor:
         check_grace: float = CHECK_GRACE,
         on_over: Callable[[MatchActor], None],  # the match is over (its name is free)
         on_prepared: Callable[[], None] | None = None,  # the engine exists (Collector)
+        fair: FairGate | None = None,
     ) -> None:
         self.filling = filling
         self.number = filling.number
@@ -116,6 +121,13 @@ class MatchActor:
         #: The most inbox items handled in one step (a backlog is served without a scheduling
         #: round per item).
         self.largest_batch = 0
+        #: The teams' CPU meters (docs/fair-time.md): with ``fair.ordered`` requests are applied
+        #: in fair-time order, else in arrival order and only measured; None: not measured.
+        self.fair = fair
+        #: Each team's CPU in the match (FairGate.summary), once it is over; None: not measured.
+        self.cpu: dict[str, Any] | None = None
+        #: The team that went past its CPU budget (it forfeited, reason ``time_limit``).
+        self.time_limit: int | None = None
 
     # -- called by other tasks (only cancelling; everything else comes through the inbox) ------
 
@@ -200,29 +212,40 @@ class MatchActor:
                 # Sent: the twelve maps (about 1 MB) need not live as long as the match.
                 del begin, lines
                 deadline = trio.current_time() + self.config.draw_seconds
+                if self.fair is not None and self.fair.budget is not None:
+                    assert self._results is not None
+                    checks.start_soon(self._watch_budget, engine, self.fair, self._results)
                 with self._stop, trio.move_on_at(deadline):
-                    async for item in self._inbox_out:
-                        self._handle(item)
-                        # What else is already waiting, in the same step: a backlog is served
-                        # without a scheduling round per item (trio's receive yields even when
-                        # an item is there), its log lines reach the file in one write, and a
-                        # socket gets what the batch produced for it in one write.
-                        drained = 1
-                        while drained < DRAIN and not engine.is_over:
-                            try:
-                                item = self._inbox_out.receive_nowait()
-                            except (trio.WouldBlock, trio.EndOfChannel):
-                                break
+                    if self.fair is not None and self.fair.ordered:
+                        await self._serve_fair(engine, self.fair)
+                    else:
+                        async for item in self._inbox_out:
                             self._handle(item)
-                            drained += 1
-                        self.largest_batch = max(self.largest_batch, drained)
-                        self._send_pending()
-                        if engine.is_over:
-                            break
+                            # What else is already waiting, in the same step: a backlog is served
+                            # without a scheduling round per item (trio's receive yields even when
+                            # an item is there), its log lines reach the file in one write, and a
+                            # socket gets what the batch produced for it in one write.
+                            drained = 1
+                            while drained < DRAIN and not engine.is_over:
+                                try:
+                                    item = self._inbox_out.receive_nowait()
+                                except (trio.WouldBlock, trio.EndOfChannel):
+                                    break
+                                self._handle(item)
+                                drained += 1
+                            self.largest_batch = max(self.largest_batch, drained)
+                            self._send_pending()
+                            if engine.is_over:
+                                break
                 if not engine.is_over:
                     self._apply(TimeUp())
                     self._send_pending()
+                if self.fair is not None:
+                    self.fair.observe()
+                    self.cpu = self.fair.summary()
                 self.end_reason = self._stop_reason or engine.end_reason
+                if self.time_limit is not None and engine.end_reason == "forfeit":
+                    self.end_reason = "time_limit"
                 self.winner = engine.winner
                 self.log.info(
                     "match_over", reason=self.end_reason, winner=engine.winner,
@@ -236,7 +259,8 @@ class MatchActor:
                     self._log_optimum(crossing, None)
                 checks.cancel_scope.cancel()
             if writer is not None:
-                writer.close(reason=self.end_reason or "over")
+                extra = {} if self.cpu is None else {"cpu": self.cpu}
+                writer.close(reason=self.end_reason or "over", **extra)
 
     def _open_log(self) -> contextlib.AbstractContextManager[BinaryIO | None]:
         if self.log_dir is None:
@@ -268,6 +292,7 @@ class MatchActor:
                 version=software_version(),
                 match=self.name,
                 source="server",
+                **self._time_fields(),
             )
         output = engine.begin()
         await trio.lowlevel.checkpoint()
@@ -280,6 +305,75 @@ class MatchActor:
             writer.flush()
         return engine, output, lines
 
+    def _time_fields(self) -> dict[str, Any]:
+        """The match log header's fair-time fields (none when the teams are not measured)."""
+        fair = self.fair
+        if fair is None:
+            return {}
+        mode = "cpu" if fair.ordered else "wall"
+        return {"time": mode, "allowance": fair.allowance, "cpu_budget": fair.budget}
+
+    # -- fair time (docs/fair-time.md) ---------------------------------------------------------
+
+    async def _serve_fair(self, engine: Match, gate: FairGate) -> None:
+        """The match's loop in fair time: every request (and what must stay in order with a
+        team's requests) is held in ``gate`` and applied when fair time lets it go; the meters
+        are read again at least every POLL_MAX while something is held."""
+        inbox = self._inbox_out
+        open_ = True
+        while open_ and not engine.is_over:
+            with trio.move_on_after(gate.wait() if gate.held() else math.inf):
+                try:
+                    self._take(gate, await inbox.receive())
+                except trio.EndOfChannel:
+                    open_ = False
+            open_ = self._take_waiting(gate) and open_
+            if gate.held():
+                # The verdict "asleep" is read first, then the readers get SETTLE rounds to
+                # queue what the team sent before it slept, which is then ordered before it.
+                gate.observe()
+                for _ in range(SETTLE):
+                    await trio.lowlevel.checkpoint()
+                open_ = self._take_waiting(gate) and open_
+                released = gate.release() if open_ else gate.flush()
+                for item, cost in released:
+                    self._handle(item, cost)
+                    if engine.is_over:
+                        break
+            self._send_pending()
+
+    def _take_waiting(self, gate: FairGate) -> bool:
+        """Take every item already in the inbox; False once it has ended."""
+        while True:
+            try:
+                item = self._inbox_out.receive_nowait()
+            except trio.WouldBlock:
+                return True
+            except trio.EndOfChannel:
+                return False
+            self._take(gate, item)
+
+    def _take(self, gate: FairGate, item: _InboxItem) -> None:
+        """A team's item goes to the gate (in order with its requests); the rest is handled."""
+        if isinstance(item, Submitted | Refused | Closed) and item.conn.slot is not None:
+            gate.arrive(item.conn.slot.team, item, request=isinstance(item, Submitted))
+        else:
+            self._handle(item)
+
+    async def _watch_budget(
+        self, engine: Match, gate: FairGate, inbox: trio.MemorySendChannel[_InboxItem]
+    ) -> None:
+        """Reads the meters every BUDGET_POLL seconds; a team past its CPU budget is reported
+        to the actor (TimeLimit), which ends the match: that team forfeits."""
+        async with inbox.clone() as report:
+            while not engine.is_over:
+                await trio.sleep(BUDGET_POLL)
+                team = gate.over_budget()
+                if team is not None:
+                    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                        await report.send(TimeLimit(team))
+                    return
+
     def _begin(self, output: Output, lines: list[bytes]) -> None:
         gone: list[Connection] = []
         for conn in self._open.values():
@@ -287,6 +381,8 @@ class MatchActor:
                 gone.append(conn)  # closed while the match was being prepared
             else:
                 conn.begin(self._inbox.clone())
+        if self.fair is not None:
+            self.fair.begin()
         self._results = self._inbox.clone()  # cloned for each optimum check
         self._inbox.close()
         for outbound, line in zip(output.messages, lines, strict=True):
@@ -315,13 +411,16 @@ class MatchActor:
                 if isinstance(item, Optimum):
                     self._handle(item)
 
-    def _handle(self, item: _InboxItem) -> None:
+    def _handle(self, item: _InboxItem, cost: float | None = None) -> None:
+        """Apply one inbox item; ``cost``: the CPU a request cost its team (fair time)."""
         if isinstance(item, Submitted):
             if item.conn.refused:
                 return  # past the socket's error limit: nothing it sends reaches the match
             slot = item.conn.slot
             assert slot is not None  # a reader forwards requests only after its start
-            self._apply(Request(slot, item.message))
+            if cost is None and self.fair is not None:
+                cost = self.fair.spend(slot.team)  # wall time: measured only
+            self._apply(Request(slot, item.message), cpu=cost)
         elif isinstance(item, Refused):
             # A line the socket's reader refused: answered here, after the requests before it.
             conn = item.conn
@@ -333,16 +432,32 @@ class MatchActor:
             self._pending.setdefault(conn, []).extend(answer)
         elif isinstance(item, Closed):
             self._socket_gone(item.conn)
+        elif isinstance(item, TimeLimit):
+            self._out_of_time(item.team)
         else:
             self._log_optimum(item.crossing, item.value)
             self._pending_checks.discard(item.crossing)
 
-    def _apply(self, event: Input) -> None:
+    def _out_of_time(self, team: int) -> None:
+        """``team`` went past its CPU budget: it forfeits (the engine's Disconnect, logged as
+        an input; the match ends with reason ``time_limit``)."""
+        assert self._engine is not None
+        if self._engine.is_over:
+            return
+        self.time_limit = team
+        self.log.info("time_limit", team=team, budget=self.fair and self.fair.budget)
+        self._apply(Disconnect(AgentId(team, 0)))
+
+    def _apply(self, event: Input, *, cpu: float | None = None) -> None:
         """Log ``event``, apply it, log what it produced, and hold its messages back for
-        :meth:`_send_pending` (the caller's next step), which sends them once they are on disk."""
+        :meth:`_send_pending` (the caller's next step), which sends them once they are on disk.
+        ``cpu``: the CPU the request cost its team, logged with it."""
         assert self._engine is not None
         if self._writer is not None:
-            self._writer.input(event)
+            if cpu is None:
+                self._writer.input(event)
+            else:
+                self._writer.input(event, cpu=cpu)
         output = self._engine.apply(event)
         lines = encode_lines([outbound.message for outbound in output.messages])
         if self._writer is not None:
@@ -368,6 +483,9 @@ class MatchActor:
             if not self._pending:
                 return
             batches, self._pending = self._pending, {}
+            if self.fair is not None:
+                for team in {conn.slot.team for conn in batches if conn.slot is not None}:
+                    self.fair.sent(team)
             gone: list[Connection] = []
             # Each socket gets what the inputs produced for it in one delivery (one write).
             for conn, items in batches.items():

@@ -30,6 +30,7 @@ from protocol.messages import Error
 from server.actor import MatchActor
 from server.collector import Collector
 from server.connection import Connection
+from server.fairtime import FairGate, Meter
 from server.lobby import Filling, Lobby
 from server.net import DEFAULT_LIMITS, Gate, Limits, Transport, open_listeners, serve_tcp
 from server.optimum_checks import CHECK_GRACE, Checker
@@ -68,6 +69,9 @@ class Server:
         seeds: Mapping[str, int] | None = None,
         observer: Callable[[str, MatchActor | Connection], None] | None = None,
         hand_off: Callable[[Filling[Connection], int], Awaitable[None]] | None = None,
+        time: Literal["cpu", "wall"] = "wall",
+        meters: Callable[[Filling[Connection]], Mapping[int, Meter] | None] | None = None,
+        cpu_budget: float | None = None,
     ) -> None:
         self.config = config
         #: Named matches' seeds (name -> seed), read when the match starts: a tournament fixes
@@ -81,6 +85,14 @@ class Server:
         #: ``arena serve --processes N``: called (as a task) with each full match and its seed
         #: instead of playing it here; it hands the match to a worker process (server.workers).
         self.hand_off = hand_off
+        #: ``--time``: "cpu" applies a match's requests in fair-time order (docs/fair-time.md)
+        #: when ``meters`` gives both its teams' CPU meters; "wall" in order of arrival.
+        self.time: Literal["cpu", "wall"] = time
+        #: The CPU meters of a full match's two teams (team -> meter), or None when they cannot
+        #: be measured (the match is then played in wall-clock order, its log header says so).
+        self.meters = meters
+        #: Each team's CPU budget per match in seconds (time banks), None: no budget.
+        self.cpu_budget = cpu_budget
         #: The process's garbage collection policy, when this server owns the process.
         self.collector = collector
         self._check_grace = check_grace
@@ -260,11 +272,23 @@ class Server:
             check_grace=self._check_grace,
             on_over=self._match_over,
             on_prepared=prepared,
+            fair=self._fair_gate(filling),
         )
         self.actors.add(actor)
         self.finished.append(actor)
         self._matches.start_soon(self._run_actor, actor)
         return actor
+
+    def _fair_gate(self, filling: Filling[Connection]) -> FairGate | None:
+        """The teams' CPU meters for ``filling``, ordering its requests in cpu mode (None:
+        not measured, wall-clock order)."""
+        meters = None if self.meters is None else self.meters(filling)
+        if meters is None or set(meters) != {0, 1}:
+            if self.time == "cpu":
+                why = "the teams' programs are not known: wall-clock order"
+                log.warning("fair_time_off", match=filling.number, name=filling.name, reason=why)
+            return None
+        return FairGate(meters, ordered=self.time == "cpu", budget=self.cpu_budget)
 
     async def _run_actor(self, actor: MatchActor) -> None:
         try:

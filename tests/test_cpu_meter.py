@@ -3,13 +3,25 @@ cgroup of its own where the machine allows and from /proc otherwise."""
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from server.sandbox.cpu import CGROUP_ROOT, CpuMeter
+from server.sandbox.cpu import CGROUP_ROOT, CpuMeter, proc_seconds, socket_owners
+
+#: Burns 0.2 CPU-s, says "done", then sleeps until killed.
+BURN_THEN_WAIT = """
+import time
+start = time.process_time()
+while time.process_time() - start < 0.2:
+    pass
+print("done", flush=True)
+time.sleep(60)
+"""
 
 # Burns CPU in a forked child and in a second thread (about 0.2 CPU-s each), reaps the child,
 # prints "done" and then waits on stdin so the meter can be read while it is alive.
@@ -76,3 +88,40 @@ def test_reading_never_decreases() -> None:
     meter = CpuMeter("proc")
     meter.watch(2**22 + 7)  # no such process
     assert meter.seconds() == 0.0
+
+
+def test_socket_owners_finds_the_process_of_a_loopback_client() -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    client = subprocess.Popen(
+        [sys.executable, "-c",
+         "import socket, sys; s = socket.create_connection(('127.0.0.1', int(sys.argv[1])));"
+         " s.recv(1)", str(listener.getsockname()[1])],
+    )  # fmt: skip
+    try:
+        accepted, peer = listener.accept()
+        with accepted:
+            assert socket_owners([peer]) == {client.pid}
+            assert socket_owners([("127.0.0.1", 1)]) == set()
+    finally:
+        client.kill()
+        client.wait()
+        listener.close()
+
+
+def test_several_watched_processes_count_once() -> None:
+    # A program found as several processes (a parent and its child both hold sockets): the
+    # child's time counts once although it descends from the parent too.
+    child = subprocess.Popen([sys.executable, "-c", BURN_THEN_WAIT], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None
+        assert child.stdout.readline() == b"done\n"
+        both = proc_seconds([os.getpid(), child.pid])
+        alone = proc_seconds(child.pid)
+        me = proc_seconds(os.getpid())
+        assert alone >= 0.2
+        assert both == pytest.approx(me, abs=0.05)
+    finally:
+        child.kill()
+        child.wait()
+        if child.stdout is not None:
+            child.stdout.close()

@@ -22,12 +22,14 @@ is kept monotonic (the greatest seen). docs/fair-time.md.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import secrets
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["CGROUP_ROOT", "CpuMeter", "proc_seconds"]
+__all__ = ["CGROUP_ROOT", "CpuMeter", "proc_seconds", "socket_owners"]
 
 #: Where cgroup hierarchies are mounted.
 CGROUP_ROOT = Path("/sys/fs/cgroup")
@@ -44,7 +46,7 @@ class CpuMeter:
     def __init__(self, kind: str, groups: Sequence[Path] = ()) -> None:
         self.kind = kind
         self.groups = list(groups)
-        self._pid: int | None = None
+        self._pids: list[int] = []
         self._best = 0.0
 
     @classmethod
@@ -99,8 +101,10 @@ class CpuMeter:
         return ["sh", "-c", f'{enter} && exec "$@"', "sh", *argv]
 
     def watch(self, pid: int) -> None:
-        """The started process (the /proc fallback sums it and its descendants)."""
-        self._pid = pid
+        """The started process (the /proc fallback sums it and its descendants); more than
+        one: a program of several processes found apart (:func:`socket_owners`)."""
+        if pid not in self._pids:
+            self._pids.append(pid)
 
     def seconds(self) -> float:
         """CPU seconds used so far (user + system), never less than the last reading."""
@@ -110,7 +114,7 @@ class CpuMeter:
             elif self.kind == "cgroup1":
                 value = int((self.groups[0] / "cpuacct.usage").read_text()) / 1e9
             else:
-                value = 0.0 if self._pid is None else proc_seconds(self._pid)
+                value = proc_seconds(self._pids) if self._pids else 0.0
         except (OSError, ValueError):
             value = self._best
         self._best = max(self._best, value)
@@ -125,10 +129,11 @@ class CpuMeter:
         if self.kind == "cgroup2":
             pids = _ids(self.groups[0] / "cgroup.threads")
             return any(_state(Path("/proc") / tid / "stat") == "R" for tid in pids)
-        if self._pid is None:
-            return False
         return any(
-            _state(task / "stat") == "R" for pid in _descendants(self._pid) for task in _tasks(pid)
+            _state(task / "stat") == "R"
+            for root in self._pids
+            for pid in _descendants(root)
+            for task in _tasks(pid)
         )
 
     def close(self) -> None:
@@ -188,8 +193,9 @@ def _descendants(pid: int, proc: Path = Path("/proc")) -> list[int]:
     return found
 
 
-def proc_seconds(pid: int, proc: Path = Path("/proc")) -> float:
-    """CPU seconds of ``pid`` and its live descendants (their reaped children included)."""
+def proc_seconds(pid: int | Sequence[int], proc: Path = Path("/proc")) -> float:
+    """CPU seconds of ``pid`` (or of several) and its live descendants (their reaped children
+    included); a process counts once however many of the given ones it descends from."""
     children: dict[int, list[int]] = {}
     times: dict[int, int] = {}
     for entry in proc.iterdir():
@@ -205,7 +211,7 @@ def proc_seconds(pid: int, proc: Path = Path("/proc")) -> float:
         children.setdefault(parent, []).append(me)
         # utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the name.
         times[me] = sum(int(value) for value in fields[11:15])
-    total, todo, seen = 0, [pid], set()
+    total, todo, seen = 0, [pid] if isinstance(pid, int) else list(pid), set()
     while todo:
         current = todo.pop()
         if current in seen or current not in times:
@@ -214,3 +220,53 @@ def proc_seconds(pid: int, proc: Path = Path("/proc")) -> float:
         total += times[current]
         todo.extend(children.get(current, ()))
     return total / _TICKS
+
+
+def socket_owners(peers: Sequence[tuple[str, int]], proc: Path = Path("/proc")) -> set[int]:
+    """The processes holding the client end of loopback TCP connections whose client address
+    (as the server sees it: ``getpeername()``) is one of ``peers``: their socket's inode in
+    ``/proc/net/tcp`` and ``tcp6``, then the processes with a descriptor on it. Empty for what
+    cannot be seen (another network namespace, another user without root)."""
+    wanted = {(_normal(host), port) for host, port in peers}
+    inodes: set[str] = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = (proc / "net" / table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            if len(fields) > 9 and _address(fields[1]) in wanted and fields[9] != "0":
+                inodes.add(fields[9])
+    if not inodes:
+        return set()
+    links = {f"socket:[{inode}]" for inode in inodes}
+    owners: set[int] = set()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in (entry / "fd").iterdir():
+                with contextlib.suppress(OSError):
+                    if os.readlink(fd) in links:
+                        owners.add(int(entry.name))
+                        break
+    return owners
+
+
+def _normal(host: str) -> str:
+    """An address as ``ipaddress`` writes it, IPv4-mapped IPv6 as IPv4."""
+    address = ipaddress.ip_address(host.split("%", 1)[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return str(address)
+
+
+def _address(field: str) -> tuple[str, int]:
+    """A ``/proc/net/tcp*`` address (``0100007F:1F90``: 32-bit words in host byte order)."""
+    host, _, port = field.partition(":")
+    raw = bytes.fromhex(host)
+    words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
+    if sys.byteorder == "big":
+        words = raw
+    return _normal(str(ipaddress.ip_address(words))), int(port, 16)

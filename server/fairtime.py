@@ -1,0 +1,225 @@
+"""Fair-time mode of a dungeon match: the match's actor applies the two teams' requests in the
+order of the CPU each team had used (:class:`dungeon.fairtime.FairOrder`), fed by each team's
+meter (:class:`server.sandbox.cpu.CpuMeter`), not in their order of arrival (docs/fair-time.md).
+
+    gate = FairGate({0: meter0, 1: meter1}, ordered=True, budget=None)
+    gate.arrive(team, item)          # a request (or a refused line, a closed socket) came in
+    gate.observe()                   # read both programs: CPU and whether a thread is runnable
+    ... let every socket's reader run, then gate.arrive() what they queued ...
+    for item, cpu in gate.release(): # what may be applied now, with the CPU it cost its team
+        ...
+
+The shell only: the ordering rule is :mod:`dungeon.fairtime`. With ``ordered=False`` (wall time)
+the gate only measures: the CPU of each team and of each of its requests, and its time bank.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+import trio
+
+from dungeon.fairtime import ALLOWANCE, FairOrder, over_budget
+from server.sandbox.cpu import CpuMeter, socket_owners
+
+if TYPE_CHECKING:
+    from server.connection import Connection
+    from server.lobby import Filling
+
+__all__ = [
+    "POLL_MAX",
+    "POLL_MIN",
+    "SETTLE",
+    "TIME_MODES",
+    "FairGate",
+    "Meter",
+    "TeamCpu",
+    "TimeLimit",
+    "loopback_meters",
+]
+
+#: ``--time``: "cpu" orders requests by CPU used (fair time); "wall" by arrival.
+TIME_MODES = ("cpu", "wall")
+#: Seconds the actor waits at least and at most between two readings of the meters while a
+#: request is held (the CPU the other team must still use is a lower bound of the wait).
+POLL_MIN, POLL_MAX = 0.0005, 0.02
+#: Scheduling rounds the actor lets pass between reading that a team is asleep and releasing on
+#: that verdict: a request the team sent before it went to sleep is in its socket's buffer by
+#: then; the readers get those rounds to hand it over, and it is ordered before the verdict.
+SETTLE = 3
+
+
+class Meter(Protocol):
+    """What the gate reads of one team's program (:class:`server.sandbox.cpu.CpuMeter`)."""
+
+    def seconds(self) -> float: ...
+
+    def runnable(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TimeLimit:
+    """``team`` went past its CPU budget (for its match's actor: the team forfeits)."""
+
+    team: int
+
+
+@dataclass
+class TeamCpu:
+    """One team's CPU in a match: the total, and what each of its requests cost (the CPU it
+    used between the server's last message to it and the request)."""
+
+    seconds: float = 0.0
+    requests: list[float] = field(default_factory=list)
+
+    def per_request(self) -> float | None:
+        """The mean CPU seconds of a request (None: no request)."""
+        return sum(self.requests) / len(self.requests) if self.requests else None
+
+
+class FairGate:
+    """The requests of one match, held until fair time lets them go (see the module's text)."""
+
+    def __init__(
+        self,
+        meters: Mapping[int, Meter],
+        *,
+        ordered: bool = True,
+        budget: float | None = None,
+        allowance: float = ALLOWANCE,
+    ) -> None:
+        self.meters = dict(meters)
+        self.ordered = ordered
+        self.budget = budget
+        self.allowance = allowance
+        self.order = FairOrder(len(self.meters), allowance)
+        self.cpu = {team: TeamCpu() for team in self.meters}
+        #: Each team's CPU when the server last sent it a message.
+        self._since = dict.fromkeys(self.meters, 0.0)
+        #: Each team's CPU before the match began (its program's start-up): not counted.
+        self.before = dict.fromkeys(self.meters, 0.0)
+
+    def begin(self) -> None:
+        """The match begins (the dungeon is sent): CPU counts from here for every team."""
+        for team, meter in self.meters.items():
+            self.before[team] = meter.seconds()
+
+    def read(self, team: int) -> float:
+        """``team``'s CPU seconds since the match began (also kept as its match total)."""
+        seconds = max(0.0, self.meters[team].seconds() - self.before[team])
+        self.cpu[team].seconds = seconds
+        return seconds
+
+    def spend(self, team: int) -> float:
+        """A request of ``team`` came in: the CPU it cost (since the server's last message to
+        the team, or its last request), recorded."""
+        now = self.read(team)
+        spent = max(0.0, now - self._since[team])
+        self._since[team] = now
+        self.cpu[team].requests.append(spent)
+        return spent
+
+    def sent(self, team: int) -> None:
+        """The server sent ``team`` a message: the next request's cost counts from here."""
+        self._since[team] = self.read(team)
+
+    def arrive(self, team: int, item: Any, *, request: bool = True) -> None:
+        """``item`` of ``team`` came in (a request, or what must stay in order with its
+        requests: a refused line, a closed socket); held until :meth:`release`."""
+        cost = self.spend(team) if request else None
+        self.order.arrive(team, self.cpu[team].seconds, (item, cost))
+
+    def observe(self) -> None:
+        """Read every team's program: CPU so far and whether a thread of it is runnable."""
+        for team, meter in self.meters.items():
+            self.order.observe(team, self.read(team), runnable=meter.runnable())
+
+    def held(self) -> bool:
+        return any(state.held for state in self.order.teams)
+
+    def release(self) -> list[tuple[Any, float | None]]:
+        """What may be applied now, in order, each with its request's CPU (None: not a
+        request). Call :meth:`observe` (and let the readers run) first."""
+        return self.order.release()
+
+    def flush(self) -> list[tuple[Any, float | None]]:
+        """Every held item, by stamp then team (the inbox has ended: nobody can undercut)."""
+        held = [(stamp, team, seq, item)
+                for team, state in enumerate(self.order.teams)
+                for stamp, seq, item in state.held]  # fmt: skip
+        for state in self.order.teams:
+            state.held.clear()
+        return [item for _, _, _, item in sorted(held, key=lambda h: h[:3])]
+
+    def wait(self) -> float:
+        """Seconds to wait before reading the meters again while a request is held: the CPU the
+        thinking team must still use to pass it, within [POLL_MIN, POLL_MAX]."""
+        heads = [(state.held[0][0], n) for n, state in enumerate(self.order.teams) if state.held]
+        if not heads:
+            return POLL_MAX
+        stamp = min(heads)[0]
+        lag = min(
+            (stamp - self.order.clock(n) for n, s in enumerate(self.order.teams) if not s.held),
+            default=0.0,
+        )
+        return min(POLL_MAX, max(POLL_MIN, lag))
+
+    def over_budget(self) -> int | None:
+        """The first team past its CPU budget (reading the meters), or None."""
+        for team in self.meters:
+            if over_budget(self.read(team), self.budget):
+                return team
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        """Each team's CPU for the match log's close line and the results: seconds in the match,
+        before it (start-up), requests, mean and largest per request (seconds, rounded to
+        microseconds)."""
+        out: dict[str, Any] = {}
+        for team, cpu in self.cpu.items():
+            mean = cpu.per_request()
+            out[str(team)] = {
+                "seconds": round(cpu.seconds, 6),
+                "before": round(self.before[team], 6),
+                "requests": len(cpu.requests),
+                "per_request": None if mean is None else round(mean, 6),
+                "max_request": round(max(cpu.requests), 6) if cpu.requests else None,
+            }
+        return out
+
+
+def loopback_meters(filling: Filling[Connection]) -> dict[int, Meter] | None:
+    """Each team's meter for a full match of external programs (``arena serve --time cpu``):
+    the processes holding the client ends of its six sockets, found through ``/proc``
+    (:func:`server.sandbox.cpu.socket_owners`; loopback clients on this machine only), each
+    counted with its descendants. None when a team's processes cannot be seen, or one process
+    holds sockets of both teams (or is this server's): the match is then played in arrival
+    order."""
+    peers: dict[int, list[tuple[str, int]]] = {0: [], 1: []}
+    for slot, conn in filling.seats.items():
+        stream = conn.transport.stream
+        if not isinstance(stream, trio.SocketStream):
+            return None
+        try:
+            host, port = stream.socket.getpeername()[:2]
+        except OSError:
+            return None
+        peers[slot.team].append((host, port))
+    owners = {team: socket_owners(addresses) for team, addresses in peers.items()}
+    if (
+        not owners[0]
+        or not owners[1]
+        or owners[0] & owners[1]
+        or os.getpid() in owners[0] | owners[1]
+    ):
+        return None
+    meters: dict[int, Meter] = {}
+    for team, pids in owners.items():
+        meter = CpuMeter("proc")
+        for pid in sorted(pids):
+            meter.watch(pid)
+        meters[team] = meter
+    return meters

@@ -1,0 +1,193 @@
+"""Fair time in the dungeon server (docs/fair-time.md): a match's requests are applied in the
+order of the CPU each team had used, not of their arrival; on virtual time, with scripted meters
+standing for the teams' programs."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from server_testkit import memory_match, neighbour, running_server
+
+from dungeon.engine import AgentId
+from protocol.messages import Dungeon, GameOver, Move, Sat
+from replay.matchlog import read_log
+from server.app import Server
+from server.fairtime import POLL_MAX
+
+pytestmark = pytest.mark.usefixtures("autojump_clock")
+
+
+class ScriptedMeter:
+    """A team's program as the server sees it: CPU seconds (a number, or a function of the
+    virtual clock for a program that spins) and whether a thread of it is runnable."""
+
+    def __init__(self, cpu: float | Callable[[float], float] = 0.0, runnable: bool = True):
+        self.cpu = cpu
+        self.is_runnable = runnable
+
+    def seconds(self) -> float:
+        return self.cpu(trio.current_time()) if callable(self.cpu) else self.cpu
+
+    def runnable(self) -> bool:
+        return self.is_runnable
+
+
+def _server_options(
+    tmp_path: Path, meters: dict[int, ScriptedMeter], time: str = "cpu", **more: Any
+) -> dict[str, Any]:
+    return {
+        "log_dir": tmp_path, "log_maps": "each", "time": time, "check_workers": 1,
+        "meters": lambda filling: meters, **more,
+    }  # fmt: skip
+
+
+def _move(dungeons: dict[AgentId, Dungeon], slot: AgentId) -> Move:
+    dungeon = dungeons[slot]
+    return Move(to=neighbour(dungeon, dungeon.start[slot.team]))
+
+
+def _applied(server: Server) -> list[tuple[int, float | None]]:
+    """(team, cpu) of every request the finished match applied, in order."""
+    (actor,) = server.finished
+    assert actor.log_path is not None
+    log = read_log(actor.log_path)
+    return [
+        (int(line.data["team"]), line.data.get("cpu"))
+        for line in log.inputs
+        if line.data["kind"] == "request"
+    ]
+
+
+async def test_requests_go_by_cpu_used_not_by_arrival(tmp_path: Path) -> None:
+    # Team 1 answers first on the wall clock, but its program had used 0.5 CPU-s; team 0's,
+    # sent a virtual second later after 0.1 CPU-s, is applied first.
+    meters = {0: ScriptedMeter(0.0, runnable=True), 1: ScriptedMeter(0.0, runnable=True)}
+    async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        meters[1].cpu = 0.5
+        late, early = AgentId(1, 0), AgentId(0, 0)
+        await agents[late].send(_move(dungeons, late))
+        await trio.sleep(1.0)
+        meters[0].cpu, meters[0].is_runnable = 0.1, False  # it sent, and waits for the answer
+        await agents[early].send(_move(dungeons, early))
+        await agents[early].receive_a(Sat)
+        await agents[late].receive_a(Sat)
+        server.shutdown()
+    assert _applied(server) == [(0, 0.1), (1, 0.5)]
+
+
+async def test_a_team_asleep_never_holds_the_other_up(tmp_path: Path) -> None:
+    # Team 1 is idle by choice (or waits on the server): no thread runnable. Team 0's request,
+    # however much CPU it cost, is applied at once.
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
+    async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        meters[0].cpu = 5.0
+        slot = AgentId(0, 2)
+        sent = trio.current_time()
+        await agents[slot].send(_move(dungeons, slot))
+        await agents[slot].receive_a(Sat)
+        assert trio.current_time() - sent < POLL_MAX
+        server.shutdown()
+    assert _applied(server) == [(0, 5.0)]
+
+
+async def test_a_thinking_team_holds_a_costlier_request_until_it_passes_it(
+    tmp_path: Path,
+) -> None:
+    # Team 1 never yields: it spins, one CPU-second per second. Team 0's request cost 0.3
+    # CPU-s: it waits until team 1 has used as much (no sooner), then goes; the spinner does
+    # not stall the match.
+    # (CPU counts from the match's beginning: the spinner's reading then is its start-up.)
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(lambda now: now)}
+    async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        (actor,) = server.actors
+        assert actor.fair is not None
+        begun = actor.fair.before[1]  # the virtual time the match began
+        meters[0].cpu = 0.3
+        slot = AgentId(0, 4)
+        await agents[slot].send(_move(dungeons, slot))
+        await agents[slot].receive_a(Sat)
+        waited = trio.current_time() - begun
+        server.shutdown()
+    assert 0.3 - 0.002 <= waited <= 0.3 + POLL_MAX + 0.002
+    assert _applied(server) == [(0, 0.3)]
+
+
+async def test_wall_time_orders_by_arrival_and_still_measures(tmp_path: Path) -> None:
+    meters = {0: ScriptedMeter(0.0, runnable=True), 1: ScriptedMeter(0.0, runnable=True)}
+    options = _server_options(tmp_path, meters, time="wall")
+    async with running_server(**options) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        meters[1].cpu = 0.5
+        late, early = AgentId(1, 0), AgentId(0, 0)
+        await agents[late].send(_move(dungeons, late))
+        await agents[late].receive_a(Sat)
+        meters[0].cpu = 0.1
+        await agents[early].send(_move(dungeons, early))
+        await agents[early].receive_a(Sat)
+        server.shutdown()
+    assert _applied(server) == [(1, 0.5), (0, 0.1)]
+    (actor,) = server.finished
+    log = read_log(actor.log_path)  # type: ignore[arg-type]
+    assert log.header["time"] == "wall"
+    assert log.close is not None
+    assert log.close.data["cpu"]["1"]["seconds"] == 0.5
+    assert log.close.data["cpu"]["0"]["requests"] == 1
+
+
+async def test_per_request_cpu_counts_from_the_servers_last_message(tmp_path: Path) -> None:
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
+    async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        slot = AgentId(0, 1)
+        meters[0].cpu = 0.25
+        await agents[slot].send(_move(dungeons, slot))
+        await agents[slot].receive_a(Sat)  # the answer: the next request's CPU counts from here
+        meters[0].cpu = 0.35
+        await agents[AgentId(0, 2)].send(_move(dungeons, AgentId(0, 2)))
+        await agents[AgentId(0, 2)].receive_a(Sat)
+        server.shutdown()
+    (actor,) = server.finished
+    costs = [cpu for _, cpu in _applied(server)]
+    assert costs == pytest.approx([0.25, 0.10])
+    assert actor.cpu is not None
+    assert actor.cpu["0"]["seconds"] == pytest.approx(0.35)
+    assert actor.cpu["0"]["per_request"] == pytest.approx(0.175)
+
+
+async def test_a_team_past_its_cpu_budget_forfeits(tmp_path: Path) -> None:
+    # A program that never yields, with a bank of 2 CPU-s: it forfeits, reason time_limit.
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(lambda now: now)}
+    options = _server_options(tmp_path, meters, cpu_budget=2.0)
+    async with running_server(**options) as (server, nursery):
+        agents, _ = await memory_match(server, nursery)
+        over = await agents[AgentId(0, 0)].receive_a(GameOver)
+    assert over.winner == 0
+    (actor,) = server.finished
+    assert actor.end_reason == "time_limit"
+    assert actor.winner == 0
+    assert actor.time_limit == 1
+    log = read_log(actor.log_path)  # type: ignore[arg-type]
+    assert log.close is not None
+    assert log.close.data["reason"] == "time_limit"
+    assert log.header["cpu_budget"] == 2.0
+    assert log.close.data["cpu"]["1"]["seconds"] > 2.0
+
+
+async def test_without_meters_cpu_mode_plays_in_wall_order(tmp_path: Path) -> None:
+    options = {"log_dir": tmp_path, "log_maps": "each", "time": "cpu", "meters": lambda f: None}
+    async with running_server(**options) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        slot = AgentId(1, 3)
+        await agents[slot].send(_move(dungeons, slot))
+        await agents[slot].receive_a(Sat)
+        server.shutdown()
+    assert _applied(server) == [(1, None)]
+    (actor,) = server.finished
+    assert "time" not in read_log(actor.log_path).header  # type: ignore[arg-type]
