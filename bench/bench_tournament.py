@@ -19,8 +19,11 @@ the live page costs the server.
    of each game (dungeon, Penguins, Labyrinth, Fish; 2 seats, 2 games per pair, pre-flight
    off; Penguins, Labyrinth and Fish built-ins run as sandboxed programs, the dungeon's in
    this process) at concurrency 1 and 2: matches per minute, the median match, and at
-   concurrency 1 the competition's own share: wall time outside the matches (planning,
-   journal, standings, the run's server) over the time inside them.
+   concurrency 1 the competition's overhead as a fraction of a match: the wall time outside
+   the matches (planning, journal, standings, the run's server) per match, plus the sandbox's
+   start-up (sandboxed minus bare ``python3 -c pass``, median of BENCH_TOURNAMENT_STARTS) for
+   each program a match starts (none for the dungeon's built-ins, played in this process),
+   over the median match.
 
 BENCH_TOURNAMENT_PARTS (round-robin,startup,live,games) picks the parts to run.
 """
@@ -236,8 +239,9 @@ def live_page() -> list[list[object]]:
     return rows
 
 
-def game_round_robin(game: str, mode: str) -> list[list[object]]:
-    """One row per concurrency (1, 2) of a round robin of ``game``'s built-in teams."""
+def game_round_robin(game: str, mode: str, start_ms: float) -> list[list[object]]:
+    """One row per concurrency (1, 2) of a round robin of ``game``'s built-in teams;
+    ``start_ms``: what the sandbox adds to a program's start."""
     import trio
 
     from arena.tournament.players import PLAYERS
@@ -274,9 +278,16 @@ def game_round_robin(game: str, mode: str) -> list[list[object]]:
             records = list(run.records.values())
         inside = sum(r["seconds"] for r in records)
         median = statistics.median(r["seconds"] for r in records)
-        share = f"{(wall - inside) / inside:.1%}" if concurrency == 1 else ""
+        outside = (wall - inside) / len(records)
+        programs = 0 if game == "dungeon" else 2  # (the dungeon's built-ins: in this process)
+        overhead = outside + programs * start_ms / 1000
+        share = share_text = ""
+        if concurrency == 1:
+            share, share_text = f"{outside * 1000:.0f}", f"{overhead / median:.1%}"
         rows.append([game, concurrency, len(records), f"{wall:.1f}",
-                     f"{len(records) / wall * 60:.1f}", f"{median:.2f}", share])  # fmt: skip
+                     f"{len(records) / wall * 60:.1f}", f"{median:.2f}", share,
+                     f"{programs} x {start_ms:.0f}" if concurrency == 1 else "",
+                     share_text])  # fmt: skip
     return rows
 
 
@@ -301,13 +312,15 @@ def main() -> None:
             width=100,
         )
     if "games" in PARTS:
+        python = ["python3", "-c", "pass"]
+        start_ms = _median_start(python, mode) - _median_start(python, None)
         print_table(
             f"Every game: a round robin of {GAME_TEAMS} built-in teams, 2 games per pair, "
             f"sandbox {mode}",
             ["game", "concurrency", "matches", "wall s", "matches/min", "median match s",
-             "outside matches / inside"],
-            [row for game in GAME_SETUPS for row in game_round_robin(game, mode)],
-            width=110,
+             "outside ms/match", "sandbox starts ms", "overhead / match"],
+            [row for game in GAME_SETUPS for row in game_round_robin(game, mode, start_ms)],
+            width=130,
         )  # fmt: skip
     if "live" in PARTS:
         print_table(
