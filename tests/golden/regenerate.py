@@ -30,8 +30,10 @@ from pathlib import Path
 
 try:  # run as a script (tests/golden/regenerate.py) or imported as golden.regenerate
     from golden import networked
+    from golden.game_logs import GAME_LOGS
 except ImportError:  # pragma: no cover - the script's own directory is on sys.path
     import networked  # type: ignore[no-redef]
+    from game_logs import GAME_LOGS  # type: ignore[no-redef]
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE.parent / "fixtures" / "fish-course"
@@ -191,6 +193,11 @@ def write_format_logs() -> None:
         target = FORMAT_LOG_DIR / name
         if not target.exists():
             target.write_bytes(format_log(flags))
+            print(f"wrote tests/golden/logs/{name}")
+    for name, recipe in GAME_LOGS:
+        target = FORMAT_LOG_DIR / name
+        if not target.exists():
+            target.write_bytes(recipe(ARENA))
             print(f"wrote tests/golden/logs/{name}")
 
 
