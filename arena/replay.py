@@ -9,6 +9,7 @@ the file and the cause). ``verify`` says OK or FAIL first on its line, whatever 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from arena.options import ArgumentParser, count, png_file, positive_count
 from replay.matchlog import LogFormatError, MatchLog, read_log
 
 if TYPE_CHECKING:
+    from replay.games import GameRecord
     from replay.timeline import Timeline
 
 __all__ = ["main"]
@@ -320,6 +322,12 @@ def _parser() -> argparse.ArgumentParser:
     show.add_argument("--no-sightings", action="store_true", help="leave out enemy sightings")
     show.add_argument("--requests", action="store_true", help="also list every request")
     show.add_argument(
+        "--records",
+        action="store_true",
+        help="a Fish, Labyrinth or Penguins log: print every record (each call and reply as on "
+        "the wire), regenerated, as JSON Lines",
+    )
+    show.add_argument(
         "--width", type=positive_count, default=None, help="terminal width (default: auto)"
     )
     show.set_defaults(run=_show)
@@ -391,6 +399,157 @@ def _verify_seals(args: argparse.Namespace) -> tuple[int, list[str]]:
     return worst, left
 
 
+#: A game's name as verify and show say it.
+_TITLES = {"fish": "Fish", "labyrinth": "Labyrinth", "penguins": "Penguins"}
+
+
+def _game_paths(paths: list[str], command: str) -> list[str]:
+    """Which of ``paths`` are game logs for :func:`_games`: Penguins' and Fish's (but for
+    show and render of Fish's old logs, which keep their own tools), and Labyrinth's to verify
+    in the shared format or to fork; Labyrinth's others go to arena/labyrinth.py, which reads
+    both formats."""
+    from replay.games import GZIP_MAGIC, detect
+
+    chosen = []
+    for path in paths:
+        game = detect(path)
+        try:
+            with open(path, "rb") as stream:
+                shared = stream.read(2) == GZIP_MAGIC
+        except OSError:
+            continue
+        if (
+            game == "penguins"
+            or (game == "fish" and (shared or command in ("verify", "fork")))
+            or (game == "labyrinth" and ((shared and command == "verify") or command == "fork"))
+        ):
+            chosen.append(path)
+    return chosen
+
+
+def _read_game(path: str, key: bytes | None) -> GameRecord:
+    from replay.games import GameLogError, read_game
+
+    try:
+        return read_game(path, key=key)
+    except FileNotFoundError:
+        raise UsageError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"{path}: cannot read: {error}") from None
+    except GameLogError as error:
+        raise UsageError(str(error)) from None
+
+
+def _games(args: argparse.Namespace, paths: list[str]) -> int:
+    """``verify``, ``show``, ``render`` or ``fork`` of Fish, Labyrinth and Penguins game logs."""
+    if args.command == "fork":
+        game = _TITLES[_read_game(paths[0], None).game]
+        raise UsageError(f"{paths[0]}: a {game} log; fork continues dungeon matches only")
+    if args.command == "verify":
+        key = _key(args.key) if args.key is not None else None
+        worst = 0
+        for path in paths:
+            try:
+                status = _verify_game(path, key, args.require_complete)
+            except UsageError as error:
+                print(f"arena replay verify: {error}", file=sys.stderr)
+                status = 2
+            worst = max(worst, status)
+        return worst
+    record = _read_game(paths[0], None)
+    if args.command == "show":
+        from replay.games import penguins_show
+
+        if args.records:
+            for entry in [record.header, *record.records]:
+                print(json.dumps(entry, ensure_ascii=False))
+        elif record.game == "fish":
+            from fish.replay import show_lines
+
+            print("\n".join(show_lines(record.path)))
+        elif record.game == "labyrinth":
+            from labyrinth.replay import GameLog, show
+
+            print(show(GameLog(record.path, record.header, record.records)))
+        else:
+            print(penguins_show(record))
+        return 0
+    if args.output is None:
+        raise UsageError(f"render: a {_TITLES[record.game]} game draws to -o FILE.html")
+    if record.game == "fish":
+        from fish.replay import render_html as fish_html
+
+        page, steps = fish_html(record.path)
+    elif record.game == "labyrinth":
+        from labyrinth.replay import GameLog, frames
+        from labyrinth.replay import render_html as labyrinth_html
+
+        log = GameLog(record.path, record.header, record.records)
+        page, steps = labyrinth_html(log), len(frames(log))
+    else:
+        from replay.games import penguins_html
+
+        page, steps = penguins_html(record)
+    _write(Path(args.output), "-o", page.encode("utf-8"))
+    print(f"wrote {args.output}: steps 0 to {steps - 1}")
+    return 0
+
+
+def _verify_game(path: str, key: bytes | None, require_complete: bool) -> int:
+    from replay.games import summary, verify_game
+
+    record = _read_game(path, key)
+    verdict = verify_game(record)
+    game = _TITLES[record.game]
+    if not verdict.ok:
+        print(f"FAIL {path} {verdict.line}")
+        return 1
+    chain = record.chain
+    if chain is None:
+        print(
+            f"OK {path}: an old {game} log (schema 0: unchained, so an edit the rules accept "
+            f"goes unseen), {verdict.inputs} inputs re-run, everything the rules derive matches"
+        )
+        print(f"  result: {summary(record)}")
+        return 1 if require_complete and not record.complete else 0
+    if key is not None and (chain.signed_by is None or chain.signed_through == 0):
+        what = "carries no signature" if chain.signed_by is None else "has no signed line yet"
+        print(f"FAIL {path}: the log {what}: it cannot be told from a re-hashed copy")
+        return 1
+    last = chain.lines[-1][0]
+    if record.complete:
+        print(
+            f"OK {path}: a {game} log, {last} lines, {verdict.inputs} inputs re-run, "
+            "everything the rules derive matches"
+        )
+    else:
+        word = "FAIL" if require_complete else "OK"
+        cut = "; its last line was cut mid-write" if chain.cut_short else ""
+        print(
+            f"{word} {path}: INCOMPLETE, a {game} log verified up to its last line {last} "
+            f"({verdict.inputs} inputs re-run); no close line{cut}"
+        )
+    if key is not None:
+        tail = "" if chain.signed_through == last else f"; lines {chain.signed_through + 1}-"
+        tail += f"{last} are chained but not yet signed" if tail else ""
+        print(
+            f"  signature: genuine, signed with this key through line {chain.signed_through}{tail}"
+        )
+    elif chain.signed_by is not None:
+        print(
+            f"  signature: not checked ({chain.signed_by}; give --key FILE): checked unsigned only"
+        )
+    else:
+        print("  signature: none (an unsigned log): checked unsigned only")
+    close = chain.lines[-1][1] if chain.closed else {}
+    if isinstance(close.get("budget"), dict):
+        budget = close["budget"]
+        print(f"  size budget: the log reached its {budget.get('limit')} bytes; "
+              f"{budget.get('dropped')} records after it are not written")  # fmt: skip
+    print(f"  result: {summary(record)}")
+    return 0 if record.complete or not require_complete else 1
+
+
 @command("arena replay")
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
@@ -403,6 +562,19 @@ def main(argv: list[str]) -> int:
             return EXIT_USAGE
         if not args.logs:
             return sealed_status
+    if args.command in ("verify", "show", "render", "fork"):
+        paths = args.logs if args.command == "verify" else [args.log]
+        games = _game_paths(paths, args.command)
+        if games:
+            # Fish, Labyrinth and Penguins game logs (replay/games.py); any others after them
+            try:
+                sealed_status = max(sealed_status, _games(args, games))
+            except UsageError as error:
+                print(f"arena replay {args.command}: {error}", file=sys.stderr)
+                return EXIT_USAGE
+            if len(games) == len(paths):
+                return sealed_status
+            args.logs = [path for path in paths if path not in games]
     if args.command in ("verify", "show", "render"):
         from labyrinth.replay import is_game_log, is_player_log
 

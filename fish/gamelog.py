@@ -1,4 +1,6 @@
-"""Fish's logs: one JSON Lines file per game and one per tournament.
+"""Fish's logs: one per game and one per tournament. A game's log is written in the format all
+games share (``game-rR-gG.jsonl.gz``: replay/fishlog.py); this is the tournament's, and the
+reader of the game logs the server wrote before (``game-rR-gG.jsonl``), whose lines follow.
 
 Each line is an object with ``t`` (seconds since the tournament began, on trio's clock) and
 ``event``. The first line names the kind of log: ``{"event": "game", "log": "fish-game", ...}``
@@ -55,7 +57,16 @@ class JsonlLog:
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Every line of a Fish log, parsed; raises ValueError naming the line if one is not JSON."""
+    """Every line of a Fish log, parsed; raises ValueError naming the line if one is not JSON.
+    A game log of the shared format (``*.jsonl.gz``, replay/fishlog.py) gives the same lines,
+    regenerated on the referee."""
+    with open(path, "rb") as probe:
+        shared = probe.read(2) == b"\x1f\x8b"
+    if shared:
+        from replay.games import read_game
+
+        record = read_game(path)
+        return [record.header, *record.records]
     events = []
     with open(path, encoding="utf-8") as stream:
         for number, text in enumerate(stream, start=1):

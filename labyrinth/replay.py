@@ -79,6 +79,14 @@ class PlayerLog:
 
 
 def _first_record(path: str) -> object:
+    from replay.games import GZIP_MAGIC, detect
+
+    try:
+        with open(path, "rb") as stream:
+            if stream.read(2) == GZIP_MAGIC:  # the shared format (replay/labyrinthlog.py)
+                return {"format": FORMAT} if detect(path) == "labyrinth" else None
+    except OSError:
+        return None
     try:
         with open(path, encoding="utf-8") as stream:
             return json.loads(stream.readline())
@@ -103,6 +111,19 @@ def is_player_log(path: str) -> bool:
 
 
 def read_game_log(path: str) -> GameLog:
+    from replay.games import GZIP_MAGIC, GameLogError, read_game
+
+    try:
+        with open(path, "rb") as stream:
+            shared = stream.read(2) == GZIP_MAGIC
+    except OSError as error:
+        raise LogError(f"{path}: cannot read: {error}") from None
+    if shared:  # the shared format (replay/labyrinthlog.py): the same records, regenerated
+        try:
+            record = read_game(path)
+        except GameLogError as error:
+            raise LogError(str(error)) from None
+        return GameLog(path, record.header, record.records)
     records = _records(path)
     if not records or records[0].get("format") != FORMAT:
         raise LogError(f"{path} line 1: not a Labyrinth game log header (format {FORMAT})")
