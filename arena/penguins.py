@@ -43,8 +43,7 @@ def master_main(argv: list[str]) -> int:
     from arena.options import positive_seconds
     from penguins.rules import MAX_PLAYERS, generate_fish, penguins_each
     from protocol.penguins import BoardFile, BoardFileError, parse
-    from replay.seal import seal
-    from server.penguins.master import host, sandbox_runner
+    from server.penguins.master import LOG_NAME, host, sandbox_runner
     from server.sandbox import check_available
 
     parser = argparse.ArgumentParser(
@@ -75,7 +74,7 @@ def master_main(argv: list[str]) -> int:
         help="how programs are isolated: bubblewrap (bwrap, the default; refused where it "
         "cannot run) or not at all (none: resource limits only, as you; warns every run)",
     )
-    add_key_option(parser, "the game's log (log.jsonl.sig beside it)")
+    add_key_option(parser, "the game's log (log.jsonl.gz, signed in its lines)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every step")
     args = parser.parse_args(argv)
     if not 1 <= len(args.player) <= MAX_PLAYERS:
@@ -130,13 +129,17 @@ def master_main(argv: list[str]) -> int:
             print(f"{entry['player']}: {detail}")
 
     try:
-        _, _, table = host(commands, board, each, workdir, sandbox_runner(mode), args.timeout, echo)
+        key = log_key(args, workdir)
+        seed = None if args.board else args.seed
+        runner = sandbox_runner(mode)
+        _, _, table = host(
+            commands, board, each, workdir, runner, args.timeout, echo, key=key, seed=seed
+        )
     except OSError as error:
         print(f"arena penguins master: {workdir}: {error}", file=sys.stderr)
         return 2
-    seal(workdir / "log.jsonl", log_key(args, workdir))
     for place, program, got in table:
         note = f"  disqualified: {program.disqualified}" if program.disqualified else ""
         print(f"{place or '-'}. {program.name}  {got} fish{note}")
-    print(f"log: {workdir / 'log.jsonl'}  final board: {workdir / 'board.txt'}")
+    print(f"log: {workdir / LOG_NAME}  final board: {workdir / 'board.txt'}")
     return 0

@@ -25,7 +25,14 @@ COLORS = [
 
 
 def read_events(path: str | Path) -> list[dict[str, Any]]:
-    """The log's lines (ValueError naming the line that is not a JSON object)."""
+    """The log's lines (ValueError naming the line that is not a JSON object); a log of the
+    shared format (``log.jsonl.gz``, replay/penguinslog.py) gives the same lines, regenerated."""
+    from replay.games import GZIP_MAGIC, read_game
+
+    with open(path, "rb") as probe:
+        if probe.read(2) == GZIP_MAGIC:
+            record = read_game(path)
+            return [record.header, *record.records]
     events = []
     with open(path, encoding="utf-8") as stream:
         for number, line in enumerate(stream, start=1):
@@ -42,12 +49,15 @@ def read_events(path: str | Path) -> list[dict[str, Any]]:
 
 
 def is_penguins_log(path: str | Path) -> bool:
-    """Whether the file's first line is a Penguins master's ``start`` line."""
+    """Whether the file's first line is a Penguins master's ``start`` line (or the shared
+    format's header of a Penguins game)."""
+    from replay.games import detect
+
     try:
         with open(path, encoding="utf-8") as stream:
             first = json.loads(stream.readline() or "null")
     except (OSError, ValueError, UnicodeDecodeError):
-        return False
+        return detect(path) == "penguins"
     return isinstance(first, dict) and first.get("event") == "start" and "penguins" in first
 
 

@@ -29,7 +29,7 @@ def logs(tmp_path: Path) -> Path:
 
 def test_replaying_a_game_reaches_the_referees_scores(logs: Path) -> None:
     """Every game log replays through the rules to the scores its result line records."""
-    games = sorted(logs.glob("game-*.jsonl"))
+    games = sorted(logs.glob("game-*.jsonl.gz"))
     assert games
     for path in games:
         events = read_jsonl(path)
@@ -41,7 +41,7 @@ def test_show_prints_a_game_and_a_tournament(
     logs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """show tells each step of a game (the cheat included) and a tournament's rounds."""
-    assert replay_main(["show", str(logs / "game-r1-g1.jsonl")]) == 0
+    assert replay_main(["show", str(logs / "game-r1-g1.jsonl.gz")]) == 0
     text = capsys.readouterr().out
     assert "places on" in text
     assert "cheated: moved onto a penguin" in text
@@ -58,11 +58,11 @@ def test_render_writes_a_self_contained_viewer(
 ) -> None:
     """render writes one HTML page whose inlined data holds every frame."""
     out = tmp_path / "game.html"
-    assert replay_main(["render", str(logs / "game-r1-g2.jsonl"), "-o", str(out)]) == 0
+    assert replay_main(["render", str(logs / "game-r1-g2.jsonl.gz"), "-o", str(out)]) == 0
     page = out.read_text(encoding="utf-8")
     data = page.split('id="match-data">', 1)[1].split("</script>", 1)[0]
     frames = json.loads(data)["frames"]
-    _, expected = render_html(logs / "game-r1-g2.jsonl")
+    _, expected = render_html(logs / "game-r1-g2.jsonl.gz")
     assert len(frames) == expected
     assert "http" not in page.replace("http://www.w3.org", "")
     assert f"steps 0 to {expected - 1}" in capsys.readouterr().out

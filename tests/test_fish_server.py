@@ -135,8 +135,8 @@ async def test_game_logs_record_every_call_reply_and_verdict(
     """Each game's log has its board, a call per reply or failure, a verdict each, a result."""
     run = await tournament([Player("rogue", "move-off"), *good(4)], FAST, tmp_path)
     assert run.standing is not None
-    games = sorted(tmp_path.glob("game-*.jsonl"))
-    assert [p.name for p in games][:2] == ["game-r1-g1.jsonl", "game-r1-g2.jsonl"]
+    games = sorted(tmp_path.glob("game-*.jsonl.gz"))
+    assert [p.name for p in games][:2] == ["game-r1-g1.jsonl.gz", "game-r1-g2.jsonl.gz"]
     events = read_jsonl(games[0])
     assert events[0]["log"] == "fish-game"
     kinds = [e["event"] for e in events]

@@ -5,6 +5,7 @@ absent."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import signal
@@ -19,6 +20,7 @@ from arena import labyrinth as cli
 from arena.replay import main as replay_main
 from client.labyrinth import Connection, play_online
 from labyrinth.players import astar_move
+from replay.games import read_events
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -66,8 +68,8 @@ def test_serve_plays_logs_and_stops_on_sigint(tmp_path: Path) -> None:
         out, _ = process.communicate(timeout=30)
     assert process.returncode == 130
     assert "labyrinth server stopped" in out
-    (game,) = (logs / "games").glob("*.jsonl")
-    header = json.loads(game.read_text().splitlines()[0])
+    (game,) = (logs / "games").glob("*.jsonl.gz")
+    header = read_events(game)[0]
     assert header["rules"] == "cgs2017"
     assert header["players"] == ["cli", "DO_NOTHING"]
     player = (logs / "players" / "cli.jsonl").read_text().splitlines()
@@ -95,7 +97,7 @@ def game_log(tmp_path: Path) -> Path:
             nursery.cancel_scope.cancel()
 
     trio.run(run)
-    (path,) = (tmp_path / "games").glob("*.jsonl")
+    (path,) = (tmp_path / "games").glob("*.jsonl.gz")
     return path
 
 
@@ -103,7 +105,7 @@ def test_replay_verifies_shows_and_renders_a_game_log(
     game_log: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert replay_main(["verify", str(game_log)]) == 0
-    assert "moves re-played, every code and energy matches" in capsys.readouterr().out
+    assert "inputs re-run, everything the rules derive matches" in capsys.readouterr().out
     assert replay_main(["show", str(game_log)]) == 0
     shown = capsys.readouterr().out
     assert "PLAY_RANDOM (A, starts) vs me (B)" in shown
@@ -117,14 +119,12 @@ def test_replay_verifies_shows_and_renders_a_game_log(
 def test_a_tampered_log_fails_verify_naming_the_line(
     game_log: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    lines = game_log.read_text().splitlines()
-    move = json.loads(lines[2])
-    move["energies"] = [99, 99]
-    lines[2] = json.dumps(move)
-    game_log.write_text("\n".join(lines) + "\n")
+    lines = gzip.decompress(game_log.read_bytes()).decode().splitlines()
+    lines[2] = lines[2].replace('"move":[', '"move":[8,0],"was":[', 1)  # another move
+    game_log.write_bytes(gzip.compress(("\n".join(lines) + "\n").encode()))
     assert replay_main(["verify", str(game_log)]) == 1
     out = capsys.readouterr().out
-    assert out.startswith(f"FAIL {game_log}: line 3: energies [99, 99], the rules say ")
+    assert out.startswith(f"FAIL {game_log} line 3: hash does not chain to the line before")
 
 
 def test_the_interop_script_skips_when_the_public_server_is_absent(tmp_path: Path) -> None:
@@ -146,7 +146,7 @@ def test_replay_shows_a_players_log_and_verify_and_render_refuse_it(
     player_log = tmp_path / "players" / "me.jsonl"
     assert replay_main(["show", str(player_log)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    game = game_log.stem
+    game = game_log.name.removesuffix(".jsonl.gz")
     assert lines == [
         f"player me: connections, games and results ({player_log})",
         "connected",

@@ -21,6 +21,7 @@ import pytest
 
 from arena.penguins import master_main
 from protocol.penguins import parse
+from replay.games import read_events
 from server.sandbox import check_available
 
 REASON = check_available()
@@ -53,8 +54,7 @@ def game(
         argv += ["--player", command]
     assert master_main(argv) == 0
     out = capsys.readouterr().out
-    lines = (workdir / "log.jsonl").read_text().splitlines()
-    return out, [json.loads(line) for line in lines], workdir
+    return out, read_events(workdir / "log.jsonl.gz"), workdir
 
 
 def fate(out: str, name: str) -> str:
@@ -86,9 +86,9 @@ def test_a_setsid_helper_cannot_touch_the_next_players_board(
 def test_a_fake_log_never_replaces_the_record(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Hole 2: the program deleted ../log.jsonl and wrote a fake one; the master kept writing
-    to the deleted file. The record now lives where no program can reach."""
-    fake = 'rm -f ../log.jsonl; echo \'{"event": "fake"}\' > ../log.jsonl\nexit 1\n'
+    """Hole 2: the program deleted ../log.jsonl.gz and wrote a fake one; the master kept
+    writing to the deleted file. The record now lives where no program can reach."""
+    fake = 'rm -f ../log.jsonl.gz; echo \'{"event": "fake"}\' > ../log.jsonl.gz\nexit 1\n'
     out, log, _ = game(tmp_path, [program(tmp_path, "forger", fake), f"{PLAYER} id=honest"], capsys)
     assert log[0]["event"] == "start"
     assert log[-1]["event"] == "end"

@@ -7,7 +7,6 @@ timeouts and crashes need no real time; the honest program is the real player's 
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -30,6 +29,7 @@ from server.penguins.master import (
     ranking,
     run_game,
 )
+from replay.games import read_events
 from server.sandbox import check_available
 
 #: The sandbox where it runs here, else none (tests/test_sandbox.py says why not).
@@ -421,7 +421,7 @@ def test_master_command_runs_real_programs(tmp_path: Path) -> None:
     assert lines[0].startswith("1. ")
     assert {"g", "r"} == {line.split()[1] for line in lines[:2]}
     assert "disqualified" not in done.stdout
-    assert (tmp_path / "log.jsonl").read_text().count('"event": "call"') >= 6
+    assert [e["event"] for e in read_events(tmp_path / "log.jsonl.gz")].count("call") >= 6
     final = parse((tmp_path / "board.txt").read_text())
     assert [p.ident for p in final.players] == ["g", "r"]
 
@@ -443,7 +443,7 @@ def test_a_board_with_a_latin1_id_is_logged_not_a_crash(tmp_path: Path) -> None:
         ]
     )  # fmt: skip
     assert code == 0
-    entries = [json.loads(line) for line in (workdir / "log.jsonl").read_text().splitlines()]
+    entries = read_events(workdir / "log.jsonl.gz")
     assert entries[0]["event"] == "start"
     assert str(entries[0]["board"]).encode("utf-8", "surrogateescape") == start
     assert entries[-1]["event"] == "end"

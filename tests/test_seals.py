@@ -13,6 +13,7 @@ from labyrinth_kit import memory_client
 
 from arena.replay import main as replay_main
 from fish.gamelog import JsonlLog
+from replay.games import read_game
 from replay.keyfile import load_key
 from replay.seal import SealError, check_seal, seal, seal_path
 from server.labyrinth.server import LabyrinthServer, Settings
@@ -58,7 +59,9 @@ def test_a_fish_log_is_sealed_as_it_closes_and_an_edit_fails_verify_key(
     assert f"FAIL {path}: {path}: the file was changed after it was sealed" in out
 
 
-async def test_the_labyrinth_servers_game_and_player_logs_are_sealed(tmp_path: Path) -> None:
+async def test_the_labyrinth_servers_game_log_is_signed_and_player_log_sealed(
+    tmp_path: Path,
+) -> None:
     key = b"s3cret-key"
     settings = Settings(log_dir=tmp_path / "logs", log_key=key)
     server = LabyrinthServer(settings, seed=2)
@@ -70,10 +73,14 @@ async def test_the_labyrinth_servers_game_and_player_logs_are_sealed(tmp_path: P
         while not server.finished:
             await trio.testing.wait_all_tasks_blocked()
         nursery.cancel_scope.cancel()
-    game = next((tmp_path / "logs" / "games").glob("*.jsonl"))
+    game = next((tmp_path / "logs" / "games").glob("*.jsonl.gz"))
     player = tmp_path / "logs" / "players" / "carol.jsonl"
-    for path in (game, player):
-        assert "genuine" in check_seal(path, key)
+    chain = read_game(game, key=key).chain
+    assert chain is not None
+    assert chain.closed
+    assert chain.bad is None
+    assert chain.signed_through == chain.lines[-1][0]  # its close line is signed
+    assert "genuine" in check_seal(player, key)
     player.write_text(player.read_text() + '{"player": "carol", "type": "result"}\n')
     with pytest.raises(SealError):
         check_seal(player, key)

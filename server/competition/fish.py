@@ -10,7 +10,7 @@ with another name is known by its place in the sign-up order); ``ARENA_HOST``, `
 ``ARENA_NAME`` too. Options: ``rows``, ``cols``, ``fish`` (the spec's 5 x 5 board of 2 fish),
 ``holes`` (drawn from the game's seed), ``call_seconds`` (3: the referee's call limit). A
 built-in team is our own client (``arena fish clients 1 --strategy NAME``), run as a program.
-Logs: ``logs/MATCH/`` (the server's ``tournament.jsonl`` and ``game-r1-g1.jsonl``).
+Logs: ``logs/MATCH/`` (the server's ``tournament.jsonl`` and ``game-r1-g1.jsonl.gz``).
 
 Points: 1 to the winner, a shared first place split; ``scores`` (ratings, head to head) are
 the fish, -1 for a program that failed or cheated. Reasons: a cheat is ``illegal_move``; a
@@ -22,7 +22,6 @@ a missing ``"void"`` ``protocol_error``; no sign-up in time ``never_connected``.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 import shutil
 import tempfile
@@ -241,7 +240,7 @@ class FishRun(Competition):
             if index < len(order) and order[index] is not None
         }
         logs = sorted(
-            log_dir.glob("game-r*-g*.jsonl"),
+            log_dir.glob("game-r*-g*.jsonl.gz"),
             key=lambda p: tuple(int(x) for x in re.findall(r"\d+", p.name)),
         )
         for path in logs:
@@ -350,11 +349,9 @@ class FishRun(Competition):
 
     @staticmethod
     def _events(path: Path) -> list[dict[str, Any]]:
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except OSError:
-            return []
-        return [json.loads(line) for line in lines if line.strip()]
+        from replay.games import read_events
+
+        return read_events(path)
 
     def _broken_seats(self, log_dir: Path, order: list[int | None]) -> list[int]:
         """Seats whose connection broke: their programs may be ending (a crash)."""
@@ -367,7 +364,7 @@ class FishRun(Competition):
             if seat is not None and name in started.get("failed", []):
                 out.append(seat)
         game_order = self._game_order(log_dir, order)
-        for event in self._events(log_dir / "game-r1-g1.jsonl"):
+        for event in self._events(log_dir / "game-r1-g1.jsonl.gz"):
             if event.get("event") == "verdict" and event.get("kind") == "failed":
                 seat = game_order[event["seat"]]
                 if seat is not None and "broken" in str(event.get("reason")):
@@ -400,7 +397,7 @@ class FishRun(Competition):
         game), ``game_order`` our seat of each of its seats; ``sign_up``: judge the sign-up
         and ``start`` too (a fish-knockout's games leave that to the run)."""
         count = len(game.seats)
-        game_log = game_log if game_log is not None else log_dir / "game-r1-g1.jsonl"
+        game_log = game_log if game_log is not None else log_dir / "game-r1-g1.jsonl.gz"
         failures: dict[int, dict[str, Any]] = {}
 
         def fail(seat: int, reason: str, detail: str) -> None:

@@ -7,7 +7,7 @@ team's name, the game's number and its seat, 1-20 of ``[A-Za-z0-9_]``); the same
 ``ARENA_HOST``, ``ARENA_PORT``, ``ARENA_NAME``. Once both wait for a game (``WAIT_GAME`` with no
 training options) within ``connect_seconds``, the runner starts their game on the game's seed,
 seat 0 first. A built-in team is our own client, ``arena labyrinth connect --strategy NAME``,
-run the same way. The server's game log is ``logs/games/GAME.jsonl``, its replay page
+run the same way. The server's game log is ``logs/games/GAME.jsonl.gz``, its replay page
 ``replays/MATCH.html``.
 
 Reasons (docs/tournament.md): a program not waiting in time is ``never_connected`` (``crashed``
@@ -237,7 +237,7 @@ class LabyrinthRun(Competition):
                     fail(seat, reason, detail)
                     winner = 1 - seat
                     verdict = reason
-            path = self.out / "logs" / "games" / f"{run.table.name}.jsonl"
+            path = self.out / "logs" / "games" / f"{run.table.name}.jsonl.gz"
             if path.is_file():
                 log = str(path.relative_to(self.out))
                 replay = self._write_replay(path, name, game.seats)

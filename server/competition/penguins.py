@@ -6,7 +6,7 @@ A game's board is generated from the game's seed (``rows``, ``cols``; ``penguins
 board size), so the games of one group on one seed are played on the same board, seats rotated
 (:func:`server.competition.pairings.group_games`). Each program's private folder starts as a copy
 of its team's folder and lasts the whole game (spec penguins.md); a built-in team is our own
-``penguins-player`` with that strategy. The master's log is ``logs/MATCH/log.jsonl``; each
+``penguins-player`` with that strategy. The master's log is ``logs/MATCH/log.jsonl.gz``; each
 program's output (every call's command, how it ended, its stdout and stderr) is
 ``programs/MATCH-TEAM.txt``, capped at :data:`OUTPUT_CAP` bytes.
 
@@ -38,7 +38,7 @@ from server.competition.competition import Competition, fish_result
 from server.competition.pairings import Game
 from server.competition.programs import command_paths
 from server.competition.teams import Team, Tournament
-from server.penguins.master import host, limits_for
+from server.penguins.master import LOG_NAME, host, limits_for
 from server.sandbox import Outcome
 
 __all__ = ["OUTPUT_CAP", "PenguinsRun", "play_game"]
@@ -141,7 +141,7 @@ def play_game(
     ]  # fmt: skip
     result = fish_result(game.seats, winners, best, failures)
     replay = out / "replays" / f"{name}.html"
-    write_replay(workdir / "log.jsonl", replay, name, list(game.seats), programs_names(programs))
+    write_replay(workdir / LOG_NAME, replay, name, list(game.seats), programs_names(programs))
     return {
         "index": game.index,
         "name": name,
@@ -158,7 +158,7 @@ def play_game(
         "failures": failures,
         "outputs": output_paths,
         "seconds": round(time.monotonic() - began, 3),
-        "log": str((workdir / "log.jsonl").relative_to(out)),
+        "log": str((workdir / LOG_NAME).relative_to(out)),
         "replay": str(replay.relative_to(out)),
     }
 

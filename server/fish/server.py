@@ -33,6 +33,8 @@ from fish.manager import Manager, Outcome
 from fish.referee import Referee
 from fish.rules import MAX_FISH
 from server.fish.remote import Answer, Remote, valid_name
+from replay.chainlog import software_version
+from replay.fishlog import FishGameLog
 from server.net import DEFAULT_LIMITS, Gate, Limits, open_listeners, serve_tcp
 
 __all__ = ["FishServer", "ServerConfig", "Standing", "serve"]
@@ -305,8 +307,10 @@ class FishServer:
         config = self.config
         path = None
         if self.log_dir is not None:
-            path = self.log_dir / f"game-r{round_number}-g{index + 1}.jsonl"
-        glog = JsonlLog(path, self._now, self.log_key)
+            path = self.log_dir / f"game-r{round_number}-g{index + 1}.jsonl.gz"
+        glog = FishGameLog(
+            path, self._now, self.log_key, version=software_version(), seed=config.seed
+        )
         players = [by_id[i] for i in seats]
         referee = Referee(config.rows, config.cols, config.board(), len(players))
         glog.write(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from typing import IO, Any
+from typing import Any
 
 import trio
 
@@ -22,6 +22,7 @@ from labyrinth.session import Session
 from labyrinth.table import Bot, Table
 from labyrinth.tournament import Pairing, Tournament
 from protocol.labyrinth import CommandDecoder, WaitRequest, frame
+from replay.labyrinthlog import LabyrinthGameLog
 from server.net import CLOSE, FrameReader, Gate, Limits, Outbox, Transport
 
 __all__ = [
@@ -86,7 +87,7 @@ class GameRun:
     delay: float
     header: dict[str, Any]
     records: list[dict[str, Any]]
-    log: IO[str] | None = None
+    log: LabyrinthGameLog | None = None
     pairing: tuple[Tournament, Pairing] | None = None
     changed: trio.Event = dataclasses.field(default_factory=trio.Event)
     deadline_seat: int | None = None

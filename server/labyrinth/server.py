@@ -31,6 +31,8 @@ from labyrinth.table import BotTurn, Deadline, Effect, Record, Send
 from labyrinth.tournament import Pairing, Tournament
 from protocol.labyrinth import Malformed, WaitRequest, frame
 from server.labyrinth.gamerun import Client, GameRun, game_state, lobby_view, new_run
+from replay.chainlog import software_version
+from replay.labyrinthlog import LabyrinthGameLog
 from server.net import DEFAULT_LIMITS, Gate, Limits, OverBudget, serve_tcp
 
 __all__ = ["Client", "GameRun", "LabyrinthServer", "Settings", "game_state", "serve_labyrinth"]
@@ -231,8 +233,10 @@ class LabyrinthServer:
         if self.settings.log_dir is not None:
             games = self.settings.log_dir / "games"
             games.mkdir(parents=True, exist_ok=True)
-            run.log = (games / f"{name}.jsonl").open("w", encoding="utf-8")
-            run.log.write(json.dumps(header) + "\n")
+            run.log = LabyrinthGameLog(
+                games / f"{name}.jsonl.gz", header, clock=trio.current_time,
+                key=self.settings.log_key, version=software_version(),
+            )  # fmt: skip
         self.games[name] = run
         for seat, player in enumerate(seats):
             if player is None:
@@ -292,7 +296,7 @@ class LabyrinthServer:
     def _record(self, run: GameRun, data: dict[str, Any]) -> None:
         run.records.append(data)
         if run.log is not None:
-            run.log.write(json.dumps(data) + "\n")
+            run.log.write(data)
         lab = run.table.lab
         self._publish(
             "game",
@@ -304,8 +308,7 @@ class LabyrinthServer:
         if self.games.pop(table.name, None) is None:
             return
         if run.log is not None:
-            run.log.close()
-            self._seal(Path(run.log.name))
+            run.log.close()  # signed in the log itself (docs/log-format.md)
         self.finished[table.name] = run
         while len(self.finished) > self.settings.keep_games:
             self.finished.pop(next(iter(self.finished)))

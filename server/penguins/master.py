@@ -27,13 +27,13 @@ the end the ranking puts the most fish first, disqualified programs last.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import shlex
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +41,8 @@ from pathlib import Path
 from floes import MOVEMENT, PLACEMENT
 from penguins.judge import changed_on_exit_1, judge, legal_action_exists
 from protocol.penguins import BoardFile
+from replay.chainlog import software_version
+from replay.penguinslog import PenguinsGameLog
 from server import sandbox
 from server.sandbox import Outcome
 
@@ -293,6 +295,10 @@ def read_once(path: Path) -> str | None:
     return data.decode("utf-8", "surrogateescape")
 
 
+#: The game's log in the work directory (the shared format: docs/log-format.md).
+LOG_NAME = "log.jsonl.gz"
+
+
 def name_programs(
     programs: list[Program],
     runner: Runner,
@@ -465,9 +471,13 @@ def host(
     timeout: float = 2.0,
     echo: Callable[[dict[str, object]], None] | None = None,
     folders: Sequence[Path | None] | None = None,
+    *,
+    key: bytes | None = None,
+    seed: int | None = None,
 ) -> tuple[list[Program], BoardFile, list[tuple[int | None, Program, int]]]:
     """A whole game with its record: names, placement, movement, ranking. The log
-    (``workdir/log.jsonl``) and the final board (``workdir/board.txt``) are opened without
+    (``workdir/log.jsonl.gz``: replay/penguinslog.py, signed with ``key``, naming the board's
+    ``seed``) and the final board (``workdir/board.txt``) are opened without
     following links; the programs' folders lie in a directory of their own, removed at the end.
     ``echo`` sees every log entry too; ``folders`` (one per command, or None) are what each
     program's private folder starts as. Returns the programs, the final board and the
@@ -480,37 +490,41 @@ def host(
         for index, (command, seed) in enumerate(zip(commands, seeds, strict=True), start=1)
     ]
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-    descriptor = os.open(workdir / "log.jsonl", flags, 0o644)
+    descriptor = os.open(workdir / LOG_NAME, flags, 0o644)
+    # A board given by the user may hold bytes that are not UTF-8 (a latin-1 id): they are
+    # logged as JSON escapes of the surrogates they were read as, never a crash.
+    stream = open(descriptor, "wb")  # noqa: SIM115 - closed below, after the log's last line
+    writer = PenguinsGameLog(
+        stream, clock=time.monotonic, key=key, version=software_version(), seed=seed
+    )
+
+    def log(entry: dict[str, object]) -> None:
+        writer(entry)
+        if echo is not None:
+            echo(entry)
+
     try:
-        # A board given by the user may hold bytes that are not UTF-8 (a latin-1 id): they are
-        # logged as JSON escapes of the surrogates they were read as, never a crash.
-        with open(descriptor, "w", encoding="utf-8", errors="backslashreplace") as stream:
-
-            def log(entry: dict[str, object]) -> None:
-                stream.write(json.dumps(entry, ensure_ascii=False) + "\n")
-                stream.flush()
-                if echo is not None:
-                    echo(entry)
-
-            start: dict[str, object] = {"event": "start", "penguins": penguins}
-            start["board"] = board.render()
-            start["players"] = [shlex.join(command) for command in commands]
-            log(start)
-            name_programs(programs, runner, timeout, log)
-            board = run_game(programs, board, penguins, log, runner, timeout)
-            table = ranking(programs, board)
-            places = [
-                {
-                    "place": place,
-                    "player": p.name,
-                    "fish": got,
-                    "disqualified": p.disqualified,
-                    "kind": p.kind,
-                }
-                for place, p, got in table
-            ]
-            log({"event": "end", "ranking": places})
+        start: dict[str, object] = {"event": "start", "penguins": penguins}
+        start["board"] = board.render()
+        start["players"] = [shlex.join(command) for command in commands]
+        log(start)
+        name_programs(programs, runner, timeout, log)
+        board = run_game(programs, board, penguins, log, runner, timeout)
+        table = ranking(programs, board)
+        places = [
+            {
+                "place": place,
+                "player": p.name,
+                "fish": got,
+                "disqualified": p.disqualified,
+                "kind": p.kind,
+            }
+            for place, p, got in table
+        ]
+        log({"event": "end", "ranking": places})
     finally:
+        writer.close()  # a game stopped short says so in its log, verified up to there
+        stream.close()
         shutil.rmtree(players, ignore_errors=True)
     write_fresh(workdir / "board.txt", board.render().encode("utf-8", "surrogateescape"))
     return programs, board, table

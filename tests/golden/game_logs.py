@@ -8,6 +8,8 @@ the host's and differ from run to run; nothing compares them.
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import subprocess
 import tempfile
@@ -22,7 +24,7 @@ except ImportError:  # pragma: no cover - the script's own directory is on sys.p
 __all__ = ["GAME_LOGS"]
 
 
-def fish_game(executable: str) -> bytes:
+def fish_game(executable: str, suffix: str = "jsonl") -> bytes:
     """A two-player Fish tournament (one game, seed 3, a 4x4 board): its game log."""
     with tempfile.TemporaryDirectory() as scratch:
         logs = Path(scratch) / "logs"
@@ -37,11 +39,11 @@ def fish_game(executable: str) -> bytes:
             client = subprocess.Popen([*clients, "--names", "ann,bob"], stdout=subprocess.PIPE)
             finished(client)
             server.wait(STEP_SECONDS)
-        (game,) = sorted(logs.glob("game-*.jsonl"))
+        (game,) = sorted(logs.glob(f"game-*.{suffix}"))
         return game.read_bytes()
 
 
-def labyrinth_game(executable: str) -> bytes:
+def labyrinth_game(executable: str, suffix: str = "jsonl") -> bytes:
     """``trainee`` (astar) against the ASTAR training player, seed 5: the game's log."""
     with tempfile.TemporaryDirectory() as scratch:
         logs = Path(scratch) / "logs"
@@ -55,11 +57,11 @@ def labyrinth_game(executable: str) -> bytes:
             trainee = [*connect, "--name", "trainee", "--strategy", "astar"]
             trainee += ["--training", "ASTAR"]
             finished(subprocess.Popen(trainee, stdout=subprocess.PIPE))
-        (game,) = sorted((logs / "games").glob("*.jsonl"))
+        (game,) = sorted((logs / "games").glob(f"*.{suffix}"))
         return game.read_bytes()
 
 
-def penguins_game(executable: str) -> bytes:
+def penguins_game(executable: str, suffix: str = "jsonl") -> bytes:
     """``arena penguins master``: greedy against random on a 5x5 board of seed 6."""
     bin_dir = os.path.abspath(Path(executable).parent)
     env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
@@ -73,12 +75,41 @@ def penguins_game(executable: str) -> bytes:
         if done.returncode != 0:
             raise RuntimeError(f"penguins master: exit {done.returncode}: {done.stderr!r}")
         # The master logs each command as resolved: keep no machine path in the repository.
-        return (work / "log.jsonl").read_bytes().replace(f"{bin_dir}/".encode(), b"")
+        return (work / f"log.{suffix}").read_bytes().replace(f"{bin_dir}/".encode(), b"")
 
 
-#: (kept file name, recipe): today's writers of the other games, before they shared the format.
+def penguins_shared(executable: str) -> bytes:
+    """The kept old Penguins game written again by the master's writer of the shared format
+    (``host`` logs each command as resolved, a machine path: the kept game's entries have none).
+    Unsigned, every time 0.0."""
+    from penguins.master import LOG_NAME
+    from replay.penguinslog import PenguinsGameLog
+
+    del executable
+    kept = Path(__file__).resolve().parent / "logs" / "v0-penguins-log-6.jsonl"
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / LOG_NAME
+        with path.open("wb") as stream:
+            writer = PenguinsGameLog(stream, clock=lambda: 0.0, version=version(), seed=6)
+            for line in kept.read_text(encoding="utf-8").splitlines():
+                writer(json.loads(line))
+            writer.close()
+        return path.read_bytes()
+
+
+def version() -> str:
+    from replay.chainlog import software_version
+
+    return software_version()
+
+
+#: (kept file name, recipe): the other games' writers before they shared the format (v0), then
+#: the shared format's (v2, the dungeon's digest log's schema number).
 GAME_LOGS: tuple[tuple[str, Callable[[str], bytes]], ...] = (
     ("v0-fish-game-3.jsonl", fish_game),
     ("v0-labyrinth-game-5.jsonl", labyrinth_game),
     ("v0-penguins-log-6.jsonl", penguins_game),
+    ("v2-fish-game-3.jsonl.gz", functools.partial(fish_game, suffix="jsonl.gz")),
+    ("v2-labyrinth-game-5.jsonl.gz", functools.partial(labyrinth_game, suffix="jsonl.gz")),
+    ("v2-penguins-log-6.jsonl.gz", penguins_shared),
 )
