@@ -4,7 +4,6 @@ same either way; a worker lost mid-match gives the match to another."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -16,6 +15,7 @@ import pytest
 import trio
 from tournament_kit import sandbox_mode
 
+from replay.games import parse_game
 from server.ladder.play import (
     DaskPlayer,
     LocalPlayer,
@@ -41,13 +41,15 @@ def student(tmp_path: Path, name: str = "floe") -> Program:
 
 
 def without_timing(outcome: MatchOutcome) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The record and files of a match less what measures time (each call's seconds)."""
+    """The record and files of a match less what measures time (each call's seconds, each
+    line's time)."""
     record = {k: v for k, v in outcome.record.items() if k != "seconds"}
     files: dict[str, Any] = {}
     for name, data in outcome.files.items():
-        if name.endswith(".jsonl"):
-            lines = [json.loads(line) for line in data.decode().splitlines()]
-            files[name] = [{k: v for k, v in e.items() if k != "seconds"} for e in lines]
+        if name.endswith(".jsonl.gz"):  # a game log: its records, regenerated, less times
+            log = parse_game(data, name)
+            lines = [log.header, *log.records]
+            files[name] = [{k: v for k, v in e.items() if k not in ("t", "seconds")} for e in lines]
         else:
             files[name] = data
     return record, files
@@ -67,7 +69,7 @@ def test_a_packed_program_plays_a_match_and_its_files_come_back(tmp_path: Path) 
     assert sum(outcome.points) == 1.0
     assert outcome.ranking_scores == outcome.record["fish"]
     assert set(outcome.files) == {
-        "logs/ladder-3-0000/board.txt", "logs/ladder-3-0000/log.jsonl",
+        "logs/ladder-3-0000/board.txt", "logs/ladder-3-0000/log.jsonl.gz",
         "programs/ladder-3-0000-floe.txt", "programs/ladder-3-0000-house.txt",
         "replays/ladder-3-0000.html",
     }  # fmt: skip
