@@ -487,9 +487,9 @@ def _games(args: argparse.Namespace, paths: list[str]) -> int:
         log = GameLog(record.path, record.header, record.records)
         page, steps = labyrinth_html(log), len(frames(log))
     else:
-        from replay.games import penguins_html
+        from penguins.replay import render_html as penguins_html
 
-        page, steps = penguins_html(record)
+        page, steps = penguins_html(record.path)
     _write(Path(args.output), "-o", page.encode("utf-8"))
     print(f"wrote {args.output}: steps 0 to {steps - 1}")
     return 0

@@ -10,7 +10,6 @@ them. The dungeon's logs have their own reader (:mod:`replay.reader`, :mod:`repl
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -311,35 +310,3 @@ def penguins_show(record: GameRecord) -> str:
     final = penguins_frames(record)[-1]["board"]
     lines += ["final board:", *str(final).splitlines(), f"ranking: {summary(record)}"]
     return "\n".join(lines)
-
-
-_PENGUINS_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>@@TITLE@@</title>
-<style>body{font:14px system-ui,sans-serif;margin:1em 2em}pre{font-size:16px}
-#slider{width:60%}</style></head><body>
-<h1>@@TITLE@@</h1><p id="note"></p><pre id="board"></pre>
-<p><input id="slider" type="range" min="0" value="0" step="1"> <span id="stepno"></span></p>
-<p id="result" hidden>@@RESULT@@</p>
-<script type="application/json" id="data">@@DATA@@</script>
-<script>
-const F = JSON.parse(document.getElementById('data').textContent);
-const slider = document.getElementById('slider'); slider.max = F.length - 1;
-function draw(i) { const f = F[i]; slider.value = i;
-  document.getElementById('board').textContent = f.board;
-  document.getElementById('note').textContent = f.t.toFixed(3) + ' s  ' + f.note;
-  document.getElementById('stepno').textContent = 'step ' + i + ' / ' + (F.length - 1);
-  document.getElementById('result').hidden = i !== F.length - 1; }
-slider.oninput = () => draw(+slider.value);
-const step = +(new URLSearchParams(location.search).get('step') || 0);
-draw(Math.max(0, Math.min(F.length - 1, step)));
-</script></body></html>
-"""
-
-
-def penguins_html(record: GameRecord) -> tuple[str, int]:
-    """A self-contained page stepping through a Penguins game's boards, and its steps."""
-    steps = penguins_frames(record)
-    body = json.dumps(steps, separators=(",", ":")).replace("<", "\\u003c")
-    title = html.escape(f"Penguins: {Path(record.path).parent.name or record.path}")
-    page = _PENGUINS_PAGE.replace("@@TITLE@@", title).replace("@@DATA@@", body)
-    return page.replace("@@RESULT@@", html.escape(summary(record))), len(steps)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
-from penguins.boardfile import parse
 from penguins.judge import judge
+from protocol.penguins import parse
 from replay.chainlog import GameLogWriter, records_digest
 
 __all__ = ["PenguinsGameLog", "regenerate", "verify_records"]

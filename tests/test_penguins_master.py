@@ -19,6 +19,7 @@ from arena.penguins import master_main
 from client import penguins as player
 from floes import MOVEMENT, PLACEMENT
 from protocol.penguins import parse
+from replay.games import read_events
 from server.penguins.master import (
     FOLDER_FILES,
     Outcome,
@@ -29,7 +30,6 @@ from server.penguins.master import (
     ranking,
     run_game,
 )
-from replay.games import read_events
 from server.sandbox import check_available
 
 #: The sandbox where it runs here, else none (tests/test_sandbox.py says why not).

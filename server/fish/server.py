@@ -32,9 +32,9 @@ from fish.gamelog import JsonlLog
 from fish.manager import Manager, Outcome
 from fish.referee import Referee
 from fish.rules import MAX_FISH
-from server.fish.remote import Answer, Remote, valid_name
 from replay.chainlog import software_version
 from replay.fishlog import FishGameLog
+from server.fish.remote import Answer, Remote, valid_name
 from server.net import DEFAULT_LIMITS, Gate, Limits, open_listeners, serve_tcp
 
 __all__ = ["FishServer", "ServerConfig", "Standing", "serve"]

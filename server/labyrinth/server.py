@@ -30,9 +30,9 @@ from labyrinth.session import Fail, Forfeit, GameCommand, Register, Wait
 from labyrinth.table import BotTurn, Deadline, Effect, Record, Send
 from labyrinth.tournament import Pairing, Tournament
 from protocol.labyrinth import Malformed, WaitRequest, frame
-from server.labyrinth.gamerun import Client, GameRun, game_state, lobby_view, new_run
 from replay.chainlog import software_version
 from replay.labyrinthlog import LabyrinthGameLog
+from server.labyrinth.gamerun import Client, GameRun, game_state, lobby_view, new_run
 from server.net import DEFAULT_LIMITS, Gate, Limits, OverBudget, serve_tcp
 
 __all__ = ["Client", "GameRun", "LabyrinthServer", "Settings", "game_state", "serve_labyrinth"]

@@ -83,6 +83,7 @@ def penguins_shared(executable: str) -> bytes:
     (``host`` logs each command as resolved, a machine path: the kept game's entries have none).
     Unsigned, every time 0.0."""
     from penguins.master import LOG_NAME
+
     from replay.penguinslog import PenguinsGameLog
 
     del executable
