@@ -4,6 +4,8 @@
     arena ladder submit --dir cs312 --token TOKEN bot.zip     # a file, a folder or a zip
     arena ladder status --dir cs312 [--json]
     arena ladder recheck --dir cs312 --token ADMIN          # after a crash: interrupted checks
+    arena ladder add --dir cs312 --token ADMIN --roster late.csv    # teams that join late
+    arena ladder token --dir cs312 --token ADMIN ann        # a new token for a team that lost it
 
 Exit status: 0 done (``submit``: the version is active), 1 the version failed its build or
 pre-flight (the reason and output are printed), 2 bad input (one line naming it: a roster row,
@@ -183,9 +185,7 @@ def recheck(args: argparse.Namespace) -> int:
     from server.ladder.db import LadderError
     from server.ladder.submit import recheck as recheck_versions
 
-    token = args.token or os.environ.get(ENV_TOKEN)
-    if not token:
-        raise UsageError(f"--token: missing: the admin token (or set {ENV_TOKEN})")
+    token = _admin_token(args)
     configure_logging(level="warning")
     ladder = _open(args)
     try:
@@ -202,6 +202,50 @@ def recheck(args: argparse.Namespace) -> int:
         verdict = "active" if version.status == "active" else f"FAILED: {version.reason}"
         print(f"{version.team} version {version.number}: {verdict}")
     print(f"arena ladder: {len(done)} interrupted submissions checked", file=sys.stderr)
+    return 0
+
+
+def _admin_token(args: argparse.Namespace) -> str:
+    token: str | None = args.token or os.environ.get(ENV_TOKEN)
+    if not token:
+        raise UsageError(f"--token: missing: the admin token (or set {ENV_TOKEN})")
+    return token
+
+
+def add(args: argparse.Namespace) -> int:
+    from server.ladder.db import LadderError
+    from server.ladder.roster import parse_roster
+
+    token = _admin_token(args)
+    ladder = _open(args)
+    try:
+        roster = parse_roster(_read_text(args.roster, "--roster"), str(args.roster))
+        tokens = ladder.add_teams(roster, token)
+    except LadderError as error:
+        raise UsageError(str(error)) from None
+    finally:
+        ladder.close()
+    print("team,token")
+    for name, fresh in tokens.items():
+        print(f"{name},{fresh}")
+    print(f"arena ladder: {len(tokens)} teams added; each token is shown once", file=sys.stderr)
+    return 0
+
+
+def token(args: argparse.Namespace) -> int:
+    from server.ladder.db import LadderError
+
+    admin = _admin_token(args)
+    ladder = _open(args)
+    try:
+        fresh = ladder.reissue(args.team, admin)
+    except LadderError as error:
+        raise UsageError(str(error)) from None
+    finally:
+        ladder.close()
+    print(f"{args.team},{fresh}")
+    print(f"arena ladder: a new token for {args.team} (shown once); its old one no longer works",
+          file=sys.stderr)  # fmt: skip
     return 0
 
 
@@ -268,13 +312,23 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     four.add_argument("--sandbox", choices=("bwrap", "none"), default="bwrap")
     _common(four)
     four.set_defaults(run=recheck)
+    five = sub.add_parser("add", help="teams that join late: tokens shown once (admin)")
+    five.add_argument("--roster", type=Path, required=True, help="CSV as for init")
+    five.add_argument("--token", help=f"the admin token (or {ENV_TOKEN})")
+    _common(five)
+    five.set_defaults(run=add)
+    six = sub.add_parser("token", help="a new token for a team that lost its own (admin)")
+    six.add_argument("team", help="the team's name")
+    six.add_argument("--token", help=f"the admin token (or {ENV_TOKEN})")
+    _common(six)
+    six.set_defaults(run=token)
     three = sub.add_parser("status", help="teams, versions and their states")
     three.add_argument("--json", action="store_true", help="the same as JSON")
     _common(three)
     three.set_defaults(run=status)
-    for name, (helptext, add, run) in SUBCOMMANDS.items():
+    for name, (helptext, flags, run) in SUBCOMMANDS.items():
         extra = sub.add_parser(name, help=helptext)
-        add(extra)
+        flags(extra)
         _common(extra)
         extra.set_defaults(run=run)
     return parser.parse_args(argv)

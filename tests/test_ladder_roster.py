@@ -189,3 +189,44 @@ def test_bad_command_lines_are_one_line_and_exit_2(
     assert message in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
+
+
+def test_late_teams_and_a_lost_token(database_url: str, tmp_path: Path) -> None:
+    """The teacher adds teams mid-term (their tokens shown once) and replaces a lost token:
+    the old one stops working at once; both need the admin token and are audited."""
+    ladder, tokens, admin = Ladder.create(
+        tmp_path / "l", database_url, game="dungeon", roster=parse_roster("team\nann\n")
+    )
+    with pytest.raises(LadderError, match="this needs the admin token"):
+        ladder.add_teams(parse_roster("team\nzed\n"), tokens["ann"])
+    late = ladder.add_teams(parse_roster("team\nzed\nyan\n"), admin)
+    assert sorted(late) == ["yan", "zed"]
+    assert authenticate(ladder.engine, late["zed"], "cli", 0.0).team == "zed"
+    with pytest.raises(LadderError, match="team 'ANN': already in the ladder"):
+        ladder.add_teams(parse_roster("team\nANN\n"), admin)
+    fresh = ladder.reissue("ann", admin)
+    assert authenticate(ladder.engine, fresh, "cli", 0.0).team == "ann"
+    with pytest.raises(LadderError, match="wrong token"):
+        authenticate(ladder.engine, tokens["ann"], "cli", 0.0)
+    with pytest.raises(LadderError, match="no team 'bob' in the ladder"):
+        ladder.reissue("bob", admin)
+    with ladder.engine.connect() as db:
+        actions = db.execute(select(schema.audit.c.action).order_by(schema.audit.c.id)).scalars()
+        assert list(actions) == ["init", "add_teams", "reissue_token"]
+    assert [team["team"] for team in ladder.status()["teams"]] == ["ann", "yan", "zed"]
+    ladder.close()
+
+
+def test_add_and_token_from_the_command_line(tmp_path: Path) -> None:
+    (tmp_path / "class.csv").write_text("team\nann\n")
+    (tmp_path / "late.csv").write_text("team\nbob\n")
+    made = _arena("init", "--game", "dungeon", "--roster", "class.csv", "--dir", "l", cwd=tmp_path)
+    admin = dict(line.split(",") for line in made.stdout.splitlines())["ADMIN"]
+    added = _arena("add", "--dir", "l", "--token", admin, "--roster", "late.csv", cwd=tmp_path)
+    assert added.returncode == 0, added.stderr
+    assert [line.split(",")[0] for line in added.stdout.splitlines()] == ["team", "bob"]
+    again = _arena("token", "bob", "--dir", "l", "--token", admin, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.startswith("bob,")
+    refused = _arena("token", "bob", "--dir", "l", "--token", "x", cwd=tmp_path)
+    assert (refused.returncode, refused.stderr) == (2, "arena ladder: wrong token\n")

@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, insert, select
+from sqlalchemy import Connection, Engine, insert, select, update
 
 from server.ladder import schema
-from server.ladder.auth import new_token, token_hash
+from server.ladder.auth import Identity, authenticate, new_token, token_hash
 from server.ladder.db import LadderError, database_url, open_database
 from server.ladder.roster import NAME, RosterRow
 from server.ladder.store import Store
@@ -47,6 +47,28 @@ DEFAULT_LIMITS: dict[str, float] = {
 }
 _MANIFEST = "ladder.json"
 _STALE_TEMPORARY = 3600.0
+
+
+def _insert_teams(
+    conn: Connection, roster: list[RosterRow], tokens: dict[str, str], now: float
+) -> None:
+    for row in roster:
+        team = conn.execute(
+            insert(schema.teams)
+            .values(name=row.name, members=json.dumps(row.members), created=now)
+            .returning(schema.teams.c.id)
+        ).scalar_one()
+        conn.execute(
+            insert(schema.tokens).values(
+                team_id=team, role="team", token_hash=token_hash(tokens[row.name]), created=now
+            )
+        )
+
+
+def _audit(conn: Connection, at: float, actor: str, action: str, detail: dict[str, Any]) -> None:
+    conn.execute(
+        insert(schema.audit).values(at=at, actor=actor, action=action, detail=json.dumps(detail))
+    )
 
 
 @dataclass
@@ -109,20 +131,7 @@ class Ladder:
                     role="admin", token_hash=token_hash(admin), created=now
                 )
             )
-            for row in roster:
-                team = conn.execute(
-                    insert(schema.teams)
-                    .values(name=row.name, members=json.dumps(row.members), created=now)
-                    .returning(schema.teams.c.id)
-                ).scalar_one()
-                conn.execute(
-                    insert(schema.tokens).values(
-                        team_id=team,
-                        role="team",
-                        token_hash=token_hash(tokens[row.name]),
-                        created=now,
-                    )
-                )
+            _insert_teams(conn, roster, tokens, now)
             conn.execute(
                 insert(schema.audit).values(
                     at=now,
@@ -167,6 +176,51 @@ class Ladder:
             raise LadderError(f"--dir {folder}: its database holds no ladder ('arena ladder init')")
         ladder.store.sweep(before=clock() - _STALE_TEMPORARY)
         return ladder
+
+    def admin(self, token: str, source: str = "cli") -> Identity:
+        """The teacher, or :class:`LadderError`."""
+        who = authenticate(self.engine, token, source, self.clock())
+        if who.role != "admin":
+            raise LadderError("this needs the admin token")
+        return who
+
+    def add_teams(self, roster: list[RosterRow], token: str) -> dict[str, str]:
+        """Teams that join late (admin token): their tokens, shown once."""
+        who = self.admin(token)
+        tokens = {row.name: new_token() for row in roster}
+        now = self.clock()
+        with self.engine.begin() as conn:
+            known = {
+                name.lower(): name for name in conn.execute(select(schema.teams.c.name)).scalars()
+            }
+            for row in roster:
+                if row.name.lower() in known:
+                    raise LadderError(f"team {row.name!r}: already in the ladder")
+            _insert_teams(conn, roster, tokens, now)
+            _audit(conn, now, who.actor, "add_teams", {"teams": [row.name for row in roster]})
+        return tokens
+
+    def reissue(self, team: str, token: str) -> str:
+        """A new token for ``team`` (admin token; a lost one): its old tokens are revoked."""
+        who = self.admin(token)
+        fresh = new_token()
+        now = self.clock()
+        with self.engine.begin() as conn:
+            team_id = conn.execute(
+                select(schema.teams.c.id).where(schema.teams.c.name == team)
+            ).scalar()
+            if team_id is None:
+                raise LadderError(f"no team {team!r} in the ladder")
+            conn.execute(
+                update(schema.tokens).where(schema.tokens.c.team_id == team_id).values(revoked=True)
+            )
+            conn.execute(
+                insert(schema.tokens).values(
+                    team_id=team_id, role="team", token_hash=token_hash(fresh), created=now
+                )
+            )
+            _audit(conn, now, who.actor, "reissue_token", {"team": team})
+        return fresh
 
     def close(self) -> None:
         self.engine.dispose()
