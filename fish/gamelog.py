@@ -63,9 +63,9 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     with open(path, "rb") as probe:
         shared = probe.read(2) == b"\x1f\x8b"
     if shared:
-        from replay.games import read_game
+        from replay.fishlog import read_fish
 
-        record = read_game(path)
+        record = read_fish(path)
         return [record.header, *record.records]
     events = []
     with open(path, encoding="utf-8") as stream:

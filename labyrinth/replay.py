@@ -79,7 +79,8 @@ class PlayerLog:
 
 
 def _first_record(path: str) -> object:
-    from replay.games import GZIP_MAGIC, detect
+    from replay.chainlog import GZIP_MAGIC
+    from replay.gamerecord import detect
 
     try:
         with open(path, "rb") as stream:
@@ -111,7 +112,9 @@ def is_player_log(path: str) -> bool:
 
 
 def read_game_log(path: str) -> GameLog:
-    from replay.games import GZIP_MAGIC, GameLogError, read_game
+    from replay.chainlog import GZIP_MAGIC
+    from replay.gamerecord import GameLogError
+    from replay.labyrinthlog import read_labyrinth
 
     try:
         with open(path, "rb") as stream:
@@ -120,7 +123,7 @@ def read_game_log(path: str) -> GameLog:
         raise LogError(f"{path}: cannot read: {error}") from None
     if shared:  # the shared format (replay/labyrinthlog.py): the same records, regenerated
         try:
-            record = read_game(path)
+            record = read_labyrinth(path)
         except GameLogError as error:
             raise LogError(str(error)) from None
         return GameLog(path, record.header, record.records)

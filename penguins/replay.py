@@ -27,11 +27,12 @@ COLORS = [
 def read_events(path: str | Path) -> list[dict[str, Any]]:
     """The log's lines (ValueError naming the line that is not a JSON object); a log of the
     shared format (``log.jsonl.gz``, replay/penguinslog.py) gives the same lines, regenerated."""
-    from replay.games import GZIP_MAGIC, read_game
+    from replay.chainlog import GZIP_MAGIC
+    from replay.penguinslog import read_penguins
 
     with open(path, "rb") as probe:
         if probe.read(2) == GZIP_MAGIC:
-            record = read_game(path)
+            record = read_penguins(path)
             return [record.header, *record.records]
     events = []
     with open(path, encoding="utf-8") as stream:
@@ -51,7 +52,7 @@ def read_events(path: str | Path) -> list[dict[str, Any]]:
 def is_penguins_log(path: str | Path) -> bool:
     """Whether the file's first line is a Penguins master's ``start`` line (or the shared
     format's header of a Penguins game)."""
-    from replay.games import detect
+    from replay.gamerecord import detect
 
     try:
         with open(path, encoding="utf-8") as stream:

@@ -17,8 +17,15 @@ from typing import IO, Any
 
 from fish.referee import Referee, Verdict
 from replay.chainlog import GameLogWriter, records_digest
+from replay.gamerecord import GameRecord, read_one
 
-__all__ = ["FishGameLog", "action_json", "regenerate", "verify_records"]
+__all__ = [
+    "FishGameLog",
+    "action_json",
+    "read_fish",
+    "regenerate",
+    "verify_records",
+]
 
 #: What the old format's header holds beyond the players.
 _CONFIG_KEYS = ("round", "game", "colors", "rows", "cols", "board")
@@ -214,3 +221,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     return value
+
+
+def read_fish(path: str | Path, *, key: bytes | None = None) -> GameRecord:
+    """A Fish game log of either format, its records regenerated (replay/gamerecord.py)."""
+    return read_one(path, "fish", regenerate, key=key)

@@ -11,11 +11,20 @@ them. The dungeon's logs have their own reader (:mod:`replay.reader`, :mod:`repl
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from replay.chainlog import GZIP_MAGIC, Chain, decompressed, read_chain
+from replay.chainlog import GZIP_MAGIC
+from replay.gamerecord import (
+    GAMES,
+    GameLogError,
+    GameRecord,
+    Regenerate,
+    detect,
+    parse_old,
+    read_shared,
+)
 
 __all__ = [
     "GAMES",
@@ -29,83 +38,6 @@ __all__ = [
     "verify_game",
 ]
 
-#: The games whose logs this module reads.
-GAMES = ("fish", "labyrinth", "penguins")
-#: The log schemas this software reads: 0 (a game's own unchained lines), 2 (the shared format).
-SCHEMAS = (0, 2)
-
-
-class GameLogError(ValueError):
-    """Not a readable game log, or one of a version this software does not know (one line)."""
-
-
-@dataclass
-class GameRecord:
-    """A game's log as read: the old format's header and records (regenerated from a schema-2
-    log), what the re-run found, and the chain's state."""
-
-    path: str
-    game: str
-    schema: int
-    header: dict[str, Any]
-    #: the records after the header, in order (each with ``t`` when the log has times)
-    records: list[dict[str, Any]]
-    #: where the re-run differs from the log (empty: it re-runs exactly)
-    problems: list[str] = field(default_factory=list)
-    #: schema 2: the chain as read (bad line, cut, signature); None for schema 0
-    chain: Chain | None = None
-    #: schema 2: the shared header (game, version, seed, config, players)
-    shared_header: dict[str, Any] | None = None
-
-    @property
-    def complete(self) -> bool:
-        """Whether the log holds the game's end (schema 2: a close line with the chain whole)."""
-        if self.chain is not None:
-            return self.chain.closed and self.chain.bad is None
-        last = self.records[-1] if self.records else {}
-        return last.get("event") in ("result", "end") or last.get("type") == "end"
-
-
-def _first_line(raw: bytes) -> dict[str, Any] | None:
-    if raw[:2] == GZIP_MAGIC:
-        raw, _ = decompressed(raw[:4096])
-    try:
-        first = json.loads(raw.split(b"\n", 1)[0])
-    except ValueError:
-        return None
-    return first if isinstance(first, dict) else None
-
-
-def detect(path: str | Path) -> str | None:
-    """``dungeon``, ``fish``, ``fish-tournament``, ``labyrinth``, ``labyrinth-player``,
-    ``penguins``, or None when the file's first line names none of them (or it cannot be read)."""
-    try:
-        with open(path, "rb") as stream:
-            raw = stream.read(4096)
-    except OSError:
-        return None
-    return detect_bytes(raw)
-
-
-def detect_bytes(raw: bytes) -> str | None:
-    first = _first_line(raw)
-    if first is None:
-        return None
-    if first.get("event") == "header":
-        game = first.get("game", "dungeon")
-        return game if isinstance(game, str) else None
-    if first.get("log") == "fish-game":
-        return "fish"
-    if first.get("log") == "fish-tournament":
-        return "fish-tournament"
-    if first.get("format") == "labyrinth-2017/1":
-        return "labyrinth"
-    if isinstance(first.get("player"), str) and "type" in first:
-        return "labyrinth-player"
-    if first.get("event") == "start" and "penguins" in first and "board" in first:
-        return "penguins"
-    return None
-
 
 def read_game(path: str | Path, *, key: bytes | None = None) -> GameRecord:
     """Read a Fish, Labyrinth or Penguins game log of either format. Raises OSError,
@@ -116,23 +48,8 @@ def read_game(path: str | Path, *, key: bytes | None = None) -> GameRecord:
 
 def parse_game(raw: bytes, path: str, *, key: bytes | None = None) -> GameRecord:
     if raw[:2] == GZIP_MAGIC:
-        return _read_shared(raw, path, key)
-    game = detect_bytes(raw)
-    if game not in GAMES:
-        raise GameLogError(f"{path}: not a Fish, Labyrinth or Penguins game log")
-    records: list[dict[str, Any]] = []
-    for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            raise GameLogError(f"{path}: line {number} is not JSON") from None
-        if not isinstance(record, dict):
-            raise GameLogError(f"{path}: line {number} is not a log record")
-        records.append(record)
-    assert game is not None
-    return GameRecord(path, game, 0, records[0], records[1:])
+        return read_shared(raw, path, key, _regenerator)
+    return parse_old(raw, path)
 
 
 def read_events(path: str | Path) -> list[dict[str, Any]]:
@@ -149,46 +66,14 @@ def read_events(path: str | Path) -> list[dict[str, Any]]:
         return []
 
 
-def _read_shared(raw: bytes, path: str, key: bytes | None) -> GameRecord:
-    try:
-        chain = read_chain(raw, path, key=key)
-    except ValueError as error:
-        raise GameLogError(str(error)) from None
-    header = chain.header
-    schema, game = header.get("schema"), header.get("game")
-    if schema not in SCHEMAS:
-        raise GameLogError(
-            f"{path}: log schema version {schema!r}, but this software reads versions "
-            f"{', '.join(map(str, SCHEMAS))} of game logs; use the dungeon-arena release that "
-            "wrote it"
-        )
-    if game not in GAMES:
-        raise GameLogError(f"{path}: a {game} log, not a Fish, Labyrinth or Penguins one")
-    lines = chain.lines[1:]
-    try:
-        records, problems = _regenerate(str(game), header, lines)
-    except (KeyError, TypeError, ValueError, IndexError) as error:
-        raise GameLogError(
-            f"{path}: the header is not one this version plays: {error!r:.200}"
-        ) from None
-    return GameRecord(path, str(game), 2, records[0], records[1:], problems, chain, header)
-
-
-def _regenerate(
-    game: str, header: dict[str, Any], lines: list[tuple[int, dict[str, Any]]]
-) -> tuple[list[dict[str, Any]], list[str]]:
+def _regenerator(game: str) -> Regenerate | None:
     if game == "fish":
         from replay.fishlog import regenerate
     elif game == "labyrinth":
         from replay.labyrinthlog import regenerate
     else:
         from replay.penguinslog import regenerate
-    records, problems = regenerate(header, lines)
-    times = {number: data.get("t", 0.0) for number, data in lines}
-    if game == "labyrinth":  # its old records carry no time; a regenerated one keeps its line's
-        for record, (number, _) in zip(records[1:], lines, strict=False):
-            record.setdefault("t", times.get(number, 0.0))
-    return records, problems
+    return regenerate
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,13 @@ from typing import IO, Any
 
 from labyrinth.rules import PROFILES, Labyrinth, Move
 from replay.chainlog import GameLogWriter, records_digest
+from replay.gamerecord import GameRecord, read_one
 
-__all__ = ["LabyrinthGameLog", "regenerate"]
+__all__ = [
+    "LabyrinthGameLog",
+    "read_labyrinth",
+    "regenerate",
+]
 
 #: The old header's keys that are not the shared header's own (seed, players, match name).
 _OLD_KEYS = ("type", "game", "seed", "players")
@@ -108,3 +113,8 @@ def regenerate(
             fields = {k: v for k, v in data.items() if k not in ("t", "event")}
             records.append({"type": event, **fields})
     return records, problems
+
+
+def read_labyrinth(path: str | Path, *, key: bytes | None = None) -> GameRecord:
+    """A Labyrinth game log of either format, its records regenerated (replay/gamerecord.py)."""
+    return read_one(path, "labyrinth", regenerate, key=key)

@@ -13,13 +13,20 @@ the close line. Reading regenerates the records of the old format (``start``, ``
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, BinaryIO
 
 from penguins.judge import judge
 from protocol.penguins import parse
 from replay.chainlog import GameLogWriter, records_digest
+from replay.gamerecord import GameRecord, read_one
 
-__all__ = ["PenguinsGameLog", "regenerate", "verify_records"]
+__all__ = [
+    "PenguinsGameLog",
+    "read_penguins",
+    "regenerate",
+    "verify_records",
+]
 
 #: The fields of a call a program's run decided (the rest the master derives).
 _FACTS = ("player", "phase", "exit", "signal", "seconds", "stderr", "verdict", "reason", "board")
@@ -157,3 +164,8 @@ def verify_records(records: list[dict[str, Any]]) -> tuple[list[str], int]:
                                     f"{place.get('fish')} fish, the board says {fish}")  # fmt: skip
                     break
     return problems, moves
+
+
+def read_penguins(path: str | Path, *, key: bytes | None = None) -> GameRecord:
+    """A Penguins game log of either format, its records regenerated (replay/gamerecord.py)."""
+    return read_one(path, "penguins", regenerate, key=key)
