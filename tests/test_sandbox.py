@@ -96,6 +96,20 @@ def test_writes_outside_its_folder_fail_inside_succeed(tmp_path: Path) -> None:
 
 
 @needs_bwrap
+def test_a_student_program_can_compile_c_with_the_systems_cc(tmp_path: Path) -> None:
+    """The system's /etc binds are readable by the program's user: `cc`, a link through
+    /etc/alternatives, compiles a C file in its folder and the binary runs."""
+    outcome, folder = hostile(
+        tmp_path,
+        "test -r /etc/ld.so.cache && echo cache\n"
+        "printf 'int main(void){return 7;}' > seven.c && cc -o seven seven.c\n"
+        "./seven; echo $?\n",
+    )
+    assert outcome.stdout == "cache\n7\n", outcome.stderr
+    assert (folder / "seven").is_file()
+
+
+@needs_bwrap
 def test_a_fork_bomb_is_held_by_the_process_limit(tmp_path: Path) -> None:
     # Builtins only after the bomb starts (a fork would fail): a busy loop, then count /proc.
     outcome, _ = hostile(

@@ -37,6 +37,9 @@ def _system_binds() -> list[str]:
             out += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
             out += ["--ro-bind", path, path]
+    # (made by bwrap for the binds below, /etc was closed to the program's user: the dynamic
+    # loader could not read ld.so.cache, nor a shell follow /usr/bin/cc's alternative)
+    out += ["--perms", "0755", "--dir", "/etc"]
     for path in ETC:
         out += ["--ro-bind-try", path, path]
     return out
