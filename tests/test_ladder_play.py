@@ -50,7 +50,7 @@ def without_timing(outcome: MatchOutcome) -> tuple[dict[str, Any], dict[str, Any
             log = parse_game(data, name)
             lines = [log.header, *log.records]
             files[name] = [{k: v for k, v in e.items() if k not in ("t", "seconds")} for e in lines]
-        else:
+        elif not name.endswith(".html"):  # (a replay page: drawn from the log, times and all)
             files[name] = data
     return record, files
 

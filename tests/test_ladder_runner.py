@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import trio
-from sqlalchemy import Engine, select, update
+from sqlalchemy import Engine, func, select, update
 from tournament_kit import sandbox_mode
 
 from server.ladder import schema as s
@@ -365,9 +365,8 @@ async def test_a_rerun_replaces_the_result_and_the_ratings(
 def _queue_one(engine: Engine) -> int:
     top_up(engine, 1)
     with engine.begin() as db:
-        return int(
-            db.execute(select(s.matches.c.id).where(s.matches.c.state == "queued")).scalar_one()
-        )
+        queued = select(func.min(s.matches.c.id)).where(s.matches.c.state == "queued")
+        return int(db.execute(queued).scalar_one())
 
 
 def test_a_retired_version_plays_no_more(database_url: str, tmp_path: Path) -> None:
