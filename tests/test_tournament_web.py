@@ -134,6 +134,10 @@ async def test_the_live_view_follows_a_running_match_then_links_its_replay(
             await agent.stream.aclose()
         assert await in_page(page, "document.documentElement.dataset.live === 'over'")
         assert await in_page(page, "document.getElementById('mode').textContent") == "replay"
+        # A viewer looking back stays where it is when frames arrive; the result stays hidden
+        # until it reaches the last step.
+        assert await in_page(page, f"{step} === 0 && 'stayed'") == "stayed"
+        assert await in_page(page, "document.documentElement.dataset.result") == "hidden"
         listing = await trio.to_thread.run_sync(browser.open, f"http://127.0.0.1:{web}/")
         href = await in_page(
             listing, "document.querySelector('tr[data-match=\"live\"] a.replay')?.href"
