@@ -289,5 +289,7 @@
     slider.dispatchEvent(new Event("input"));
   }
   if (query.has("play")) start();
+  // Milliseconds from the start of navigation until the first step is drawn (bench/bench_viewer.py).
+  html.dataset.readyMs = String(Math.round(performance.now()));
   html.dataset.ready = "1";
 })();
