@@ -3,6 +3,7 @@
     arena ladder init --game dungeon --roster class.csv --dir cs312 > tokens.csv
     arena ladder submit --dir cs312 --token TOKEN bot.zip     # a file, a folder or a zip
     arena ladder status --dir cs312 [--json]
+    arena ladder show --dir cs312 --token TOKEN [N]         # why version N failed: its output
     arena ladder recheck --dir cs312 --token ADMIN          # after a crash: interrupted checks
     arena ladder add --dir cs312 --token ADMIN --roster late.csv    # teams that join late
     arena ladder token --dir cs312 --token ADMIN ann        # a new token for a team that lost it
@@ -249,6 +250,28 @@ def token(args: argparse.Namespace) -> int:
     return 0
 
 
+def show(args: argparse.Namespace) -> int:
+    from server.ladder.db import LadderError
+
+    given = args.token or os.environ.get(ENV_TOKEN)
+    if not given:
+        raise UsageError(f"--token: missing (or set {ENV_TOKEN})")
+    ladder = _open(args)
+    try:
+        version = ladder.version_outputs(given, args.version, args.team)
+    except LadderError as error:
+        raise UsageError(str(error)) from None
+    finally:
+        ladder.close()
+    reason = f": {version['reason']}" if version["reason"] else ""
+    print(f"{version['team']} version {version['number']}: {version['status']}{reason} "
+          f"(sha256 {version['content_hash'][:12]})")  # fmt: skip
+    for title, key in (("build", "build_output"), ("pre-flight", "preflight_output")):
+        if version[key]:
+            print(f"--- {title} output ---\n{version[key].rstrip()}")
+    return 0
+
+
 def _when(seconds: float | None) -> str:
     import time
 
@@ -298,7 +321,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     two = sub.add_parser("submit", help="submit a team's program: a new version, checked")
     two.add_argument("path", type=Path, help="a file, a folder or a .zip")
     two.add_argument("--token", help=f"the team's token (or {ENV_TOKEN})")
-    two.add_argument("--sandbox", choices=("bwrap", "none"), default="bwrap")
+    two.add_argument("--sandbox", choices=("bwrap", "none"), default="bwrap",
+                     help="none: the build and the check run unconfined (warned)")  # fmt: skip
     two.add_argument("--verbose", action="store_true", help="show the output of a passing check")
     _common(two)
     two.set_defaults(run=submit)
@@ -322,6 +346,14 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     six.add_argument("--token", help=f"the admin token (or {ENV_TOKEN})")
     _common(six)
     six.set_defaults(run=token)
+    seven = sub.add_parser(
+        "show", help="a version's state, reason, build and pre-flight output (its team's token)"
+    )
+    seven.add_argument("version", type=int, nargs="?", help="its number (default: the newest)")
+    seven.add_argument("--token", help=f"the team's token, or the admin's (or {ENV_TOKEN})")
+    seven.add_argument("--team", help="with the admin token: whose version")
+    _common(seven)
+    seven.set_defaults(run=show)
     three = sub.add_parser("status", help="teams, versions and their states")
     three.add_argument("--json", action="store_true", help="the same as JSON")
     _common(three)

@@ -98,10 +98,11 @@ async def test_only_a_version_that_passes_becomes_active(database_url: str, tmp_
 
 async def test_a_build_runs_in_the_sandbox_and_its_failure_is_shown(tmp_path: Path) -> None:
     """program.toml's build runs first; a C file that does not compile fails the version with
-    the compiler's words in its build output; no pre-flight is played."""
+    the compiler's words in its build output; no pre-flight is played. The team sees it again
+    with its token (arena ladder show), the teacher with the admin token, no other team."""
     if shutil.which("gcc") is None:
         pytest.skip("no gcc here")
-    ladder, tokens, _ = _ladder(tmp_path / "l")
+    ladder, tokens, admin = _ladder(tmp_path / "l")
     folder = _program(
         tmp_path / "c", "int main(void) { return nope; }\n",
         build=["gcc", "-o", "bot", "main.c"], command=["./bot", "{host}", "{port}"],
@@ -113,7 +114,27 @@ async def test_a_build_runs_in_the_sandbox_and_its_failure_is_shown(tmp_path: Pa
     assert done.build_output.startswith("$ gcc -o bot main.c\n")
     assert done.preflight_output == ""
     assert list(ladder.scratch.iterdir()) == []
+    shown = ladder.version_outputs(tokens["bob"])
+    assert (shown["number"], shown["status"], shown["reason"]) == (1, "failed", done.reason)
+    assert shown["build_output"] == done.build_output
+    assert ladder.version_outputs(admin, 1, team="bob") == shown
+    with pytest.raises(LadderError, match="its own versions only, not 'bob'"):
+        ladder.version_outputs(tokens["ann"], team="bob")
+    with pytest.raises(LadderError, match=r"^team 'ann' has no version$"):
+        ladder.version_outputs(tokens["ann"])
+    with pytest.raises(LadderError, match=r"^team 'bob' has no version 7$"):
+        ladder.version_outputs(tokens["bob"], 7)
+    with pytest.raises(LadderError, match="name the team"):
+        ladder.version_outputs(admin)
     ladder.close()
+    cli = subprocess.run(
+        [sys.executable, "-m", "arena", "ladder", "show", "--dir", str(tmp_path / "l"),
+         "--token", tokens["bob"]],
+        capture_output=True, text=True, check=False, timeout=120,
+    )  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout.startswith("bob version 1: failed: build failed: exit code 1 (sha256 ")
+    assert "--- build output ---\n$ gcc -o bot main.c" in cli.stdout
 
 
 @pytest.mark.parametrize(

@@ -222,6 +222,46 @@ class Ladder:
             _audit(conn, now, who.actor, "reissue_token", {"team": team})
         return fresh
 
+    def version_outputs(
+        self, token: str, number: int | None = None, team: str | None = None, source: str = "cli"
+    ) -> dict[str, Any]:
+        """One version (the newest by default) with its reason and its build and pre-flight
+        output: a team's token sees its own team's, the admin token any ``team``'s."""
+        who = authenticate(self.engine, token, source, self.clock())
+        if who.role == "team":
+            if team is not None and team != who.team:
+                raise LadderError(f"a team's token shows its own versions only, not {team!r}'s")
+            team = who.team
+        elif team is None:
+            raise LadderError("with the admin token, name the team (--team)")
+        versions, teams = schema.versions, schema.teams
+        query = (
+            select(versions)
+            .join(teams, teams.c.id == versions.c.team_id)
+            .where(teams.c.name == team)
+            .order_by(versions.c.number.desc())
+        )
+        if number is not None:
+            query = query.where(versions.c.number == number)
+        with self.engine.connect() as conn:
+            row = conn.execute(query.limit(1)).mappings().first()
+        if row is None:
+            which = f" {number}" if number is not None else ""
+            raise LadderError(f"team {team!r} has no version{which}")
+
+        def text(digest: str | None) -> str:
+            return self.store.read(digest).decode("utf-8", "replace") if digest else ""
+
+        return {
+            "team": team,
+            "number": row["number"],
+            "status": row["status"],
+            "reason": row["reason"],
+            "content_hash": row["content_hash"],
+            "build_output": text(row["build_output_hash"]),
+            "preflight_output": text(row["preflight_output_hash"]),
+        }
+
     def close(self) -> None:
         self.engine.dispose()
 
