@@ -18,7 +18,14 @@ import trio
 
 from arena.errors import EXIT_USAGE, command
 from arena.logs import configure_logging
-from arena.options import ArgumentParser, describe, log_level, positive_count, web_address
+from arena.options import (
+    ArgumentParser,
+    add_time_options,
+    describe,
+    log_level,
+    positive_count,
+    web_address,
+)
 from arena.serve import _os_error
 from arena.tournament.players import PLAYERS, load_teams
 from replay.journal import JournalError
@@ -70,6 +77,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         default="bwrap",
         help="how programs are isolated (none: not at all, for machines without bubblewrap)",
     )
+    add_time_options(parser, "cpu", "the teams' programs; the dungeon only")
     parser.add_argument(
         "--log-level", type=log_level, default="warning", help="server log level (stderr)"
     )
@@ -84,6 +92,13 @@ def main(argv: list[str]) -> int:
         check_playable(tournament)
     except TeamsError as error:
         print(f"arena tournament: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.cpu_budget is not None and tournament.game != "dungeon":
+        print(
+            f"arena tournament: --cpu-budget is for dungeon tournaments; a {tournament.game} "
+            "program's time is limited per call (call_seconds)",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     web = args.web
     out = args.out if args.out is not None else Path(tournament.name)
@@ -124,7 +139,8 @@ def run(
             out=out, concurrency=args.concurrency, resume=args.resume, sandbox=args.sandbox,
             status=status, progress=progress, add=args.add, rerun=args.rerun,
             rerun_why=args.why, preflight="keep" if args.preflight_only else args.preflight,
-            preflight_only=args.preflight_only, players=PLAYERS,
+            preflight_only=args.preflight_only, players=PLAYERS, time=args.time,
+            cpu_budget=args.cpu_budget,
         )  # fmt: skip
         board = Board(tournament.name)
         runner = make_run(tournament, options, board)

@@ -51,6 +51,11 @@ class RunOptions:
     preflight_only: bool = False
     #: The built-in players (the command line's); a dungeon built-in team needs them.
     players: Players | None = None
+    #: The dungeon's ``--time``: "cpu" orders a match's requests by the CPU each team's
+    #: program used (fair time, docs/fair-time.md), "wall" by arrival; ``cpu_budget``: each
+    #: team's CPU seconds per match (a time bank; past it: reason time_limit), None: none.
+    time: str = "cpu"
+    cpu_budget: float | None = None
 
 
 #: The built-in player a program meets in its pre-flight game.

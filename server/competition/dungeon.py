@@ -15,7 +15,14 @@ that fails loses; the reasons (docs/tournament.md):
   exit, a signal: the sandbox's limits end a program that exceeds them this way), waited for
   up to ``EXIT_GRACE`` seconds after the sockets closed;
 * ``disconnected``: all its sockets closed before the end, the program exiting cleanly;
-* ``hung``: the match reached ``match_seconds`` and the team had not crossed a single corridor.
+* ``hung``: the match reached ``match_seconds`` and the team had not crossed a single corridor;
+* ``time_limit``: the team went past its CPU budget (``--cpu-budget``) and forfeited.
+
+With ``--time cpu`` (the default) each program runs in a cgroup of its own
+(:class:`server.sandbox.cpu.CpuMeter`) whose meter the server reads to apply the match's requests
+in fair-time order (docs/fair-time.md); a match with a built-in team (played in this process,
+whose CPU cannot be told from the server's) is played in arrival order. Every measured match's
+result holds each team's CPU (``cpu``).
 """
 
 from __future__ import annotations
@@ -42,8 +49,10 @@ from server.competition.pairings import Game, Points
 from server.competition.programs import Entrant, MatchTicket
 from server.competition.teams import Team, Tournament
 from server.connection import Connection
+from server.fairtime import Meter
 from server.probe import ProbeConfig, run_probe
 from server.sandbox import Limits
+from server.sandbox.cpu import CpuMeter
 
 __all__ = ["RunOptions", "TournamentRun", "judge"]
 
@@ -101,6 +110,9 @@ def judge(
         elif reason == "forfeit" and winner == 1 - seat and failed:
             # An exit code or a signal wins over a protocol fault and the closed sockets.
             failures.append({"seat": seat, "reason": _failed_kind(exit_text), "detail": exit_text})
+        elif reason == "time_limit" and winner == 1 - seat:
+            detail = "it went past its CPU budget for the match"
+            failures.append({"seat": seat, "reason": "time_limit", "detail": detail})
         elif seat in faults:
             failures.append({"seat": seat, "reason": "protocol_error", "detail": faults[seat]})
         elif reason == "forfeit" and winner == 1 - seat:
@@ -133,7 +145,11 @@ class TournamentRun(Competition):
             config=tournament.config, log_dir=self.out / "logs", log_maps="digest",
             log_key=load_key(default_key_path(self.out / "logs"), create=True),
             tokens=self.tokens, seeds=self.seeds, observer=self._observe, check_workers=1,
+            time="wall" if options.time == "wall" else "cpu", cpu_budget=options.cpu_budget,
+            meters=lambda filling: self.meters.get(filling.name or ""),
         )  # fmt: skip
+        #: Each running match's CPU meters (match name -> seat -> meter): its programs'.
+        self.meters: dict[str, dict[int, Meter]] = {}
         self.port = 0
         self._scratch: Path | None = None
 
@@ -260,6 +276,7 @@ class TournamentRun(Competition):
         began = time.monotonic()
         assert self._scratch is not None
         entrants = []
+        meters = self._open_meters(name, game)
         for seat, team_name in enumerate(game.seats):
             team = self.teams[team_name]
             ticket = MatchTicket(HOST, self.port, seat, name, tokens[seat])
@@ -269,6 +286,7 @@ class TournamentRun(Competition):
                     output=self.out / "programs" / f"{name}-{team_name}.txt",
                     limits=self._limits(), sandbox=self.options.sandbox,
                     seed=game.seed, players=self.options.players,
+                    meter=None if meters is None else meters[seat],
                 )
             )  # fmt: skip
         connected = (False, False)
@@ -292,7 +310,19 @@ class TournamentRun(Competition):
                 await watch.over.wait()
         # Closed: nobody knows these, so a late or stray start cannot open the name again.
         self.tokens[name] = {0: secrets.token_hex(16), 1: secrets.token_hex(16)}
+        for meter in (meters or {}).values():
+            meter.close()  # its programs have ended: the cgroup goes, the last reading stays
+        self.meters.pop(name, None)
         return await self._record(game, name, watch, entrants, connected, time.monotonic() - began)
+
+    def _open_meters(self, name: str, game: Game) -> dict[int, CpuMeter] | None:
+        """A CPU meter for each program of the match (a cgroup of its own where the machine
+        allows), known to the server by the match's name; None when a team is built in."""
+        if not all(self.teams[team].external for team in game.seats):
+            return None
+        meters = {seat: CpuMeter.open(f"{name}-{seat}"[-48:]) for seat in (0, 1)}
+        self.meters[name] = dict(meters)
+        return meters
 
     async def _let_forfeiter_exit(self, watch: _Watch, entrants: list[Entrant]) -> None:
         """A team whose sockets all closed usually did so because its program is ending: its
@@ -389,9 +419,18 @@ class TournamentRun(Competition):
             "crossings": summary["crossings"],
             "deaths": summary["deaths"],
             "seconds": round(seconds, 3),
+            "time": None if actor is None or actor.fair is None else self.options.time,
+            "cpu": _cpu_by_team(None if actor is None else actor.cpu, game.seats),
             "log": None if log_path is None else str(Path(log_path).relative_to(self.out)),
             "replay": replay,
         }
+
+
+def _cpu_by_team(cpu: dict[str, Any] | None, seats: tuple[str, ...]) -> dict[str, Any] | None:
+    """The match's CPU per team name (the actor's is per seat); None: not measured."""
+    if cpu is None:
+        return None
+    return {team: cpu[str(seat)] for seat, team in enumerate(seats) if str(seat) in cpu}
 
 
 def _tail(path: Path, lines: int = 5) -> list[str]:

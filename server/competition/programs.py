@@ -32,6 +32,7 @@ from server.sandbox import (
     sandbox_argv,
     sandbox_user,
 )
+from server.sandbox.cpu import CpuMeter
 
 __all__ = ["Entrant", "MatchTicket", "command_line", "command_paths"]
 
@@ -79,8 +80,11 @@ class Entrant:
         sandbox: str,
         seed: int,
         players: Players | None = None,
+        meter: CpuMeter | None = None,
     ) -> None:
         self.team = team
+        #: The program's CPU meter (its cgroup where the machine allows): fair time.
+        self.meter = meter
         self.ticket = ticket
         self.scratch = scratch
         self.output = output
@@ -146,6 +150,8 @@ class Entrant:
             argv, folder=folder, limits=self.limits, network=True, mode=self.sandbox,
             read_only=command_paths(self.team.command), uid=uid,
         )  # fmt: skip
+        if self.meter is not None:
+            command = self.meter.wrap(command)  # enters its cgroup first: all of it is counted
         self.output.parent.mkdir(parents=True, exist_ok=True)
         try:
             with self.output.open("wb") as sink:
@@ -157,6 +163,8 @@ class Entrant:
                     command, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
                     start_new_session=True,
                 )  # fmt: skip
+            if self.meter is not None:
+                self.meter.watch(self._process.pid)
             task_status.started()
             status = await _wait(self._process)
         except OSError as error:

@@ -311,6 +311,7 @@ def index_html(data: dict[str, Any], png: str = "") -> str:
     parts.append("</table>")
     if data.get("preflight"):
         parts.append(_preflight_table(data["preflight"], data["teams"]))
+    parts.append(cpu_table(data))
     if png:
         parts.append(f"<p><img src='data:image/png;base64,{png}' alt='ratings, +-2 sigma'></p>")
     if "bracket" in data:
@@ -399,8 +400,44 @@ def _details(record: dict[str, Any]) -> str:
         return (
             f"crossings {record['crossings'][0]} / {record['crossings'][1]}, "
             f"deaths {record['deaths'][0]} / {record['deaths'][1]}"
-        )
+        ) + "".join(f"; {text}" for text in cpu_texts(record))
     return ""
+
+
+def cpu_texts(record: dict[str, Any]) -> list[str]:
+    """A measured match's CPU, one text per team: "alpha used 12.3 CPU-s, 41 ms a move"."""
+    texts = []
+    for team, cpu in (record.get("cpu") or {}).items():
+        text = f"{team} used {cpu['seconds']:.1f} CPU-s"
+        if cpu.get("per_request") is not None:
+            text += f", {cpu['per_request'] * 1000:.0f} ms a move"
+        texts.append(text)
+    return texts
+
+
+def cpu_table(data: dict[str, Any]) -> str:
+    """Each team's CPU over its measured matches (fair time, docs/fair-time.md); "" if none."""
+    totals: dict[str, list[float]] = {}
+    for record in data["matches"]:
+        for team, cpu in (record.get("cpu") or {}).items():
+            total = totals.setdefault(team, [0.0, 0.0, 0.0])
+            total[0] += 1
+            total[1] += cpu["seconds"]
+            total[2] += cpu.get("requests") or 0
+    if not totals:
+        return ""
+    rows = "".join(
+        f"<tr><td>{_e(team)}</td><td class=n>{int(n)}</td><td class=n>{seconds:.1f}</td>"
+        f"<td class=n>{seconds / n:.2f}</td>"
+        f"<td class=n>{seconds / moves * 1000 if moves else 0:.0f}</td></tr>"
+        for team, (n, seconds, moves) in sorted(totals.items())
+    )
+    return (
+        "<h2>CPU</h2><p><small>Each program's CPU time (all its processes and threads) in the "
+        "matches it played; requests were ordered by it (docs/fair-time.md).</small></p>"
+        "<table id=cpu><tr><th>team</th><th>matches</th><th>CPU-s</th><th>CPU-s a match</th>"
+        f"<th>ms a move</th></tr>{rows}</table>"
+    )
 
 
 def _match_row(record: dict[str, Any]) -> str:
