@@ -389,3 +389,75 @@ def test_a_retired_version_plays_no_more(database_url: str, tmp_path: Path) -> N
         retire(engine, 999, "x")
     with pytest.raises(LadderError, match="not a ladder state"):
         set_state(engine, "explode")
+
+
+def fish_ladder(url: str, root: Path, teams: int) -> tuple[Engine, Store]:
+    """A Fish ladder (two seats, a 3x3 board) of ``teams`` copies of the Fish starter."""
+    engine, store, _ = make_ladder(
+        url, root, teams, game="fish", table={"players_per_game": 2, "rows": 3, "cols": 3}
+    )
+    folder = root / "fish"
+    folder.mkdir()
+    shutil.copy(STARTERS / "fish_client.py", folder / "client.py")
+    program = store.put_tree(folder)
+    command = json.dumps(["python3", "client.py", "{host}", "{port}", "{name}"])
+    with engine.begin() as db:
+        db.execute(
+            update(s.versions).values(program_hash=program, content_hash=program, command=command)
+        )
+    return engine, store
+
+
+async def test_a_dask_ladder_plays_the_local_ladders_matches(
+    tmp_path: Path, dask_scheduler: str
+) -> None:
+    """The same class run by Dask workers and on this machine: the same matches (seats, seeds)
+    with the same results and ratings."""
+    from server.ladder.play import DaskPlayer
+
+    runs = []
+    for where in ("local", "dask"):
+        engine, store = fish_ladder(f"sqlite:///{tmp_path / where}.db", tmp_path / where, 3)
+        player = DaskPlayer(dask_scheduler) if where == "dask" else None
+        options = RunnerOptions(matches=3, sandbox=sandbox_mode())
+        if player is not None:
+            options.player = player
+        try:
+            await run_ladder(engine, store, options)
+        finally:
+            if player is not None:
+                await player.close()
+        with engine.begin() as db:
+            matches = [
+                (r.id, r.seed, json.loads(r.result)["seats"], json.loads(r.result)["points"],
+                 json.loads(r.result)["result"])
+                for r in db.execute(select(s.matches).where(s.matches.c.state == "done"))
+            ]  # fmt: skip
+        runs.append((matches, stored_ratings(engine)))
+    (local, local_ratings), (dask, dask_ratings) = runs
+    assert len(local) == 3
+    assert all(result.endswith("fish)") for *_, result in local)  # (played, nobody failed)
+    assert dask == local
+    assert {v: (r["mu"], r["sigma"]) for v, r in dask_ratings.items()} == {
+        v: (r["mu"], r["sigma"]) for v, r in local_ratings.items()
+    }
+
+
+async def test_a_program_missing_from_the_store_fails_its_matches_not_the_runner(
+    database_url: str, tmp_path: Path
+) -> None:
+    """A version whose files cannot be read (the store lost them): its matches are tried
+    again, then failed with the reason (and count as played, so the others are scheduled); the
+    runner goes on with the others."""
+    engine, store, versions = make_ladder(database_url, tmp_path, 3)
+    with engine.begin() as db:
+        db.execute(
+            update(s.versions).where(s.versions.c.id == versions[0]).values(program_hash="0" * 64)
+        )
+    await run_ladder(engine, store, RunnerOptions(player=Scripted(), matches=2))
+    with engine.begin() as db:
+        rows = list(db.execute(select(s.matches).where(s.matches.c.state == "failed")))
+    assert rows
+    assert all(row.attempts == ATTEMPTS for row in rows)
+    assert all(row.why.startswith("StoreError: ") for row in rows)
+    assert [versions[0] in seated for _, seated, _ in done_matches(engine)] == [False, False]

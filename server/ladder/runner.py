@@ -172,7 +172,7 @@ def top_up(engine: Engine, queued: int) -> int:
         played = (
             select(s.seats.c.match_id, s.seats.c.seat, s.seats.c.version_id)
             .join(s.matches, s.matches.c.id == s.seats.c.match_id)
-            .where(s.matches.c.state.in_(("queued", "running", "done")))
+            .where(s.matches.c.state.in_(("queued", "running", "done", "failed")))
             .where(s.seats.c.version_id.in_(ids))
             .order_by(s.seats.c.match_id, s.seats.c.seat)
         )
@@ -527,17 +527,17 @@ async def run_ladder(engine: Engine, store: Store, options: RunnerOptions) -> in
     async def play(claimed: Claim) -> None:
         nonlocal finished, changed
         try:
-            programs = []
-            for _, name, digest, command in claimed.seats:
-                archive = await trio.to_thread.run_sync(packs.get, digest)
-                programs.append(Program(name, archive, command))
-            job = MatchJob(
-                claimed.match_id, claimed.game, claimed.seed, tuple(programs), claimed.settings,
-                sandbox=options.sandbox, players=options.players,
-            )  # fmt: skip
             try:
+                programs = []
+                for _, name, digest, command in claimed.seats:
+                    archive = await trio.to_thread.run_sync(packs.get, digest)
+                    programs.append(Program(name, archive, command))
+                job = MatchJob(
+                    claimed.match_id, claimed.game, claimed.seed, tuple(programs),
+                    claimed.settings, sandbox=options.sandbox, players=options.players,
+                )  # fmt: skip
                 outcome = await options.player.play(job)
-            except Exception as error:  # lost worker, cluster gone, a setting refused
+            except Exception as error:  # lost worker, cluster gone, a file or setting refused
                 line = f"{type(error).__name__}: {error}".splitlines()[0]
                 state = await trio.to_thread.run_sync(give_back, engine, claimed, line)
                 options.status(f"match {claimed.match_id} {state} ({line})")
