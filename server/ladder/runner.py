@@ -631,12 +631,14 @@ def grades(engine: Engine) -> list[dict[str, Any]]:
     return rows
 
 
-def grades_csv(engine: Engine) -> str:
-    """``grades.csv``: the columns of :data:`GRADE_COLUMNS`, one row per team (:func:`grades`)."""
+def grades_csv(source: Engine | list[dict[str, Any]]) -> str:
+    """``grades.csv``: the columns of :data:`GRADE_COLUMNS`, one row per team: the ladder's
+    (an engine) or the rows :func:`grades` gave."""
+    rows = grades(source) if isinstance(source, Engine) else source
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=GRADE_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(grades(engine))
+    writer.writerows(rows)
     return buffer.getvalue()
 
 
