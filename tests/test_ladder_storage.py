@@ -221,3 +221,11 @@ def test_every_declared_state_is_accepted_and_others_refused(database_url: str) 
                 )
             )
     engine.dispose()
+
+
+def test_a_file_that_is_not_a_database_is_one_line(tmp_path: Path) -> None:
+    """A damaged or foreign ladder.db: the file and SQLite's reason, no traceback."""
+    (tmp_path / "ladder.db").write_bytes(b"garbage, not SQLite\n" * 100)
+    with pytest.raises(LadderError, match="file is not a database") as caught:
+        open_database(database_url(None, tmp_path))
+    assert "\n" not in str(caught.value)

@@ -109,7 +109,7 @@ def open_database(url: URL | str) -> Engine:
                 connection.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _LOCK})
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
-    except exc.OperationalError as error:
+    except exc.DBAPIError as error:
         engine.dispose()
         cause = str(error.orig).strip().splitlines()[0] if error.orig else str(error)
         raise LadderError(f"{url.render_as_string(hide_password=True)}: {cause}") from None
