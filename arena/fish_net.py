@@ -191,7 +191,7 @@ def _parser() -> argparse.ArgumentParser:
         default="strict",
         help="strict: 1-12 ASCII letters (the spec); lenient: 1-12 printable ASCII characters",
     )
-    serve.add_argument("--log-dir", help="write tournament.jsonl and one game-*.jsonl per game")
+    serve.add_argument("--log-dir", help="write tournament.jsonl and one game-*.jsonl.gz per game")
     add_key_option(serve, "each log as it closes (FILE.sig)")
     serve.add_argument("--log-level", default="info", choices=("debug", "info", "warning"))
     serve.set_defaults(run=_serve)

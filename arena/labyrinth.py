@@ -144,7 +144,9 @@ def _parser() -> argparse.ArgumentParser:
         choices=sorted(PROFILES),
         help="spec (default) or cgs2017 (as CodingGameServer: second player's energy 2)",
     )
-    serve.add_argument("--log-dir", type=Path, help="write games/*.jsonl and players/*.jsonl here")
+    serve.add_argument(
+        "--log-dir", type=Path, help="write games/*.jsonl.gz and players/*.jsonl here"
+    )
     add_key_option(serve, "each log (FILE.sig beside it)")
     serve.add_argument(
         "--move-timeout", type=positive_seconds, default=10.0, help="seconds per move (10)"

@@ -1,4 +1,4 @@
-"""``arena replay``: verify, show, render or fork a dungeon match log.
+"""``arena replay``: verify, show, render or fork a match log (fork: the dungeon's only).
 
 Exit status: 0 when the command did its job (``verify``: the log re-runs exactly), 1 when
 ``verify`` finds a difference or a broken hash chain (or, with ``--require-complete``, no close
@@ -290,7 +290,7 @@ def _fork(args: argparse.Namespace) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = ArgumentParser(
-        prog="arena replay", description="Verify, show, render or fork a dungeon match log."
+        prog="arena replay", description="Verify, show, render or fork a match log of any game."
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

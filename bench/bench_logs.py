@@ -4,7 +4,8 @@ Two dungeon matches are played once each: reference against rusher over loopback
 server writes its log) and random against random headless. Each match's engine inputs and
 outputs are then written again, in memory, by every format's writer (full and compact JSON
 Lines: schema 1; digest: schema 2, gzip), flushed once per input as the server does, so the
-three logs hold the same match. Each is then read back, verified and rendered.
+three logs hold the same match. Each is then read back, verified and rendered. Then the same
+table for a Fish, a Labyrinth and a Penguins game (bench/bench_game_logs.py).
 ``BENCH_LOGS_NODES`` (default 1000) sets the dungeon's size.
 """
 
@@ -142,3 +143,6 @@ def main() -> None:
         rows,
         width=140,
     )  # fmt: skip
+    from bench import bench_game_logs
+
+    print_table(bench_game_logs.TITLE, bench_game_logs.HEADERS, bench_game_logs.rows(), width=140)

@@ -1,7 +1,10 @@
-"""Dungeon match logs: their format (:mod:`replay.records`, :mod:`replay.writer`,
-:mod:`replay.reader`, all re-exported by :mod:`replay.matchlog`; docs/log-format.md) and the tools
-behind ``arena replay`` (verify, show, render). May import :mod:`dungeon` and :mod:`protocol`;
-never :mod:`server`, :mod:`client`, :mod:`sim` or :mod:`arena`.
+"""Match logs of every game: the dungeon's (:mod:`replay.records`, :mod:`replay.writer`,
+:mod:`replay.reader`, all re-exported by :mod:`replay.matchlog`, and :mod:`replay.digestlog`), the
+framing every game shares (:mod:`replay.chainlog`), Fish's, Labyrinth's and Penguins' writers and
+readers (:mod:`replay.fishlog`, :mod:`replay.labyrinthlog`, :mod:`replay.penguinslog`, on
+:mod:`replay.gamerecord`; :mod:`replay.games` joins them), docs/log-format.md; and the tools
+behind ``arena replay`` (verify, show, render). Never imports :mod:`server`, :mod:`client`,
+:mod:`sim` or :mod:`arena`.
 
 * :mod:`replay.rerun`: re-run the rules engine from a log's seed and inputs, compare
   everything (``verify``) or stop after a given line (``fork``'s starting state).
