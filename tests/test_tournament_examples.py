@@ -1,5 +1,6 @@
-"""The example classes of docs/examples/classes/ run as they stand, one command each, and the
-program meant to fail fails with its known reason while the others play on."""
+"""The example classes of docs/examples/classes/ run as they stand, one command each: the
+program meant to fail fails with its known reason, the C program (compiled by its teams file's
+command) plays cleanly, and the others play on."""
 
 from __future__ import annotations
 
@@ -19,6 +20,14 @@ EXPECTED = {
     "penguins": ("crasher", "crashed"),
     "labyrinth": ("babbler", "protocol_error"),
     "fish": ("garbler", "protocol_error"),
+}
+
+#: Each class's program in C, built by its command (cc) inside the sandbox.
+C_PROGRAM = {
+    "dungeon": "c-walker",
+    "penguins": "c-floe",
+    "labyrinth": "c-stayer",
+    "fish": "c-first",
 }
 
 
@@ -43,3 +52,5 @@ def test_an_example_class_runs_in_one_command(tmp_path: Path, game: str) -> None
     for team, row in rows.items():
         if team != failing:
             assert row["failures"] == [], team
+    assert rows[C_PROGRAM[game]]["played"] > 0
+    assert data["preflight"][C_PROGRAM[game]]["passed"] is True
