@@ -152,3 +152,24 @@ def test_too_many_files_and_empty_uploads_are_refused(tmp_path: Path) -> None:
     fifo = tmp_path / "fifo"
     os.mkfifo(fifo)
     _refused(fifo, tmp_path, "neither a file nor a folder")
+
+
+@pytest.mark.parametrize(
+    ("entries", "message"),
+    [
+        ({"a" * 300: b"x"}, "a name longer than 128 bytes"),
+        ({"/".join(["d"] * 40) + "/f": b"x"}, "deeper than 32 folders or longer than 1024 bytes"),
+        ({"/".join(["d" * 100] * 12) + "/f": b"x"}, "deeper than 32 folders or longer than 1024"),
+        ({"a": b"x", "a/b": b"y"}, "entry 'a/b' clashes with another entry"),
+        ({"a/b": b"x", "a": b"y"}, "entry 'a' clashes with another entry"),
+    ],
+    ids=["long-name", "deep", "long-path", "file-then-folder", "folder-then-file"],
+)
+def test_names_the_file_system_refuses_are_one_short_line(
+    entries: dict[str, bytes], message: str, tmp_path: Path
+) -> None:
+    """Entries too long, too deep, or a file where a folder is: named (shortened), exit 2,
+    never the operating system's error with the scratch folder's path."""
+    text = _refused(_zip(tmp_path / "odd.zip", entries), tmp_path, message)
+    assert len(text) < 200
+    assert str(tmp_path) not in text

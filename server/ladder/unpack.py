@@ -19,9 +19,11 @@ from pathlib import Path, PurePosixPath
 
 from server.ladder.db import LadderError
 
-__all__ = ["Bounds", "receive", "unpack"]
+__all__ = ["MAX_DEPTH", "MAX_NAME", "MAX_PATH", "Bounds", "receive", "unpack"]
 
 _CHUNK = 1 << 16
+#: An entry's path: at most this many folders deep, bytes long, bytes per name.
+MAX_DEPTH, MAX_PATH, MAX_NAME = 32, 1024, 128
 
 
 @dataclass(frozen=True)
@@ -58,17 +60,28 @@ def _within(size: int, limit: int, name: str) -> None:
         raise LadderError(f"{name}: larger than {_mib(limit)}")
 
 
+def _shown(name: str) -> str:
+    return repr(name if len(name) <= 60 else name[:57] + "...")
+
+
 def _relative(name: str, where: str) -> PurePosixPath:
-    """An entry's path, checked to stay inside the folder."""
+    """An entry's path, checked to stay inside the folder and within sane lengths."""
     if "\x00" in name or "\\" in name:
-        raise LadderError(f"{where}: entry {name!r}: a name with NUL or a backslash")
+        raise LadderError(f"{where}: entry {_shown(name)}: a name with NUL or a backslash")
     path = PurePosixPath(name)
     if path.is_absolute() or (path.parts and path.parts[0].endswith(":")):
-        raise LadderError(f"{where}: entry {name!r} is an absolute path")
+        raise LadderError(f"{where}: entry {_shown(name)} is an absolute path")
     if ".." in path.parts:
-        raise LadderError(f"{where}: entry {name!r} leaves its folder ('..')")
+        raise LadderError(f"{where}: entry {_shown(name)} leaves its folder ('..')")
     if not path.parts or path.parts == (".",):
         raise LadderError(f"{where}: an entry with an empty name")
+    if len(path.parts) > MAX_DEPTH or len(name.encode()) > MAX_PATH:
+        raise LadderError(
+            f"{where}: entry {_shown(name)}: deeper than {MAX_DEPTH} folders or longer than "
+            f"{MAX_PATH} bytes"
+        )
+    if any(len(part.encode()) > MAX_NAME for part in path.parts):
+        raise LadderError(f"{where}: entry {_shown(name)}: a name longer than {MAX_NAME} bytes")
     return path
 
 
@@ -155,12 +168,14 @@ def _unpack_folder(source: Path, destination: Path, tally: _Tally) -> None:
         for name in sorted(subdirectories):
             entry = here / name
             relative = entry.relative_to(source)
+            _relative(relative.as_posix(), tally.where)
             if entry.is_symlink():
                 raise LadderError(f"{tally.where}: {relative.as_posix()} is a link")
             (destination / relative).mkdir()
         for name in sorted(names):
             entry = here / name
             relative = entry.relative_to(source)
+            _relative(relative.as_posix(), tally.where)
             info = entry.lstat()
             if stat.S_ISLNK(info.st_mode):
                 raise LadderError(f"{tally.where}: {relative.as_posix()} is a link")
@@ -193,19 +208,26 @@ def _unpack_zip(source: Path, destination: Path, tally: _Tally) -> None:
                 raise LadderError(f"{tally.where}: entry {entry.filename!r} is not a file")
             key = relative.as_posix()
             if key in seen:
-                raise LadderError(f"{tally.where}: entry {entry.filename!r} twice")
+                raise LadderError(f"{tally.where}: entry {_shown(entry.filename)} twice")
             seen.add(key)
             target = destination.joinpath(*relative.parts)
-            if entry.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
+            try:
+                if entry.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError):
+                raise LadderError(
+                    f"{tally.where}: entry {_shown(entry.filename)} clashes with another entry"
+                ) from None
             tally.file(key)
-            target.parent.mkdir(parents=True, exist_ok=True)
             try:
                 with archive.open(entry) as handle:
                     _copy(_chunks(handle), target, tally)
-            except FileExistsError:
-                raise LadderError(f"{tally.where}: entry {entry.filename!r} twice") from None
+            except (FileExistsError, NotADirectoryError, IsADirectoryError):
+                raise LadderError(
+                    f"{tally.where}: entry {_shown(entry.filename)} clashes with another entry"
+                ) from None
             except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError,
                     RuntimeError, ValueError) as error:  # fmt: skip
                 raise LadderError(f"{tally.where}: entry {entry.filename!r}: {error}") from None
