@@ -143,6 +143,8 @@ def test_a_huge_upload_is_refused_before_it_is_read(tmp_path: Path) -> None:
 def test_too_many_files_and_empty_uploads_are_refused(tmp_path: Path) -> None:
     archive = _zip(tmp_path / "many.zip", {f"f{n}.txt": b"x" for n in range(21)})
     _refused(archive, tmp_path, "many.zip: more than 20 files")
+    folders = _zip(tmp_path / "dirs.zip", {f"d{n}/": b"" for n in range(21)})
+    _refused(folders, tmp_path, "dirs.zip: more than 20 folders")
     empty = _zip(tmp_path / "empty.zip", {})
     _refused(empty, tmp_path, "empty.zip: no file in it")
     garbage = tmp_path / "garbage.zip"

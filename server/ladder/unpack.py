@@ -88,12 +88,17 @@ def _relative(name: str, where: str) -> PurePosixPath:
 class _Tally:
     def __init__(self, bounds: Bounds, where: str) -> None:
         self.bounds, self.where = bounds, where
-        self.files = self.bytes = 0
+        self.files = self.bytes = self.folders = 0
 
     def file(self, name: str) -> None:
         self.files += 1
         if self.files > self.bounds.files:
             raise LadderError(f"{self.where}: more than {self.bounds.files} files")
+
+    def folder(self) -> None:
+        self.folders += 1
+        if self.folders > self.bounds.files:
+            raise LadderError(f"{self.where}: more than {self.bounds.files} folders")
 
     def nonempty(self) -> None:
         if self.files == 0:
@@ -171,6 +176,7 @@ def _unpack_folder(source: Path, destination: Path, tally: _Tally) -> None:
             _relative(relative.as_posix(), tally.where)
             if entry.is_symlink():
                 raise LadderError(f"{tally.where}: {relative.as_posix()} is a link")
+            tally.folder()
             (destination / relative).mkdir()
         for name in sorted(names):
             entry = here / name
@@ -213,6 +219,7 @@ def _unpack_zip(source: Path, destination: Path, tally: _Tally) -> None:
             target = destination.joinpath(*relative.parts)
             try:
                 if entry.is_dir():
+                    tally.folder()
                     target.mkdir(parents=True, exist_ok=True)
                     continue
                 target.parent.mkdir(parents=True, exist_ok=True)
