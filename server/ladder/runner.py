@@ -583,7 +583,8 @@ def grades(engine: Engine) -> list[dict[str, Any]]:
     """One row per team: its active version (else its newest that played) and that version's
     rating (mu, the interval mu -+ 2 sigma), games, W/D/L and failures; ranked by the
     interval's low end (a version is placed by the rating it has almost surely earned, so a new
-    one with few games does not jump ahead), then mu, then name."""
+    one with few games does not jump ahead), then mu, then name; a team that has not played
+    comes after every team that has."""
     with engine.begin() as db:
         teams = list(db.execute(select(s.teams.c.id, s.teams.c.name)).mappings())
         versions = list(
@@ -625,7 +626,7 @@ def grades(engine: Engine) -> list[dict[str, Any]]:
                 "failures": failures.get(chosen["id"], 0) if chosen else 0,
             }
         )  # fmt: skip
-    rows.sort(key=lambda row: (-row["rating_low"], -row["rating"], row["team"]))
+    rows.sort(key=lambda row: (row["games"] == 0, -row["rating_low"], -row["rating"], row["team"]))
     for place, row in enumerate(rows, 1):
         row["rank"] = place
     return rows
