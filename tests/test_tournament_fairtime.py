@@ -36,7 +36,7 @@ SLEEPER = JOIN + (
 
 
 def _run(tmp_path: Path, teams: list[dict[str, Any]], programs: dict[str, str], *args: str):
-    path = write_teams(tmp_path, teams, programs, match_seconds=30)
+    path = write_teams(tmp_path, teams, programs, match_seconds=30, connect_seconds=60)
     out = tmp_path / "out"
     argv = [str(path), "--out", str(out), "--sandbox", sandbox_mode(), "--preflight", "off"]
     assert main([*argv, *args]) == 0

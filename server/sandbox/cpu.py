@@ -23,9 +23,11 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import math
 import os
 import secrets
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -36,6 +38,9 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 #: The folder, under each hierarchy, that holds the programs' groups.
 PARENT = "arena"
 _TICKS = os.sysconf("SC_CLK_TCK")
+#: Seconds the /proc fallback keeps a program's process tree before scanning /proc again (a
+#: scan reads every process's stat: 30 ms on a busy machine; a reading of a known tree, <1 ms).
+TREE_SECONDS = 0.5
 #: cgroup v2 ``cpu.weight`` (and v1 ``cpu.shares``) of every program: all equal.
 WEIGHT_V2, SHARES_V1 = 100, 1024
 
@@ -48,6 +53,8 @@ class CpuMeter:
         self.groups = list(groups)
         self._pids: list[int] = []
         self._best = 0.0
+        self._tree: list[int] = []
+        self._tree_at = -math.inf
 
     @classmethod
     def open(cls, name: str, *, root: Path = CGROUP_ROOT, use_cgroup: bool = True) -> CpuMeter:
@@ -114,7 +121,7 @@ class CpuMeter:
             elif self.kind == "cgroup1":
                 value = int((self.groups[0] / "cpuacct.usage").read_text()) / 1e9
             else:
-                value = proc_seconds(self._pids) if self._pids else 0.0
+                value = _stat_seconds(self._members()) if self._pids else 0.0
         except (OSError, ValueError):
             value = self._best
         self._best = max(self._best, value)
@@ -129,12 +136,16 @@ class CpuMeter:
         if self.kind == "cgroup2":
             pids = _ids(self.groups[0] / "cgroup.threads")
             return any(_state(Path("/proc") / tid / "stat") == "R" for tid in pids)
-        return any(
-            _state(task / "stat") == "R"
-            for root in self._pids
-            for pid in _descendants(root)
-            for task in _tasks(pid)
-        )
+        return any(_state(task / "stat") == "R" for pid in self._members() for task in _tasks(pid))
+
+    def _members(self) -> list[int]:
+        """The watched processes and their descendants, scanned again every TREE_SECONDS (a
+        process started since is counted from the next scan; once reaped, in its parent's)."""
+        now = time.monotonic()
+        if now - self._tree_at >= TREE_SECONDS:
+            self._tree = list(dict.fromkeys(p for root in self._pids for p in _descendants(root)))
+            self._tree_at = now
+        return self._tree
 
     def close(self) -> None:
         """Remove the cgroup(s) (once every process in them has ended; the last reading stays)."""
@@ -142,6 +153,18 @@ class CpuMeter:
         for group in self.groups:
             with contextlib.suppress(OSError):
                 group.rmdir()
+
+
+def _stat_seconds(pids: Sequence[int], proc: Path = Path("/proc")) -> float:
+    """utime + stime + cutime + cstime of ``pids`` (the ended ones count 0), in seconds."""
+    ticks = 0
+    for pid in pids:
+        try:
+            stat = (proc / str(pid) / "stat").read_text()
+        except OSError:
+            continue
+        ticks += sum(int(value) for value in stat[stat.rindex(")") + 2 :].split()[11:15])
+    return ticks / _TICKS
 
 
 def _v2_usage(group: Path) -> float:
