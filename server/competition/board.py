@@ -32,8 +32,9 @@ class LogTail:
         #: A digest log's reader (its lines regenerated as they come), None for JSON Lines.
         self._digest: Any = None
 
-    def _count(self, lines: list[Any]) -> bool:
-        """Count what the regenerated ``lines`` of a digest log tell."""
+    def count(self, lines: list[Any]) -> bool:
+        """Count what ``lines`` tell (a digest log's regenerated lines, or a read log's
+        events: :class:`replay.reader.LogLine`)."""
         for line in lines:
             record = line.data
             if line.event == "crossing":
@@ -61,7 +62,7 @@ class LogTail:
             self._digest = DigestTail(str(self.path))
         if self._digest is not None:
             self.offset += len(data)
-            return self._count(self._digest.feed(data))
+            return self.count(self._digest.feed(data))
         end = data.rfind(b"\n")
         if end < 0:
             return False

@@ -362,19 +362,21 @@ class TournamentRun(Competition):
         self, game: Game, name: str, watch: _Watch, entrants: list[Entrant],
         connected: tuple[bool, bool], seconds: float,
     ) -> dict[str, Any]:  # fmt: skip
-        from server.competition.report import match_summary, write_replay
+        from server.competition.report import match_summary, summary_and_replay
 
         actor = watch.actor
         log_path = actor.log_path if actor is not None else None
         summary = {"crossings": [0, 0], "deaths": [0, 0]}
         replay = None
         if log_path is not None and actor.end_reason is not None:
-            summary = await trio.to_thread.run_sync(match_summary, log_path)
             replay_path = self.out / "replays" / f"{name}.html"
             try:
-                await trio.to_thread.run_sync(write_replay, log_path, replay_path, game.seats)
+                summary = await trio.to_thread.run_sync(
+                    summary_and_replay, log_path, replay_path, game.seats
+                )
             except LogFormatError as error:
                 log.warning("replay_failed", match=name, error=str(error))
+                summary = await trio.to_thread.run_sync(match_summary, log_path)
             else:
                 replay = str(replay_path.relative_to(self.out))
         points, failures, reason = judge(

@@ -28,6 +28,7 @@ __all__ = [
     "match_summary",
     "results",
     "results_csv",
+    "summary_and_replay",
     "write_outputs",
     "write_replay",
 ]
@@ -59,14 +60,27 @@ def match_summary(log_path: Path) -> dict[str, list[int]]:
     return {"crossings": tail.crossings, "deaths": tail.deaths}
 
 
-def write_replay(log_path: Path, page: Path, seats: Sequence[str] = ()) -> None:
-    """The replay viewer page of one match log; with ``seats``, the teams of team 0 and team 1
-    in its header and a link back to the standings."""
+def summary_and_replay(log_path: Path, page: Path, seats: Sequence[str]) -> dict[str, list[int]]:
+    """:func:`match_summary` and :func:`write_replay` from one read of the log (a digest log is
+    read by re-running its match: reading it twice was most of a short match's overhead)."""
+    from replay.matchlog import read_log
+
+    log = read_log(log_path)
+    tail = LogTail(Path(log_path))
+    tail.count(log.events)
+    write_replay(log_path, page, seats, log=log)
+    return {"crossings": tail.crossings, "deaths": tail.deaths}
+
+
+def write_replay(log_path: Path, page: Path, seats: Sequence[str] = (), *, log: Any = None) -> None:
+    """The replay viewer page of one match log (``log``: already read); with ``seats``, the
+    teams of team 0 and team 1 in its header and a link back to the standings."""
     from replay.html import render_html
     from replay.matchlog import read_log
     from replay.timeline import build_timeline
 
-    log = read_log(log_path)
+    if log is None:
+        log = read_log(log_path)
     page.parent.mkdir(parents=True, exist_ok=True)
     standings = "../index.html" if seats else None
     text = render_html(log, build_timeline(log), standings=standings, players=seats)
