@@ -22,14 +22,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Final
 
+import msgspec
+
 from replay.keyfile import key_id
 
 __all__ = [
     "CHAIN_HEX",
+    "DEFAULT_BUDGET",
     "DIGEST_HEX",
     "GZIP_MAGIC",
     "SCHEMA",
     "SIGN_EVERY",
+    "SIG_HEX",
     "Chain",
     "ChainWriter",
     "GameLogWriter",
@@ -39,6 +43,7 @@ __all__ = [
     "records_digest",
     "signature",
     "software_version",
+    "split_line",
 ]
 
 SCHEMA: Final = 2
@@ -54,6 +59,7 @@ DEFAULT_BUDGET: Final = 32 * 1024 * 1024
 _TAIL_LEN: Final = len(',"h":"') + CHAIN_HEX + len('"}')
 _HASH_AT: Final = -CHAIN_HEX - 2
 _T_SCALE: Final = 1_000_000
+_decoder = msgspec.json.Decoder()
 
 
 def software_version() -> str:
@@ -62,6 +68,14 @@ def software_version() -> str:
         return importlib.metadata.version("dungeon-arena")
     except importlib.metadata.PackageNotFoundError:
         return "unknown"
+
+
+def split_line(line: bytes) -> tuple[bytes, bytes] | None:
+    """A written line's body (without its chain member) and its chain, or None when the line
+    does not end with one."""
+    if line[-_TAIL_LEN:_HASH_AT] != b',"h":"':
+        return None
+    return line[:-_TAIL_LEN] + b"}", line[_HASH_AT:-2]
 
 
 def chain_of(previous: bytes, body: bytes) -> bytes:
@@ -250,25 +264,38 @@ class Chain:
     cut_short: bool = False
     signed_by: str | None = None
     signed_through: int = 0
+    #: why the compressed stream stops early: None (its end), "cut", or what is wrong with it
+    stop: str | None = None
 
     @property
     def closed(self) -> bool:
         return bool(self.lines) and self.lines[-1][1].get("event") == "close"
 
 
+def _decoded(body: bytes) -> Any:
+    """The JSON value of a line's body, or None. msgspec first (fast); the standard library for
+    what msgspec refuses: a lone surrogate's escape (a Penguins id read from bytes not UTF-8)."""
+    try:
+        return _decoder.decode(body)
+    except msgspec.DecodeError:
+        pass
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
 def read_chain(raw: bytes, path: str, *, key: bytes | None = None) -> Chain:
-    """Check the chain (and, with ``key``, the signature) of a schema-2 log's bytes. Raises
-    ValueError when the file is no such log at all (the message names ``path``)."""
+    """Check the chain (and, with ``key``, the signature) of a schema-2 log's bytes, any game's.
+    Raises ValueError when the file is no such log at all (the message names ``path``)."""
     text, stop = decompressed(raw)
     lines = text.split(b"\n")
-    try:
-        first = json.loads(lines[0][:-_TAIL_LEN] + b"}") if lines[0].startswith(b"{") else None
-    except ValueError:
-        first = None
+    head = split_line(lines[0])  # (a header without its chain member is read, then fails it)
+    first = _decoded(lines[0] if head is None else head[0])
     if not isinstance(first, dict) or first.get("event") != "header":
         raise ValueError(f"{path}: not a match log (no header in the compressed stream)")
     signed = first.get("signed")
-    chain = Chain(path, first, signed_by=signed if isinstance(signed, str) else None)
+    chain = Chain(path, first, signed_by=signed if isinstance(signed, str) else None, stop=stop)
     cut_tail = stop == "cut" and not text.endswith(b"\n")
     previous = b""
     for number, line in enumerate(lines, start=1):
@@ -282,14 +309,14 @@ def read_chain(raw: bytes, path: str, *, key: bytes | None = None) -> Chain:
         if chain.closed:
             chain.bad = (number, "a line after the close line (appended)")
             break
-        body, found = line[:-_TAIL_LEN] + b"}", line[_HASH_AT:-2]
-        if line[-_TAIL_LEN:_HASH_AT] != b',"h":"' or chain_of(previous, body) != found:
+        split = split_line(line)
+        if split is None or chain_of(previous, split[0]) != split[1]:
             why = "hash does not chain to the line before: changed, removed or reordered"
             chain.bad = (number, why)
             break
-        try:
-            data = json.loads(body)
-        except ValueError:
+        body, found = split
+        data = _decoded(body)
+        if data is None:
             chain.bad = (number, "not a JSON object (changed or corrupted)")
             break
         if not isinstance(data, dict) or not isinstance(data.get("event"), str):

@@ -16,7 +16,6 @@ second path.
 from __future__ import annotations
 
 import hashlib
-import hmac
 import zlib
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO, Final
@@ -24,6 +23,15 @@ from typing import Any, BinaryIO, Final
 import msgspec
 
 from dungeon.engine import Input, Output, Request
+from replay.chainlog import (
+    DEFAULT_BUDGET,
+    DIGEST_HEX,
+    GZIP_MAGIC,
+    ChainWriter,
+    chain_of,
+    read_chain,
+    split_line,
+)
 from replay.keyfile import key_id
 from replay.reader import BadLine, LogLine, MatchLog
 from replay.records import (
@@ -58,31 +66,11 @@ __all__ = [
 ]
 
 DIGEST_SCHEMA: Final = 2
-GZIP_MAGIC: Final = b"\x1f\x8b"
 #: The line holding the digest of ``Match.begin()``'s output (the maps, the first sightings).
 BEGIN: Final = "begin"
-#: Hex digits kept of the chain's sha256 and of an output's digest (64 bits each: they catch
-#: accidents and edits; a forger can recompute them, which is what the signature is for).
-CHAIN_HEX: Final = 16
-DIGEST_HEX: Final = 16
-#: A signed log carries ``sig`` (HMAC-SHA256 of the chain so far, 32 hex digits) every this many
-#: lines and on its close line.
-SIGN_EVERY: Final = 64
-SIG_HEX: Final = 32
-#: A match log's size budget in bytes (docs/log-format.md, "Budgets"): a digest log takes about
-#: 110 bytes a crossing, so only a runaway match (bots flooding moves for ten minutes) reaches it.
-DEFAULT_BUDGET: Final = 32 * 1024 * 1024
-_TAIL_LEN: Final = len(',"h":"') + CHAIN_HEX + len('"}')
-#: Where a line's hash starts, from its end.
-_HASH_AT: Final = -CHAIN_HEX - 2
-
-
-def _chain(previous: bytes, body: bytes) -> bytes:
-    return hashlib.sha256(previous + body).hexdigest()[:CHAIN_HEX].encode("ascii")
-
-
-def _signature(key: bytes, chain: bytes) -> str:
-    return hmac.new(key, chain, hashlib.sha256).hexdigest()[:SIG_HEX]
+#: Framing, chain, signature and budget: those of every game's log (replay/chainlog.py). A
+#: digest log takes about 110 bytes a crossing, so only a runaway match (bots flooding moves for
+#: ten minutes) reaches the budget.
 
 
 def output_digest(output: Output, encoded: Sequence[bytes] | None = None) -> str:
@@ -121,7 +109,7 @@ class DigestLogWriter:
         key: bytes | None = None,
         budget: int | None = DEFAULT_BUDGET,
     ) -> None:
-        self._stream = stream
+        self._chain = ChainWriter(stream, key=key, flush_each_line=flush_each_line)
         #: Bytes the log may take; past them it records only the result (None: no limit).
         self.budget = budget
         #: True once the log reached its budget: inputs, outputs and optima are no longer written.
@@ -130,24 +118,23 @@ class DigestLogWriter:
         self.dropped = 0
         self._result: dict[str, Any] | None = None
         self._clock = clock
-        self._flush_each_line = flush_each_line
         self._key = key
-        self._zip = zlib.compressobj(6, zlib.DEFLATED, 31)
         self._start: float | None = None
-        self._lines = 0
-        self._previous = b""
         self._pending: bytes | None = None  # an input's line body, waiting for its output
         self._closed = False
-        #: Bytes handed to the stream so far (compressed).
-        self.bytes_written = 0
+
+    @property
+    def bytes_written(self) -> int:
+        """Bytes handed to the stream so far (compressed)."""
+        return self._chain.bytes_written
 
     @property
     def lines_written(self) -> int:
-        return self._lines
+        return self._chain.lines
 
     @property
     def last_hash(self) -> str:
-        return self._previous.decode("ascii")
+        return self._chain.last_hash
 
     def header(
         self,
@@ -239,15 +226,13 @@ class DigestLogWriter:
         else:
             self._write(CLOSE, reason=reason, **extra)
         self._closed = True
-        self._out(self._zip.flush(zlib.Z_FINISH))
-        self._stream.flush()
+        self._chain.finish()
 
     def flush(self) -> None:
         """Every line written so far, through the compressor, to the operating system."""
         if self._pending is not None:
             return  # an input without its output yet: flushed with it
-        self._out(self._zip.flush(zlib.Z_SYNC_FLUSH))
-        self._stream.flush()
+        self._chain.flush()
 
     def _now(self, what: str) -> float:
         if self._start is None:
@@ -257,109 +242,42 @@ class DigestLogWriter:
         return round((self._clock() - self._start) * _T_SCALE) / _T_SCALE
 
     def _write(self, event: str, **fields: Any) -> None:
-        self._seal(_line_encoder.encode({"t": self._now(event), "event": event, **fields}))
+        body = _line_encoder.encode({"t": self._now(event), "event": event, **fields})
+        self._seal(body, last=event == CLOSE)
 
-    def _seal(self, body: bytes) -> None:
-        self._lines += 1
-        if self._key is not None and (self._lines % SIGN_EVERY == 0 or b'"event":"close"' in body):
-            signature = _signature(self._key, self._previous)
-            body = b'%b,"sig":"%b"}' % (body[:-1], signature.encode("ascii"))
-        chain = _chain(self._previous, body)
-        self._previous = chain
-        self._out(self._zip.compress(b'%b,"h":"%b"}\n' % (body[:-1], chain)))
-        if self._flush_each_line and self._pending is None:
-            self._out(self._zip.flush(zlib.Z_SYNC_FLUSH))
-            self._stream.flush()
-
-    def _out(self, data: bytes) -> None:
-        if data:
-            self._stream.write(data)
-            self.bytes_written += len(data)
-
-
-def _decompressed(raw: bytes) -> tuple[bytes, str | None]:
-    """The text a gzip stream holds up to where it is cut or broken, and why it stops early:
-    None when it ends properly, "cut" when the bytes stop mid-stream, else what is wrong."""
-    inflate = zlib.decompressobj(31)
-    parts: list[bytes] = []
-    for start in range(0, len(raw), 512):
-        try:
-            parts.append(inflate.decompress(raw[start : start + 512]))
-        except zlib.error as error:
-            return b"".join(parts), f"the compressed data is corrupt near byte {start}: {error}"
-        if inflate.eof:
-            if inflate.unused_data:
-                return b"".join(parts), "bytes after the end of the compressed stream"
-            return b"".join(parts), None
-    return b"".join(parts), "cut"
+    def _seal(self, body: bytes, *, last: bool = False) -> None:
+        # An input's line is flushed with its output's (the server flushes per input anyway).
+        self._chain.line(body, last=last, hold=self._pending is not None)
 
 
 def parse_digest_log(raw: bytes, path: str = "<log>", *, key: bytes | None = None) -> MatchLog:
     """Check a digest log's chain (and signature, given its ``key``), re-run the engine from it
     and give the lines a schema-1 log of that match holds. The first line whose chain, signature
     or output digest does not hold is ``bad``; nothing after it is kept."""
-    text, stop = _decompressed(raw)
-    lines = text.split(b"\n")
-    log = _new_log(lines[0], path)
-    header = log.header
-    cut_tail = stop == "cut" and not text.endswith(b"\n")
-    if stop is not None and stop != "cut":
-        log.stop_reason = stop
+    try:
+        chain = read_chain(raw, path, key=key)
+    except ValueError as error:
+        raise LogFormatError(str(error)) from None
+    log = _new_log(chain.header, path)
+    log.cut_short = chain.cut_short
+    log.signed_through = chain.signed_through
+    if chain.stop not in (None, "cut"):
+        log.stop_reason = chain.stop
+    if chain.lines:
+        log.events.append(LogLine(line=1, event=HEADER, data=log.header))
     expander = _Expander(log)
-    previous = b""
-    for number, line in enumerate(lines, start=1):
-        if not line:
-            if number == len(lines):
-                break
-            log.bad = BadLine(number, "an empty line (changed)")
-            break
-        if number == len(lines) and cut_tail:
-            log.cut_short = True  # the stream was cut mid-line: incomplete, not tampered
-            break
-        if log.close is not None:
-            log.bad = BadLine(number, "a line after the close line (appended)")
-            break
-        body, found = line[:-_TAIL_LEN] + b"}", line[_HASH_AT:-2]
-        if line[-_TAIL_LEN:_HASH_AT] != b',"h":"' or _chain(previous, body) != found:
-            log.bad = BadLine(
-                number, "hash does not chain to the line before: changed, removed or reordered"
-            )
-            break
-        try:
-            data = _plain_decoder.decode(body)
-        except msgspec.DecodeError:
-            log.bad = BadLine(number, "not a JSON object (changed or corrupted)")
-            break
-        if not isinstance(data, dict) or not isinstance(data.get("event"), str):
-            log.bad = BadLine(number, "missing 'event'")
-            break
-        reason = _check_signature(log, key, number, previous, data)
-        previous = found
+    for number, data in chain.lines[1:]:
+        reason = expander.add(number, data)
         if reason is not None:
             log.bad = BadLine(number, reason)
-            break
-        if number > 1:
-            reason = expander.add(number, data)
-            if reason is not None:
-                log.bad = BadLine(number, reason)
-                break
-        else:
-            log.events.append(LogLine(line=1, event=HEADER, data=header))
-    if log.bad is None and log.stop_reason is not None:
-        log.bad = BadLine(len(log.events) + 1, log.stop_reason)
+            return log
+    if chain.bad is not None:
+        log.bad = BadLine(*chain.bad)
     return log
 
 
-def _new_log(first_line: bytes, path: str) -> MatchLog:
-    """The log its header line starts (not yet checked against the chain)."""
-    if not first_line.startswith(b"{"):
-        raise LogFormatError(f"{path}: not a match log (no header in the compressed stream)")
-    try:
-        first = _plain_decoder.decode(first_line)
-    except msgspec.DecodeError:
-        raise LogFormatError(f"{path}: line 1 is not a match log header") from None
-    if not isinstance(first, dict) or first.get("event") != HEADER:
-        raise LogFormatError(f"{path}: line 1 is not a match log header")
+def _new_log(first: dict[str, Any], path: str) -> MatchLog:
+    """The log its header starts (not yet checked against the chain)."""
     if first.get("schema") != DIGEST_SCHEMA:
         raise LogFormatError(
             f"{path}: log schema version {first.get('schema')!r}, but this software reads "
@@ -367,7 +285,7 @@ def _new_log(first_line: bytes, path: str) -> MatchLog:
         )
     if first.get("game", "dungeon") != "dungeon":
         raise LogFormatError(f"{path}: a {first.get('game')} log; this reads dungeon logs")
-    header = {k: v for k, v in first.items() if k != "h"}
+    header = {k: v for k, v in first.items() if k not in ("h", "sig")}
     header["seq"] = 1
     log = MatchLog(path=path, header=header)
     log.signed_by = _signer(header)
@@ -405,17 +323,11 @@ class DigestTail:
         before = 0 if self.log is None else len(self.log.events)
         for line in complete.split(b"\n"):
             self._lines += 1
-            body, found = line[:-_TAIL_LEN] + b"}", line[_HASH_AT:-2]
-            if _chain(self._previous, body) != found:
+            split = split_line(line)
+            if split is None or chain_of(self._previous, split[0]) != split[1]:
                 self.broken = f"line {self._lines}: hash does not chain"
                 break
-            self._previous = found
-            if self.log is None:
-                self.log = _new_log(line, self.path)
-                self.log.events.append(LogLine(line=1, event=HEADER, data=self.log.header))
-                self._expander = _Expander(self.log)
-                continue
-            assert self._expander is not None
+            body, self._previous = split
             try:
                 data = _plain_decoder.decode(body)
             except msgspec.DecodeError:
@@ -424,6 +336,14 @@ class DigestTail:
             if not isinstance(data, dict):
                 self.broken = f"line {self._lines}: not a JSON object"
                 break
+            if self.log is None:
+                if data.get("event") != HEADER:
+                    raise LogFormatError(f"{self.path}: line 1 is not a match log header")
+                self.log = _new_log(data, self.path)
+                self.log.events.append(LogLine(line=1, event=HEADER, data=self.log.header))
+                self._expander = _Expander(self.log)
+                continue
+            assert self._expander is not None
             reason = self._expander.add(self._lines, data)
             if reason is not None:
                 self.broken = f"line {self._lines}: {reason}"
@@ -434,25 +354,6 @@ class DigestTail:
 def _signer(header: dict[str, Any]) -> str | None:
     signed = header.get("signed")
     return signed if isinstance(signed, str) else None
-
-
-def _check_signature(
-    log: MatchLog, key: bytes | None, number: int, previous: bytes, data: dict[str, Any]
-) -> str | None:
-    """Why line ``number`` breaks the signature, if it does (only checked with a key)."""
-    if key is None or log.signed_by is None:
-        return None
-    if log.signed_by != f"hmac-sha256:{key_id(key)}":
-        return f"signed with another key ({log.signed_by}), not the one given"
-    due = number % SIGN_EVERY == 0 or data.get("event") == CLOSE
-    signature = data.get("sig")
-    if due and signature is None:
-        return "a signature is missing: the chain was re-hashed"
-    if signature is not None:
-        if not hmac.compare_digest(str(signature), _signature(key, previous)):
-            return "the signature does not match the key: the chain was re-hashed (forged)"
-        log.signed_through = number
-    return None
 
 
 class _Expander:

@@ -20,7 +20,9 @@ import pytest
 from replay_logs import server_log, sim_log
 
 from arena.replay import main
-from replay.digestlog import CHAIN_HEX, SIGN_EVERY, _chain, key_id
+from replay.chainlog import CHAIN_HEX, SIGN_EVERY
+from replay.chainlog import chain_of as _chain
+from replay.digestlog import key_id
 from replay.keyfile import default_key_path, load_key
 from replay.matchlog import read_log
 
