@@ -15,11 +15,14 @@ everything: engine, both teams and the optimum figures.
    reference team until 2026): its win rate with the 95% Wilson interval, headless under the
    timed and the step schedules (``BENCH_STRATEGIES_GAMES`` games a row, default 200, the same
    paired seeds) and over loopback sockets with the ``arena match`` machinery
-   (``BENCH_STRATEGIES_NETWORK_GAMES``, default 40, about a second a game; 0 skips it).
+   (``BENCH_STRATEGIES_NETWORK_GAMES``, default 40, about a second a game; 0 skips it). The
+   title gives the machine's load average (1 minute) before and after: loopback figures depend
+   on how fast each team is served, so a loaded machine shifts them.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 from collections import defaultdict
@@ -146,11 +149,14 @@ def main() -> None:
             for part, seconds in sorted(costs.items())
         ],
     )
+    before = os.getloadavg()[0]
+    rows = strength_rows()
+    after = os.getloadavg()[0]
     print_table(
         f"reference's win rate against its sparring partners (paired seeds, seed {SEED}; "
-        "95% Wilson interval)",
+        f"95% Wilson interval; load average {before:.1f} before, {after:.1f} after)",
         ["opponent", "played", "games", "W/D/L", "win rate", "95% interval"],
-        strength_rows(),
+        rows,
         width=110,
     )
 
