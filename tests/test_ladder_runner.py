@@ -461,3 +461,26 @@ async def test_a_program_missing_from_the_store_fails_its_matches_not_the_runner
     assert all(row.attempts == ATTEMPTS for row in rows)
     assert all(row.why.startswith("StoreError: ") for row in rows)
     assert [versions[0] in seated for _, seated, _ in done_matches(engine)] == [False, False]
+
+
+@pytest.mark.parametrize(
+    ("teams", "state", "said"),
+    [
+        (3, "pause", "ladder paused: no match starts until arena ladder resume"),
+        (3, "freeze", "ladder frozen: no match starts until arena ladder resume"),
+        (1, "resume", "waiting for versions: 1 team(s) with an active version, a match needs 2"),
+    ],
+)
+async def test_an_idle_runner_says_why(tmp_path: Path, teams: int, state: str, said: str) -> None:
+    """A runner that can start nothing says why (once, until it changes) and waits."""
+    engine, store, _ = make_ladder(f"sqlite:///{tmp_path / 'l.db'}", tmp_path, teams)
+    set_state(engine, state)
+    lines: list[str] = []
+    with trio.CancelScope() as scope:
+
+        def status(line: str) -> None:
+            lines.append(line)
+            scope.cancel()
+
+        await run_ladder(engine, store, RunnerOptions(player=Scripted(), status=status))
+    assert lines == [said]

@@ -208,6 +208,23 @@ def top_up(engine: Engine, queued: int) -> int:
     return len(pairings)
 
 
+def idle_reason(engine: Engine) -> str | None:
+    """Why no match can start now (the ladder paused or frozen, too few active versions), in
+    one line; None when one could."""
+    with engine.begin() as db:
+        ladder = _ladder(db)
+        if ladder["state"] != "running":
+            return f"ladder {ladder['state']}: no match starts until arena ladder resume"
+        teams = {row["name"] for row in _active(db)}
+    seats = seats_of(ladder)
+    if len(teams) < seats:
+        return (
+            f"waiting for versions: {len(teams)} team(s) with an active version, "
+            f"a match needs {seats}"
+        )
+    return None
+
+
 @dataclass(frozen=True, eq=False)
 class Claim:
     """A match this runner has claimed: what it needs to play it and to record it."""
@@ -523,6 +540,7 @@ async def run_ladder(engine: Engine, store: Store, options: RunnerOptions) -> in
     limiter = trio.CapacityLimiter(options.concurrency)
     finished = 0
     changed = trio.Event()
+    said: str | None = None  # (why nothing is played, said once until it changes)
 
     async def play(claimed: Claim) -> None:
         nonlocal finished, changed
@@ -566,6 +584,11 @@ async def run_ladder(engine: Engine, store: Store, options: RunnerOptions) -> in
                     options.status(f"match {claimed.match_id} started: {seats}")
                     nursery.start_soon(play, claimed)
                     continue
+                if running == 0:
+                    why = await trio.to_thread.run_sync(idle_reason, engine)
+                    if why is not None and why != said:
+                        options.status(why)
+                    said = why
             with trio.move_on_after(options.idle_seconds):
                 await changed.wait()
             changed = trio.Event()
