@@ -110,7 +110,8 @@ def test_the_ladder_stays_fair(
 ) -> None:
     """Whatever the class, its versions' order and however the queue is topped up (sigma
     shrinking with games, as openskill's does): every version plays, games stay within 2 of
-    each other, each version's seats within 1 (two seats) or 2 (more), no team meets itself."""
+    each other, each version's seats within 1 (two seats) or 2 (more), no team meets itself, and
+    (two seats) every pair meets as often as every other, within 2."""
     if teams < seats:
         teams = seats
     entrants = [Entrant(v, f"t{v}", activated=float(order[v])) for v in range(teams)]
@@ -131,3 +132,6 @@ def test_the_ladder_stays_fair(
     if sum(batches) * seats >= teams:
         assert min(games) >= 1
     assert max(games) - min(games) <= 2
+    if seats == 2:  # no pair repeated more than needed: every pair within 2 meetings
+        met = [ledger.met(a, b) for a in range(teams) for b in range(a + 1, teams)]
+        assert max(met) - min(met) <= 2
