@@ -60,10 +60,11 @@ def frame_data(timeline: Timeline, first: int = 0) -> list[dict[str, Any]]:
     return frames
 
 
-def viewer_data(log: MatchLog, timeline: Timeline) -> dict[str, Any]:
+def viewer_data(log: MatchLog, timeline: Timeline, first: int = 0) -> dict[str, Any]:
     """The JSON the viewer reads (replay/page.py says what the shell takes; the rest is the
     dungeon drawing's: nodes, edges, starts, shrines, NPCs, and in each frame the agents'
-    nodes ``p``, moves ``m``, kills ``k``, NPCs killed ``n`` and the log line ``l``)."""
+    nodes ``p``, moves ``m``, kills ``k``, NPCs killed ``n`` and the log line ``l``); with
+    ``first``, only the frames from that one on."""
     npcs = sorted(timeline.frames[0].npcs) if timeline.frames else []
     warning = None
     if log.bad is not None:
@@ -101,7 +102,7 @@ def viewer_data(log: MatchLog, timeline: Timeline) -> dict[str, Any]:
         "start": list(timeline.start),
         "shrine": list(timeline.shrine),
         "npcs": npcs,
-        "frames": frame_data(timeline),
+        "frames": frame_data(timeline, first),
         "summary": timeline.summary.lines(),
     }
 

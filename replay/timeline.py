@@ -15,7 +15,7 @@ from typing import Any
 from dungeon.engine import TEAM_SIZE
 from replay.matchlog import INPUT, SEND, LogLine, MatchLog
 
-__all__ = ["Entry", "Frame", "Note", "Summary", "Timeline", "build_timeline"]
+__all__ = ["Entry", "Frame", "Note", "Summary", "Timeline", "TimelineTail", "build_timeline"]
 
 TEAMS = 2
 
@@ -161,30 +161,44 @@ class _Builder:
         self.dungeon: dict[str, Any] | None = None
         self.pending_to: dict[tuple[int, int], int] = {}
         self.crossing_notes: dict[tuple[int, int], str] = {}
+        # The entry being walked and what it did so far.
+        self.entry = Entry(line=1, t=0.0, actor=None, title="match begins")
+        self.entries.append(self.entry)
+        self.moves: list[tuple[int, int, int, str, int]] = []
+        self.kills: list[tuple[int, int]] = []
+        self.sightings: list[dict[str, Any]] = []
 
     def run(self) -> Timeline:
-        entry = Entry(line=1, t=0.0, actor=None, title="match begins")
-        self.entries.append(entry)
-        moves: list[tuple[int, int, int, str, int]] = []
-        kills: list[tuple[int, int]] = []
-        sightings: list[dict[str, Any]] = []
-        for line in self.log.events[1:]:
+        self.feed(self.log.events[1:])
+        self.close()
+        if self.dungeon is None:
+            broken = f" (it breaks at {self.log.bad})" if self.log.bad is not None else ""
+            raise ValueError(f"the log has no dungeon message{broken}")
+        return self.timeline()
+
+    def feed(self, lines: list[LogLine]) -> None:
+        """Walk ``lines`` (the log's events after the header, in order, possibly a few at a
+        time): each input opens an entry and closes the one before."""
+        for line in lines:
             if line.event == INPUT:
-                self._close_entry(entry, moves, kills, sightings)
-                moves, kills, sightings = [], [], []
-                entry = self._open_entry(line)
-                self.entries.append(entry)
+                self.close()
+                self.entry = self._open_entry(line)
+                self.entries.append(self.entry)
             elif line.event == SEND:
-                self._send(line, entry, moves, kills, sightings)
+                self._send(line, self.entry, self.moves, self.kills, self.sightings)
             elif line.event == "crossing":
                 self._crossing(line)
             elif line.event == "game_over":
                 self.summary.reason = line.data.get("reason", self.summary.reason)
             self.summary.duration = max(self.summary.duration, float(line.data.get("t", 0.0)))
-        self._close_entry(entry, moves, kills, sightings)
-        if self.dungeon is None:
-            broken = f" (it breaks at {self.log.bad})" if self.log.bad is not None else ""
-            raise ValueError(f"the log has no dungeon message{broken}")
+
+    def close(self) -> None:
+        """End the open entry (its frame, if it changed something)."""
+        self._close_entry(self.entry, self.moves, self.kills, self.sightings)
+        self.moves, self.kills, self.sightings = [], [], []
+
+    def timeline(self) -> Timeline:
+        assert self.dungeon is not None
         return Timeline(
             header=self.log.header,
             nodes=[(float(x), float(y)) for x, y in self.dungeon["nodes"]],
@@ -373,6 +387,25 @@ class _Builder:
                     kills=tuple(kills),
                 )
             )
+
+
+class TimelineTail:
+    """The timeline of a log being written (a digest log read by ``DigestTail``): each
+    :meth:`update` walks the lines added since the last one and ends the open entry (a digest
+    log's lines come an input with all its outputs at a time), so the last input has its frame
+    at once. Optima logged after their crossing are not noted."""
+
+    def __init__(self, log: MatchLog, npcs: frozenset[int] | None = None) -> None:
+        self._builder = _Builder(log, initial_npcs(log) if npcs is None else npcs)
+        self._read = 1
+
+    def update(self) -> Timeline | None:
+        """The timeline so far; None before the dungeon is in the log."""
+        builder = self._builder
+        builder.feed(builder.log.events[self._read :])
+        self._read = len(builder.log.events)
+        builder.close()
+        return None if builder.dungeon is None else builder.timeline()
 
 
 def build_timeline(log: MatchLog, npcs: frozenset[int] | None = None) -> Timeline:

@@ -43,6 +43,7 @@ from server.web import escape, event_stream, page, serve_web, sse_event, sse_tex
 __all__ = [
     "build_app",
     "index_page",
+    "live_json_of",
     "live_page",
     "serve_board",
     "viewer_data_of",
@@ -93,6 +94,16 @@ class LiveData:
         return f'{{"from":{first},"frames":[{",".join(self.frames[first:])}],{self.tail[1:]}'
 
 
+def _text(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _pieces(data: dict[str, Any], first: int = 0) -> LiveData:
+    frames = data.pop("frames")
+    tail = _text({"result": data["result"], "warning": data["warning"]})
+    return LiveData(_text(data), [_text(frame) for frame in frames[first:]], tail)
+
+
 def viewer_json_of(path: Path, running: bool) -> LiveData | None:
     """:func:`viewer_data_of` as JSON pieces (what pages get; text crosses from the worker
     process cheaply, objects would be unpickled in the event loop's thread). A running match's
@@ -102,13 +113,68 @@ def viewer_json_of(path: Path, running: bool) -> LiveData | None:
         return None
     if running:
         data["warning"] = None
-    frames = data.pop("frames")
+    return _pieces(data)
 
-    def text(value: Any) -> str:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
-    tail = text({"result": data["result"], "warning": data["warning"]})
-    return LiveData(text(data), [text(frame) for frame in frames], tail)
+class _Follow:
+    """A running match's digest log followed as it grows (in the worker process): each reading
+    decodes and re-runs only the lines added since the last one."""
+
+    def __init__(self, path: Path) -> None:
+        from replay.digestlog import DigestTail
+
+        self.path = path
+        self.tail = DigestTail(str(path))
+        self.timeline: Any = None
+        self.offset = 0
+        self.frames = 0
+
+    def read(self) -> tuple[int, LiveData] | None:
+        """The frames after the ones read before (their index and data); None before the
+        dungeon is in the log or once it breaks."""
+        from replay.html import viewer_data
+        from replay.timeline import TimelineTail
+
+        with self.path.open("rb") as stream:
+            stream.seek(self.offset)
+            raw = stream.read()
+        self.offset += len(raw)
+        self.tail.feed(raw)
+        log = self.tail.log
+        if log is None or self.tail.broken is not None:
+            return None
+        if self.timeline is None:
+            self.timeline = TimelineTail(log)
+        timeline = self.timeline.update()
+        if timeline is None or not timeline.frames:
+            return None
+        first = self.frames
+        data = viewer_data(log, timeline, first=first)
+        data["warning"] = None
+        self.frames = len(timeline.frames)
+        return first, _pieces(data)
+
+
+#: The logs the worker process follows (by path), the most recently read last.
+_FOLLOWED: dict[str, _Follow] = {}
+
+
+def live_json_of(path: Path, running: bool, known: int) -> tuple[int, LiveData] | None:
+    """The viewer's data of a match log in pieces, from frame ``first`` on: (first, data). A
+    running match's digest log is followed (only what was added since the caller's ``known``
+    frames is read); a finished match's log, or one the worker has not followed from the
+    caller's ``known`` frames, is read whole (first 0)."""
+    follow = _FOLLOWED.pop(str(path), None)
+    if running and path.name.endswith(".gz"):
+        if follow is None or follow.frames != known:
+            follow = _Follow(path)
+        read = follow.read()
+        _FOLLOWED[str(path)] = follow
+        while len(_FOLLOWED) > CACHED_MATCHES:
+            _FOLLOWED.pop(next(iter(_FOLLOWED)))
+        return read
+    whole = viewer_json_of(path, running)
+    return None if whole is None else (0, whole)
 
 
 #: The page's own assets: server/competition/static/ as /dungeon/NAME.
@@ -172,12 +238,21 @@ class _Feeds:
             if cached is not None and cached[0] == key:
                 return cached[1], cached[2]
             began = time.perf_counter()
+            known = len(cached[1].frames) if cached is not None and cached[1] is not None else 0
             if self.pool is None:
-                data = await trio.to_thread.run_sync(viewer_json_of, path, running)
+                read = await trio.to_thread.run_sync(live_json_of, path, running, known)
             else:
-                future = self.pool.submit(viewer_json_of, path, running)
-                data = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+                future = self.pool.submit(live_json_of, path, running, known)
+                read = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
             took = time.perf_counter() - began
+            data = cached[1] if cached is not None else None
+            if read is not None:
+                first, fresh = read
+                if first == 0 or data is None:
+                    data = fresh
+                else:  # the new frames after the ones kept
+                    frames = data.frames[:first] + fresh.frames
+                    data = LiveData(fresh.meta, frames, fresh.tail)
             self.cache.pop(name, None)
             self.cache[name] = (key, data, took)
             while len(self.cache) > CACHED_MATCHES:
@@ -185,10 +260,28 @@ class _Feeds:
             return data, took
 
 
-def build_app(board: Board, out: Path | None = None, pool: Executor | None = None) -> Starlette:
+async def follow_running(board: Board, feeds: _Feeds) -> None:
+    """Keep the viewer data of the running matches (up to ``CACHED_MATCHES``) read as their
+    logs grow, so a live page opens on data already read however long the match has run: each
+    reading decodes and re-runs only the lines added since the one before (:class:`_Follow`)."""
+    while True:
+        running = [m for m in board.matches.values() if m.status == "running" and m.log_path]
+        for match in running[:CACHED_MATCHES]:
+            assert match.log_path is not None
+            if match.log_path.is_file():
+                await feeds.read(match.name, match.log_path, True)
+        await trio.sleep(LIVE_SECONDS)
+
+
+def build_app(
+    board: Board,
+    out: Path | None = None,
+    pool: Executor | None = None,
+    feeds: _Feeds | None = None,
+) -> Starlette:
     """The pages of ``board``; a tournament's replay pages are read from ``out``; logs are read
-    in ``pool`` (None: in a thread)."""
-    feeds = _Feeds(pool)
+    in ``pool`` (None: in a thread), or by ``feeds`` when given."""
+    feeds = _Feeds(pool) if feeds is None else feeds
 
     async def index(request: Request) -> Response:
         return HTMLResponse(index_page(board.title, board.snapshot()))
@@ -285,10 +378,14 @@ async def serve_board(
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """The live page of ``board`` on ``host:port`` until cancelled; reports the bound port.
-    Match logs are read in one worker process of its own."""
+    Match logs are read in one worker process of its own, the running matches' as they grow
+    (:func:`follow_running`)."""
     context = multiprocessing.get_context("forkserver")
     pool = ProcessPoolExecutor(max_workers=1, mp_context=context)
+    feeds = _Feeds(pool)
     try:
-        await serve_web(build_app(board, out, pool), host, port, task_status=task_status)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(follow_running, board, feeds)
+            await serve_web(build_app(board, out, feeds=feeds), host, port, task_status=task_status)
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
