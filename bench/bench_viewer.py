@@ -8,8 +8,9 @@ default 2000: 24 000 crossings, the viewer's frames) is logged as a digest log, 
 * the rendered file opened in Chromium, from navigation to the first step drawn (the page's own
   ``performance.now()`` when it is ready), the median of ``BENCH_VIEWER_REPEATS`` fresh tabs;
 * the live page of ``arena serve --web`` (``/live/NAME``, the match still running) opened the
-  same way, after the log was written in ``BENCH_VIEWER_CHUNKS`` pieces half a second apart
-  while the server followed it (wall time from the request).
+  same way, after the log was written in ``BENCH_VIEWER_CHUNKS`` pieces at the pace of a real
+  match (``BENCH_VIEWER_RATE`` crossings a second) while the server followed it (wall time
+  from the request).
 
 The goal is 2 s for a 10-minute random match (docs/replay.md). Needs Debian's ``chromium``.
 """
@@ -26,8 +27,10 @@ from bench.common import env_number, print_table
 
 STEPS = env_number("BENCH_VIEWER_STEPS", 2000, minimum=10)
 REPEATS = env_number("BENCH_VIEWER_REPEATS", 3, minimum=1)
-#: The pieces the live match's log is written in, half a second apart.
+#: The pieces the live match's log is written in, at the pace of a real match:
 CHUNKS = env_number("BENCH_VIEWER_CHUNKS", 40, minimum=1)
+#: crossings a second of a random-vs-random match on ``arena serve`` (32 000 in 90 s, issue 27).
+RATE = env_number("BENCH_VIEWER_RATE", 355, minimum=1)
 GOAL_MS = 2000
 
 
@@ -78,8 +81,8 @@ def main() -> None:
             opened = [_open_ms(browser, page.as_uri() + "?step=0") for _ in range(REPEATS)]
 
             async def live() -> list[tuple[float, float]]:
-                # The match "is played": its log grows in CHUNKS pieces, one every half second,
-                # while the server follows it; the page is opened once it is all written.
+                # The match "is played": its log grows in CHUNKS pieces at RATE crossings a
+                # second while the server follows it; the page is opened once it is written.
                 raw = log_path.read_bytes()
                 growing = root / "growing.jsonl.gz"
                 growing.write_bytes(b"")
@@ -89,7 +92,7 @@ def main() -> None:
                     port = await nursery.start(serve_board, board, "127.0.0.1", 0)
                     for piece in range(1, CHUNKS + 1):
                         growing.write_bytes(raw[: len(raw) * piece // CHUNKS])
-                        await trio.sleep(0.5)
+                        await trio.sleep(frames / RATE / CHUNKS)
                     url = f"http://127.0.0.1:{port}/live/long"
                     out = [
                         await trio.to_thread.run_sync(_open_ms, browser, url)
@@ -110,7 +113,8 @@ def main() -> None:
 
     print_table(
         f"the viewer on a long match: random vs random, {STEPS} steps, {frames} frames, "
-        f"page {len(text) / 1e6:.1f} MB, rendered in {render_s:.1f} s",
+        f"page {len(text) / 1e6:.1f} MB, rendered in {render_s:.1f} s; live: written over "
+        f"{frames / RATE:.0f} s",
         [
             "page (first open; then the median of the others)",
             "page ms to 1st step",
