@@ -1,4 +1,4 @@
-"""``arena replay``: verify, show, render or fork a match log (fork: the dungeon's only).
+"""``arena replay``: verify, show, render or fork a match log of any game (fork: not Penguins).
 
 Exit status: 0 when the command did its job (``verify``: the log re-runs exactly), 1 when
 ``verify`` finds a difference or a broken hash chain (or, with ``--require-complete``, no close
@@ -351,7 +351,8 @@ def _parser() -> argparse.ArgumentParser:
     fork.add_argument(
         "--strategies",
         required=True,
-        help="team 0's and team 1's strategies, e.g. reference,rusher",
+        help="team 0's and team 1's strategies, e.g. reference,rusher (Fish, Labyrinth: one a "
+        "seat, e.g. greedy,minimax1 or astar,random)",
     )
     fork.add_argument(
         "--seed-offset",
@@ -443,8 +444,21 @@ def _read_game(path: str, key: bytes | None) -> GameRecord:
 def _games(args: argparse.Namespace, paths: list[str]) -> int:
     """``verify``, ``show``, ``render`` or ``fork`` of Fish, Labyrinth and Penguins game logs."""
     if args.command == "fork":
-        game = _TITLES[_read_game(paths[0], None).game]
-        raise UsageError(f"{paths[0]}: a {game} log; fork continues dungeon matches only")
+        from sim.gamefork import GameForkError, fork_game
+
+        record = _read_game(paths[0], None)
+        names = tuple(name.strip() for name in args.strategies.split(","))
+        try:
+            lines = fork_game(
+                record, at=args.at, strategies=names, seed_offset=args.seed_offset,
+                output=args.output,
+            )  # fmt: skip
+        except GameForkError as error:
+            raise UsageError(f"{paths[0]}: {error}") from None
+        except OSError as error:
+            raise UsageError(f"-o {args.output}: cannot write it: {error.strerror}") from None
+        print("\n".join(lines))
+        return 0
     if args.command == "verify":
         key = _key(args.key) if args.key is not None else None
         worst = 0

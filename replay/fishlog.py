@@ -67,9 +67,11 @@ class FishGameLog:
         *,
         version: str = "",
         seed: int | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
         self.path = path
         self._version, self._seed = version, seed
+        self._extra = extra or {}
         self._file: IO[bytes] | None = None
         self._writer: GameLogWriter | None = None
         self._call: dict[str, Any] | None = None
@@ -87,7 +89,7 @@ class FishGameLog:
             config = {key: fields[key] for key in _CONFIG_KEYS}
             writer.header(
                 game="fish", seed=self._seed, config=config, players=fields["players"],
-                version=self._version, source="server",
+                version=self._version, source="server", **self._extra,
             )  # fmt: skip
         elif event == "call":
             self._call = {"event": "call", **fields}

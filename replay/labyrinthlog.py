@@ -46,6 +46,7 @@ class LabyrinthGameLog:
         clock: Callable[[], float],
         key: bytes | None = None,
         version: str = "",
+        extra: dict[str, Any] | None = None,
     ) -> None:
         self.path = path
         self._file: IO[bytes] = path.open("wb")
@@ -54,7 +55,7 @@ class LabyrinthGameLog:
         self._writer.header(
             game="labyrinth", seed=header.get("seed"), config=config,
             players=header["players"], version=version, source="server",
-            match=header.get("game"),
+            match=header.get("game"), **(extra or {}),
         )  # fmt: skip
 
     def write(self, record: dict[str, Any]) -> None:

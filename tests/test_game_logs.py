@@ -237,3 +237,44 @@ def test_show_records_prints_each_call_and_reply_regenerated(
     timeless = [{k: v for k, v in r.items() if k not in ("t", "seconds")} for r in shown]
     old = [{k: v for k, v in r.items() if k not in ("t", "seconds")} for r in old_records("fish")]
     assert timeless == old
+
+
+@pytest.mark.parametrize(
+    ("name", "strategies"),
+    [
+        ("v2-fish-game-3.jsonl.gz", "greedy,random"),
+        ("v2-labyrinth-game-5.jsonl.gz", "random,astar"),
+    ],
+)
+def test_a_fork_keeps_the_inputs_up_to_its_line_and_verifies(
+    name: str, strategies: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """fork --at N: the original's inputs through line N as logged, then the strategies; its
+    log verifies and names the original."""
+    out = tmp_path / "fork.jsonl.gz"
+    argv = ["fork", str(KEPT / name), "--at", "8", "--strategies", strategies, "-o", str(out)]
+    assert replay_main(argv) == 0
+    assert capsys.readouterr().out.startswith(f"fork of {name} after line 8: 7 ")
+    status, text = verify(capsys, str(out))
+    assert status == 0, text
+    fork, original = read_game(out), read_game(KEPT / name)
+    assert fork.shared_header is not None
+    assert fork.shared_header["forked_from"]["at"] == 8
+    assert fork.complete
+    assert fork.chain is not None
+    assert original.chain is not None
+    inputs = [data for _, data in original.chain.lines[1:8]]
+    forked = [data for _, data in fork.chain.lines[1:8]]
+    assert [{k: v for k, v in d.items() if k != "t"} for d in forked] == [
+        {k: v for k, v in d.items() if k != "t"} for d in inputs
+    ]
+
+
+def test_a_penguins_game_is_not_forked(capsys: pytest.CaptureFixture[str]) -> None:
+    path = str(KEPT / "v2-penguins-log-6.jsonl.gz")
+    assert replay_main(["fork", path, "--at", "3", "--strategies", "greedy,random"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.strip() == (
+        f"arena replay fork: {path}: a penguins game is played by programs: it is not forked"
+    )
