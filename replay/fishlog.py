@@ -154,10 +154,29 @@ def regenerate(
             result = data.get("result")
             if isinstance(result, dict):
                 records.append({"t": t, "event": "result", **result})
+                problems += _result_problems(referee, players, result, number)
         else:
             problems.append(f"line {number}: unknown line kind {event!r}")
             break
     return records, problems
+
+
+def _result_problems(
+    referee: Referee, players: list[str], found: dict[str, Any], number: int
+) -> list[str]:
+    """What is wrong with a logged result, the referee's game being where the log ends."""
+    if referee.next_call() is not None:
+        return [f"line {number}: a result before the referee ended the game"]
+    result = referee.result()
+    expected = {
+        "winners": [players[s] for s in result.winners],
+        "failed": [players[s] for s in result.failed],
+        "cheaters": [players[s] for s in result.cheaters],
+        "scores": list(result.scores),
+    }
+    if {key: found.get(key) for key in expected} != expected:
+        return [f"line {number}: the result is not the referee's ({expected})"]
+    return []
 
 
 def verify_records(records: list[dict[str, Any]]) -> tuple[list[str], int]:
@@ -200,19 +219,7 @@ def verify_records(records: list[dict[str, Any]]) -> tuple[list[str], int]:
                                 f"({expected_verdict})")  # fmt: skip
                 break
         elif event == "result":
-            result = referee.result()
-            expected_result = {
-                "winners": [players[s] for s in result.winners],
-                "failed": [players[s] for s in result.failed],
-                "cheaters": [players[s] for s in result.cheaters],
-                "scores": list(result.scores),
-            }
-            found_result = {k: record.get(k) for k in expected_result}
-            if referee.next_call() is not None:
-                problems.append(f"line {number}: a result before the referee ended the game")
-            elif expected_result != found_result:
-                problems.append(f"line {number}: the result is not the referee's "
-                                f"({expected_result})")  # fmt: skip
+            problems += _result_problems(referee, players, record, number)
     return problems, answers
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
+from labyrinth.generation import generate
 from labyrinth.rules import PROFILES, Labyrinth, Move
 from replay.chainlog import GameLogWriter, records_digest
 from replay.gamerecord import GameRecord, read_one
@@ -92,6 +93,9 @@ def regenerate(
     problems: list[str] = []
     profile = dataclasses.replace(PROFILES[config["rules"]], max_turns=int(config["max_turns"]))
     lab = Labyrinth.from_maze_text(config["width"], config["height"], config["maze"], profile)
+    seed = header.get("seed")
+    if seed is not None and generate(int(seed), profile).maze_text() != config["maze"]:
+        problems.append("line 1: the maze is not the one of its seed")
     for number, data in lines:
         event = data["event"]
         if event == "move":
@@ -110,6 +114,7 @@ def regenerate(
             result = data.get("result")
             if isinstance(result, dict):
                 records.append({"type": "end", **result})
+                problems += _end_problems(lab, result, number)
         else:
             fields = {k: v for k, v in data.items() if k not in ("t", "event")}
             records.append({"type": event, **fields})
@@ -119,3 +124,19 @@ def regenerate(
 def read_labyrinth(path: str | Path, *, key: bytes | None = None) -> GameRecord:
     """A Labyrinth game log of either format, its records regenerated (replay/gamerecord.py)."""
     return read_one(path, "labyrinth", regenerate, key=key)
+
+
+def _end_problems(lab: Labyrinth, end: dict[str, Any], number: int) -> list[str]:
+    """What is wrong with a logged end, the rules' game being where the log ends (a forfeit is
+    the server's fact: then the rules must not have ended it, and the other seat wins)."""
+    if "forfeit" in end:
+        if lab.over:
+            return [f"line {number}: the end names a forfeit, yet the rules had ended the game"]
+        if end.get("winner") != 1 - int(end["forfeit"]):
+            return [f"line {number}: the winner is not the other of the forfeiting seat"]
+        return []
+    if not lab.over:
+        return [f"line {number}: the end comes before the rules end the game"]
+    if end.get("winner") != lab.winner:
+        return [f"line {number}: winner {end.get('winner')}, the rules say {lab.winner}"]
+    return []

@@ -127,10 +127,22 @@ def regenerate(
         elif event == "close":
             if "ranking" in data:
                 records.append({"event": "end", "ranking": data["ranking"]})
+                problems += _ranking_problems(board, data["ranking"], number)
         else:
             problems.append(f"line {number}: unknown line kind {event!r}")
             break
     return records, problems
+
+
+def _ranking_problems(board: Any, ranking: list[dict[str, Any]], number: int) -> list[str]:
+    """What is wrong with a logged ranking: each player's fish must be the final board's."""
+    scores = {p.ident: p.score for p in board.players}
+    for place in ranking or []:
+        fish = scores.get(str(place.get("player")), 0)
+        if place.get("fish") != fish:
+            return [f"line {number}: {place.get('player')} has {place.get('fish')} fish, the "
+                    f"board says {fish}"]  # fmt: skip
+    return []
 
 
 def verify_records(records: list[dict[str, Any]]) -> tuple[list[str], int]:
@@ -156,13 +168,7 @@ def verify_records(records: list[dict[str, Any]]) -> tuple[list[str], int]:
                 break
             board, moves = judged, moves + 1
         elif event == "end":
-            scores = {p.ident: p.score for p in board.players}
-            for place in entry.get("ranking") or []:
-                fish = scores.get(str(place.get("player")), 0)
-                if place.get("fish") != fish:
-                    problems.append(f"line {number}: {place.get('player')} has "
-                                    f"{place.get('fish')} fish, the board says {fish}")  # fmt: skip
-                    break
+            problems += _ranking_problems(board, entry.get("ranking") or [], number)
     return problems, moves
 
 

@@ -186,6 +186,28 @@ def test_a_rehashed_edit_is_found_by_the_rules_and_by_the_key(
     assert "re-hashed" in out
 
 
+#: A re-hashed edit of each game's result: another winner, another count of fish.
+RESULTS = {
+    "fish": (b'"winners":["ann","bob"]', b'"winners":["ann"]'),
+    "labyrinth": (b'"winner":0', b'"winner":1'),
+    "penguins": (b'"fish":7', b'"fish":8'),
+}
+
+
+def test_a_rehashed_result_is_found_by_the_rules(
+    game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write_shared(game, tmp_path / "log.jsonl.gz")
+    lines = lines_of(path)
+    old, new = RESULTS[game]
+    assert old in lines[-1]
+    lines[-1] = lines[-1].replace(old, new, 1)
+    put_lines(path, rehashed(lines))
+    status, out = verify(capsys, str(path))
+    assert status == 1
+    assert out.startswith(f"FAIL {path} line {len(lines)}: ")
+
+
 KEPT_GAMES = sorted(path.name for path in KEPT.iterdir() if path.name.split("-")[1] in OLD)
 
 
