@@ -32,14 +32,14 @@ def fish_log(directory: Path, names: Sequence[str] = ("ann", "bob", "cy", "di", 
     config = ServerConfig(call_timeout=1.0, name_timeout=2.0, wait=10.0, holes=3)
     clock = trio.testing.MockClock(autojump_threshold=0)
     trio.run(tournament, [Player(name) for name in names], config, directory, clock=clock)
-    return sorted(directory.glob("game-*.jsonl"))[0]
+    return sorted(directory.glob("game-*.jsonl.gz"))[0]
 
 
 def penguins_log(directory: Path, names: Sequence[str] = ("alice", "bob")) -> Path:
     from client import penguins as player
     from penguins.rules import generate_fish
     from protocol.penguins import parse
-    from server.penguins.master import host
+    from server.penguins.master import LOG_NAME, host
     from server.sandbox import Outcome
 
     def run(argv: Sequence[str], cwd: Path, timeout: float) -> Outcome:
@@ -57,7 +57,7 @@ def penguins_log(directory: Path, names: Sequence[str] = ("alice", "bob")) -> Pa
     # The program is the player module run in-process: any existing executable stands for it.
     commands = [[sys.executable, "strategy=greedy", f"id={name}"] for name in names]
     host(commands, parse(text), 2, directory / "game", run)
-    return directory / "game" / "log.jsonl"
+    return directory / "game" / LOG_NAME
 
 
 def labyrinth_log(directory: Path, name: str = "me") -> Path:
@@ -81,5 +81,5 @@ def labyrinth_log(directory: Path, name: str = "me") -> Path:
             nursery.cancel_scope.cancel()
 
     trio.run(run)
-    (path,) = (directory / "games").glob("*.jsonl")
+    (path,) = (directory / "games").glob("*.jsonl.gz")
     return path
