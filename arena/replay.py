@@ -185,7 +185,7 @@ def _fish(args: argparse.Namespace) -> int | None:
 
 
 def _penguins(args: argparse.Namespace) -> int | None:
-    """A Penguins master's log (log.jsonl): render draws it in the viewer."""
+    """A Penguins master's log (log.jsonl.gz, or an old log.jsonl): render draws it."""
     from penguins.replay import is_penguins_log, render_html
 
     if not is_penguins_log(args.log):

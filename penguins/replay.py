@@ -1,5 +1,5 @@
-"""A Penguins game log (the master's ``log.jsonl``) in the viewer every game shares: ``arena
-replay render log.jsonl -o game.html``.
+"""A Penguins game log (the master's ``log.jsonl.gz``, or an older ``log.jsonl``) in the viewer
+every game shares: ``arena replay render log.jsonl.gz -o game.html``.
 
 The frames come from the log alone: its ``start`` line holds the board, each ``name`` line a
 player (in turn order), each ``call`` that ``moved`` the whole board after it; a disqualified

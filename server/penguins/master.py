@@ -13,10 +13,11 @@ a private folder that lasts the whole game (spec penguins.md: a course program k
 in a file there between calls): emptied (or filled with a copy of the team's folder, in a
 tournament) once before the ``name`` call, given a fresh copy of the board before every call, and
 bounded by :data:`FOLDER_FILES`, :data:`FOLDER_BYTES` and :data:`FOLDER_DEPTH` (over them:
-disqualified). The master keeps the authoritative board in memory; the log (``WORKDIR/log.jsonl``,
-JSON lines, one per step) and the final board (``WORKDIR/board.txt``) live in a directory no program
-can see, opened without following links. After the call it reads the program's board file once (no
-link, a regular file of at most :data:`MAX_FILE_BYTES`) and judges it (:func:`judge`).
+disqualified). The master keeps the authoritative board in memory; the log
+(``WORKDIR/log.jsonl.gz``, the shared log format, one line per step) and the final board
+(``WORKDIR/board.txt``) live in a directory no program can see, opened without following
+links. After the call it reads the program's board file once (no link, a regular file of at
+most :data:`MAX_FILE_BYTES`) and judges it (:func:`judge`).
 
 A move that breaks the rules, a changed score or field of someone else, a malformed file, a
 crash (named by its signal), a timeout, an exit code other than 0 or 1, exit 1 while a legal
