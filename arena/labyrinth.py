@@ -31,7 +31,6 @@ from arena.options import (
 )
 from client.labyrinth import (
     Connection,
-    RemoteProtocolError,
     RulesDisagreement,
     ServerError,
     play_online,
@@ -42,6 +41,7 @@ from labyrinth.generation import generate
 from labyrinth.interactive import play_at_terminal
 from labyrinth.render import render_png, render_text
 from labyrinth.rules import PROFILES, Labyrinth, LabyrinthConfig, Move
+from protocol.framing import RemoteProtocolError
 
 __all__ = ["main"]
 

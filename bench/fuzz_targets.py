@@ -25,12 +25,11 @@ from protocol.codec import NEED_DATA, Codec, ErrorCause, RemoteProtocolError
 from protocol.fish import NEED_DATA as FISH_NEED_DATA
 from protocol.fish import RemoteProtocolError as FishError
 from protocol.fish import StreamCodec
+from protocol.framing import FrameError, LineFramer
 from protocol.labyrinth import MAX_COMMAND, CommandDecoder
 from protocol.messages import ClientMessage
 from protocol.penguins import BoardFile, BoardFileError, encode, parse
 from server.competition.teams import TeamsError, load_teams, parse_teams
-from server.net.lines import NEED_DATA as LINE_NEED_DATA
-from server.net.lines import LineFramer, LineTooLong
 
 __all__ = ["TARGETS", "Target"]
 
@@ -116,7 +115,7 @@ def check_dungeon(data: bytes, at: list[int]) -> None:
     assert dungeon_outcome([data[i : i + 1] for i in range(len(data))]) == dungeon_outcome([data])
 
 
-# --- the network layer's lines (server/net/lines.py) ---------------------------------------------
+# --- the framing base's lines (protocol/framing.py) ----------------------------------------------
 
 LINES_MAX = 8
 
@@ -124,12 +123,13 @@ LINES_MAX = 8
 def lines_outcome(chunks: Sequence[bytes]) -> list[object]:
     framer = LineFramer(LINES_MAX)
     out: list[object] = []
-    for chunk in chunks:
+    for chunk in [*chunks, b""]:
         framer.receive_data(chunk)
-        while (line := framer.next_line()) is not LINE_NEED_DATA:
-            out.append(line if isinstance(line, bytes) else "too long")
-            assert isinstance(line, bytes | LineTooLong)
+        while (line := framer.next_line()) is not NEED_DATA:
+            out.append(line if isinstance(line, bytes) else line.cause)
+            assert isinstance(line, bytes | FrameError)
         assert framer.buffered_bytes <= LINES_MAX + 1
+    out.append(framer.blank_lines)
     return out
 
 
@@ -223,7 +223,7 @@ def labyrinth_outcome(writes: Sequence[Sequence[bytes]]) -> list[object]:
             out.append(command if isinstance(command, str) else ("malformed", str(command)))
 
     for reads in writes:
-        for read in reads:
+        for read in filter(None, reads):  # b"" is the end of the stream, sent below
             decoder.receive_data(read)
             take()
             assert decoder.buffered_bytes <= MAX_COMMAND + 2
@@ -395,7 +395,7 @@ class Target:
 
 TARGETS = (
     Target("dungeon lines", st.tuples(stream(DUNGEON_PIECES), cuts()), check_dungeon),
-    Target("server/net lines", st.tuples(stream(DUNGEON_PIECES), cuts()), check_lines),
+    Target("framing lines", st.tuples(stream(DUNGEON_PIECES), cuts()), check_lines),
     Target("fish JSON stream", st.tuples(stream(FISH_PIECES), cuts()), check_fish),
     Target(
         "labyrinth commands",

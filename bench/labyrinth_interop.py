@@ -28,12 +28,12 @@ from pathlib import Path
 from bench.common import print_table
 from client.labyrinth import (
     Connection,
-    RemoteProtocolError,
     RulesDisagreement,
     ServerError,
     play_online,
 )
 from labyrinth.rotator import Rotator
+from protocol.framing import RemoteProtocolError
 
 TRAININGS = ["DO_NOTHING", "ASTAR", "PLAY_RANDOM", "PLAY_RANDOM rotate=false"]
 
@@ -46,7 +46,7 @@ def cgs_from_env() -> tuple[Path, Path] | None:
     return Path(folder), Path(os.environ.get("CGS_PYTHON", sys.executable))
 
 
-C_CLIENT = Path(__file__).resolve().parent.parent / "labyrinth" / "c_client" / "client.c"
+C_CLIENT = Path(__file__).resolve().parent.parent / "client" / "labyrinth_c" / "client.c"
 
 
 def free_port() -> int:

@@ -20,6 +20,7 @@ from dungeon.config import DEFAULT_RULES
 from dungeon.engine import AgentId, Disconnect, Match, Output, Request
 from protocol.codec import NEED_DATA, Codec, RemoteProtocolError
 from protocol.encoding import encode
+from protocol.errors import code_of
 from protocol.messages import ClientMessage, Error, Move, Solution, Start
 from replay.matchlog import MatchLogWriter, software_version
 
@@ -82,7 +83,7 @@ class NaiveServer:
                 try:
                     message = codec.next_message()
                 except RemoteProtocolError as error:
-                    writer.write(encode(Error(error.code, error.text)))
+                    writer.write(encode(Error(code_of(error), error.text)))
                     continue
                 if message is NEED_DATA:
                     continue

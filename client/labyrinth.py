@@ -15,8 +15,9 @@ An error message replaces ``OK``. Return codes are for the player who just moved
 goes on, 1 it won, -1 it lost. The server referees; we replay every move on our own
 :class:`Labyrinth` so that our bot sees the position, and stop loudly if the two disagree.
 
-:class:`MessageReader` is the sans-I/O part (bytes in, messages out); :class:`Connection` does
-the blocking socket reads and writes; :func:`play_online` is the session.
+:class:`~protocol.labyrinth.MessageReader` is the sans-I/O part (bytes in, messages out);
+:class:`Connection` does the blocking socket reads and writes; :func:`play_online` is the
+session.
 """
 
 from __future__ import annotations
@@ -38,12 +39,12 @@ from labyrinth.rules import (
     parse_move,
     whole_number,
 )
+from protocol.framing import NEED_DATA, RemoteProtocolError
+from protocol.labyrinth import MessageReader
 
 __all__ = [
     "Connection",
-    "MessageReader",
     "OnlineResult",
-    "RemoteProtocolError",
     "RulesDisagreement",
     "ServerError",
     "play_online",
@@ -51,13 +52,8 @@ __all__ = [
     "valid_name",
 ]
 
-LENGTH_DIGITS = 4
 #: CLIENT_NAME's rule: 1-20 letters, digits or underscores.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_]{1,20}")
-
-
-class RemoteProtocolError(Exception):
-    """The server sent something the protocol does not allow (its fault, not ours)."""
 
 
 class ServerError(Exception):
@@ -72,32 +68,6 @@ class RulesDisagreement(Exception):
 def valid_name(name: str) -> bool:
     """Whether ``name`` is a name CLIENT_NAME accepts."""
     return NAME_PATTERN.fullmatch(name) is not None
-
-
-class MessageReader:
-    """Sans-I/O reader of server messages: feed bytes with :meth:`receive_data`, take whole
-    messages from :meth:`next_message` (None while one is incomplete)."""
-
-    def __init__(self) -> None:
-        self._buffer = bytearray()
-
-    def receive_data(self, data: bytes) -> None:
-        self._buffer += data
-
-    def next_message(self) -> str | None:
-        if len(self._buffer) < LENGTH_DIGITS:
-            return None
-        head = bytes(self._buffer[:LENGTH_DIGITS])
-        if not head.isdigit():
-            raise RemoteProtocolError(
-                f"a message must start with a {LENGTH_DIGITS}-digit length, got {head!r}"
-            )
-        end = LENGTH_DIGITS + int(head)
-        if len(self._buffer) < end:
-            return None
-        payload = bytes(self._buffer[LENGTH_DIGITS:end])
-        del self._buffer[:end]
-        return payload.decode("utf-8", "replace")
 
 
 class Stream(Protocol):
@@ -131,7 +101,7 @@ class Connection:
 
     def receive(self) -> str:
         """The next server message (blocking)."""
-        while (message := self._reader.next_message()) is None:
+        while (message := self._reader.next_message()) is NEED_DATA:
             data = self._stream.recv(4096)
             if not data:
                 raise RemoteProtocolError("the server closed the connection")

@@ -39,10 +39,8 @@ message, and the checks, are :mod:`protocol.encoding`'s (``encode``, ``encode_li
 
 from __future__ import annotations
 
-import enum
 import re
 import typing
-from collections import deque
 from typing import Final
 
 import msgspec
@@ -51,11 +49,17 @@ from protocol.encoding import encode_checked
 from protocol.errors import (
     FATAL_CAUSES,
     ErrorCause,
-    LocalProtocolError,
-    ProtocolError,
-    RemoteProtocolError,
     diagnose,
     tag_of,
+)
+from protocol.framing import (
+    NEED_DATA,
+    FrameError,
+    LineFramer,
+    LocalProtocolError,
+    NeedData,
+    ProtocolError,
+    RemoteProtocolError,
 )
 from protocol.messages import (
     CLIENT_MESSAGE_TYPES,
@@ -80,16 +84,6 @@ MAX_LINE: Final = 1 << 20
 """The longest line a peer may send, in bytes, not counting the newline (spec: 1 MiB)."""
 
 
-class NeedData(enum.Enum):
-    """The type of :data:`NEED_DATA` (an enum, so ``is NEED_DATA`` narrows the type for mypy)."""
-
-    NEED_DATA = "NEED_DATA"
-
-
-NEED_DATA: Final = NeedData.NEED_DATA
-"""Returned by ``next_message`` when no complete line is buffered: feed more bytes."""
-
-
 # --- the codec ----------------------------------------------------------------------------------
 
 
@@ -102,10 +96,6 @@ def _accepted_classes(accept: object) -> tuple[type[Message], ...]:
             ErrorCause.BAD_ARGUMENT,
         )
     return tuple(cls for cls in MESSAGE_TYPES if cls in classes)
-
-
-#: A line's end, then whitespace-only lines up to another line's end: a run of blank lines.
-_BLANK_RUN: Final = re.compile(rb"\n[ \t\r\f\v\n]*\n")
 
 
 class Codec:
@@ -130,141 +120,48 @@ class Codec:
             self._outgoing = CLIENT_MESSAGE_TYPES
         else:
             self._outgoing = MESSAGE_TYPES
-        self._max_line: Final = max_line
-        # Complete lines (without their "\n") and queued errors, in stream order.
-        self._lines: deque[bytes | RemoteProtocolError] = deque()
-        self._partial = bytearray()  # the unfinished last line
-        self._discarding = False  # inside an over-long line: drop bytes up to the next "\n"
-        self._eof = False
-        #: Blank lines (whitespace only) skipped so far: a server counts them as input.
-        self.blank_lines = 0
+        self._framer: Final = LineFramer(max_line)
 
     @property
     def eof(self) -> bool:
         """True once ``receive_data(b"")`` told us the peer closed its side."""
-        return self._eof
+        return self._framer.eof
 
     @property
     def buffered_bytes(self) -> int:
         """Bytes held for the unfinished line (never more than ``max_line`` + 1)."""
-        return len(self._partial)
+        return self._framer.buffered_bytes
 
     @property
     def unfinished_line(self) -> bytes:
         """What is held of a line whose newline has not come yet: fed to a fresh codec, it
         goes on where this one stopped (a socket handed to another process)."""
-        return bytes(self._partial)
+        return self._framer.unfinished_line
+
+    @property
+    def blank_lines(self) -> int:
+        """Blank lines (whitespace only) skipped so far: a server counts them as input."""
+        return self._framer.blank_lines
 
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         """Feed bytes read from the socket, in any chunking; ``b""`` means the peer closed.
 
         Feeding more bytes after ``b""`` is LocalProtocolError; ``b""`` again is harmless.
         """
-        if self._eof:
-            if not data:
-                return  # the end, told again
+        if self._framer.eof and data:
             raise LocalProtocolError(
                 "receive_data() after the end of the stream", ErrorCause.DATA_AFTER_EOF
             )
-        if not data:
-            self._eof = True
-            if self._partial.strip():
-                self._lines.append(
-                    RemoteProtocolError(
-                        f"the stream ended in the middle of a line ({len(self._partial)} bytes"
-                        " without a newline)",
-                        ErrorCause.INCOMPLETE_LINE,
-                    )
-                )
-            self._partial.clear()
-            return
-        data = bytes(data)
-        end = data.rfind(b"\n") + 1
-        if (
-            not self._partial
-            and not self._discarding
-            and len(data) <= self._max_line
-            and not data.strip()
-        ):
-            # Whitespace only (a flood of blank lines): counted without splitting it up; what
-            # follows the last newline stays as the unfinished (blank) line. Only in a chunk
-            # no longer than a line may be: a longer one may hold a blank line over the limit,
-            # which the loop below reports, as it would in smaller chunks.
-            self.blank_lines += data.count(b"\n")
-            self._partial += data[end:]
-            return
-        if b"\n" in data:
-            # Runs of blank lines after a line's end, removed in one pass at C speed and
-            # counted: a chunk of a request and 60,000 newlines would otherwise cost a Python
-            # step per blank line (a flooding client held the event loop ~40 ms a chunk). A
-            # chunk that could hold a whitespace line over the limit keeps such runs whole,
-            # for the loop below to report the line.
-            if len(data) <= self._max_line:
-                collapsed = _BLANK_RUN.sub(b"\n", data)
-            else:
-                collapsed = _BLANK_RUN.sub(self._collapse_blank_run, data)
-            if len(collapsed) != len(data):
-                self.blank_lines += data.count(b"\n") - collapsed.count(b"\n")
-                data = collapsed
-        parts = data.split(b"\n")
-        last = parts.pop()
-        if parts:
-            first = parts[0]
-            whole = not self._partial  # no line began in an earlier chunk
-            if self._discarding:
-                self._discarding = False
-                del parts[0]  # the rest of the over-long line: dropped
-            elif self._partial:
-                self._partial += first
-                parts[0] = bytes(self._partial)
-                self._partial.clear()
-            if whole and len(parts) > 1 and not b"".join(parts).strip():
-                self.blank_lines += len(parts)  # a run of blank lines, counted at once
-                parts = []
-            for line in parts:
-                if self._too_long(line):
-                    self._lines.append(self._too_long_error())
-                elif not line.strip():
-                    self.blank_lines += 1  # skipped without decoding it
-                else:
-                    self._lines.append(line)
-        if self._discarding:
-            return
-        # Checked before appending, so an over-long line is never held beyond the limit.
-        size = len(self._partial) + len(last)
-        ends_in_cr = (last or self._partial).endswith(b"\r")
-        if size > self._max_line + 1 or (size == self._max_line + 1 and not ends_in_cr):
-            self._lines.append(self._too_long_error())
-            self._partial.clear()
-            self._discarding = True
-        else:
-            self._partial += last
-
-    def _collapse_blank_run(self, run: re.Match[bytes]) -> bytes:
-        """One "\\n" for a run of blank lines, unless one of them is over the line limit."""
-        lines = run.group()
-        if len(lines) > self._max_line + 2 and any(map(self._too_long, lines.split(b"\n"))):
-            return lines
-        return b"\n"
-
-    def _too_long(self, line: bytes | bytearray) -> bool:
-        # A line may carry one "\r" of a "\r\n" ending beyond the limit.
-        size = len(line)
-        return size > self._max_line and not (size == self._max_line + 1 and line.endswith(b"\r"))
-
-    def _too_long_error(self) -> RemoteProtocolError:
-        return RemoteProtocolError(
-            f"line longer than {self._max_line} bytes", ErrorCause.LINE_TOO_LONG
-        )
+        self._framer.receive_data(data)
 
     def next_message(self) -> Message | NeedData:
         """The next message the peer sent, or ``NEED_DATA``; raises only RemoteProtocolError."""
-        lines = self._lines
+        lines = self._framer.lines
         while lines:
-            if isinstance(lines[0], RemoteProtocolError):
-                # Raised straight from the queue: held in a local of this frame, which its
-                # traceback holds, the error would be a reference cycle (see below).
-                raise typing.cast(RemoteProtocolError, lines.popleft())
+            if isinstance(lines[0], FrameError):
+                # Built in the raise: held in a local of this frame, which its traceback
+                # holds, the error would be a reference cycle (see below).
+                raise _frame_error(typing.cast(FrameError, lines.popleft()))
             line = typing.cast(bytes, lines.popleft())
             if not (line.isascii() or _is_utf8(line)):
                 raise diagnose(line, self._accepted, UnicodeError("not UTF-8"), RemoteProtocolError)
@@ -290,6 +187,11 @@ class Codec:
     def send(self, message: Message) -> bytes:
         """The bytes to write for ``message`` (one line); LocalProtocolError if it is invalid."""
         return encode_checked(message, self._outgoing)
+
+
+def _frame_error(fault: FrameError) -> RemoteProtocolError:
+    """The dungeon's error for a fault of the line frame (both close the socket)."""
+    return RemoteProtocolError(fault.text, ErrorCause(fault.cause), fatal=True)
 
 
 # One escape of a JSON string: a surrogate pair (kept), a lone surrogate (group 1), or any other.

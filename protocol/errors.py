@@ -1,11 +1,13 @@
 """What can go wrong on the dungeon wire, and how to say it (spec dungeon.md section 4).
 
-:class:`RemoteProtocolError` is the peer's fault, :class:`LocalProtocolError` ours; both carry an
-:class:`ErrorCause`. The codec (:mod:`protocol.codec`) decodes each line with one fast typed
-msgspec call; only when that fails does :func:`diagnose` look at the line again, slowly, to name
-the cause precisely: is it JSON, an object, of a known type, which field is wrong and how. The
-text it builds is a sentence fit for an ``Error(message=...)`` sent back to the peer.
-"""
+:class:`RemoteProtocolError` is the peer's fault, :class:`LocalProtocolError` ours (both of
+:mod:`protocol.framing`, every game's); on this wire both carry an :class:`ErrorCause`, and a
+peer's error is ``fatal`` when its cause is one of :data:`FATAL_CAUSES` (the spec closes the
+socket) and answered with the code :func:`code_of` gives. The codec (:mod:`protocol.codec`)
+decodes each line with one fast typed msgspec call; only when that fails does :func:`diagnose`
+look at the line again, slowly, to name the cause precisely: is it JSON, an object, of a known
+type, which field is wrong and how. The text it builds is a sentence fit for an
+``Error(message=...)`` sent back to the peer."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from typing import Annotated, Final
 
 import msgspec
 
+from protocol.framing import LocalProtocolError, ProtocolError, RemoteProtocolError
 from protocol.messages import MESSAGE_TYPES, Message
 
 __all__ = [
@@ -28,6 +31,7 @@ __all__ = [
     "LocalProtocolError",
     "ProtocolError",
     "RemoteProtocolError",
+    "code_of",
     "diagnose",
     "tag_of",
     "unencodable",
@@ -154,43 +158,9 @@ CLOSING_CODES: Final = frozenset(
 """Codes after which the server closes the socket (once the error has been sent)."""
 
 
-class ProtocolError(Exception):
-    """A refused line or call. ``message_type`` and ``field`` are set when they are known."""
-
-    def __init__(
-        self,
-        text: str,
-        cause: ErrorCause,
-        *,
-        message_type: str | None = None,
-        field: str | None = None,
-    ) -> None:
-        super().__init__(text)
-        self.text = text
-        self.cause = cause
-        self.message_type = message_type
-        self.field = field
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.text!r}, cause={self.cause.value!r})"
-
-
-class RemoteProtocolError(ProtocolError):
-    """The peer sent something the protocol does not allow (its fault, not ours)."""
-
-    @property
-    def code(self) -> str:
-        """The ``code`` of the ``error`` message that answers this error."""
-        return CODE_OF_CAUSE.get(self.cause, ErrorCode.BAD_FIELD).value
-
-    @property
-    def fatal(self) -> bool:
-        """True when the spec wants the socket closed after answering this error."""
-        return self.cause in FATAL_CAUSES
-
-
-class LocalProtocolError(ProtocolError):
-    """We misused the protocol (a bug on our side): e.g. sending an invalid message."""
+def code_of(error: ProtocolError) -> str:
+    """The ``code`` of the ``error`` message that answers a peer's ``error``."""
+    return CODE_OF_CAUSE.get(ErrorCause(error.cause), ErrorCode.BAD_FIELD).value
 
 
 # --- diagnosing a refused line or an unsendable message ------------------------------------------
@@ -292,7 +262,19 @@ def diagnose(
     error: Exception,
     error_type: type[_Error],
 ) -> _Error:
-    """The precise error for a ``line`` the typed decoder refused with ``error``."""
+    """The precise error for a ``line`` the typed decoder refused with ``error``; ``fatal``
+    when the spec closes the socket for its cause."""
+    found = _diagnosis(line, accepted, error, error_type)
+    found.fatal = found.cause in FATAL_CAUSES
+    return found
+
+
+def _diagnosis(
+    line: bytes,
+    accepted: dict[str, type[Message]],
+    error: Exception,
+    error_type: type[_Error],
+) -> _Error:
     not_json = _not_json(line)
     if not_json is not None:
         return error_type(not_json[1], not_json[0])

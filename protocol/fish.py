@@ -24,17 +24,25 @@ Errors. Every error of the peer's making is a :class:`RemoteProtocolError` whose
 one of ``not_json`` (garbage, bad UTF-8, a bracket that does not match, the ``NaN`` and
 ``Infinity`` Python's json would take, a number too large for a float), ``too_large`` or
 ``truncated`` (the stream ended inside a value). Fish gives a peer no second chance, so any
-error is final: the codec then raises the same error on every call. Sending something that is
-not JSON (a NaN, a set) is our own bug: :class:`LocalProtocolError`.
+error is final (``fatal``): the codec then raises the same error on every call. Sending
+something that is not JSON (a NaN, a set) is our own bug: :class:`LocalProtocolError`. The
+need-data marker and both errors are the framing base's (:mod:`protocol.framing`).
 """
 
 from __future__ import annotations
 
-import enum
 import json
 import math
 import re
 from typing import Any, Final
+
+from protocol.framing import (
+    NEED_DATA,
+    LocalProtocolError,
+    NeedData,
+    ProtocolError,
+    RemoteProtocolError,
+)
 
 __all__ = [
     "MAX_VALUE",
@@ -49,30 +57,6 @@ __all__ = [
 
 MAX_VALUE: Final = 1 << 20
 """The most bytes one value may take, by default (a State on a 5 x 5 board is ~400 bytes)."""
-
-
-class NeedData(enum.Enum):
-    NEED_DATA = "NEED_DATA"
-
-
-NEED_DATA: Final = NeedData.NEED_DATA
-"""Returned by ``next_value`` while no whole value is buffered: feed more bytes."""
-
-
-class ProtocolError(Exception):
-    """A wire error; ``cause`` is a short snake_case word for logs and verdicts."""
-
-    def __init__(self, text: str, cause: str) -> None:
-        super().__init__(text)
-        self.cause = cause
-
-
-class RemoteProtocolError(ProtocolError):
-    """The peer broke the wire format: drop it (it fails)."""
-
-
-class LocalProtocolError(ProtocolError):
-    """We misused the codec or tried to send something that is not JSON: our bug."""
 
 
 #: The first byte that is not JSON whitespace (space, tab, CR, LF).

@@ -12,11 +12,12 @@ except the maze, so an error message quotes the client's input cut by :func:`ech
 
 from __future__ import annotations
 
-import collections
 import dataclasses
 import re
 import shlex
 from typing import Any
+
+from protocol.framing import NEED_DATA, FrameError, LineFramer, NeedData, RemoteProtocolError
 
 __all__ = [
     "MAX_COMMAND",
@@ -24,6 +25,7 @@ __all__ = [
     "TRAINING_PLAYERS",
     "CommandDecoder",
     "Malformed",
+    "MessageReader",
     "WaitRequest",
     "echo",
     "frame",
@@ -32,6 +34,8 @@ __all__ = [
 ]
 
 MAX_COMMAND = 1024
+#: A server message's header: its payload's length in bytes, zero-padded.
+LENGTH_DIGITS = 4
 MAX_MESSAGE = 1000
 #: The most of a client's input an error message quotes (a command may be 1024 bytes).
 MAX_ECHO = 64
@@ -42,14 +46,44 @@ MOVE_TEXT = re.compile(r"(\d{1,9}) +(\d{1,9})(?:\s.*)?", re.DOTALL)
 NAME = re.compile(r"[A-Za-z0-9_]{1,20}")
 
 
-class Malformed(Exception):
-    """A client sent something the protocol does not allow (the client is at fault)."""
+class Malformed(RemoteProtocolError):
+    """A client sent something the protocol does not allow (the client is at fault); the
+    stream goes on (a command's frame is sound whatever its text)."""
+
+    fatal = False
 
 
 def frame(payload: str, limit: int = MAX_MESSAGE) -> bytes:
     """One server message: the 4-digit length then the payload (cut at ``limit`` bytes)."""
     data = payload.encode("utf-8", "replace")[:limit]
-    return b"%04d" % len(data) + data
+    return b"%0*d" % (LENGTH_DIGITS, len(data)) + data
+
+
+class MessageReader:
+    """Server messages in, sans-I/O (a client's side): feed bytes with :meth:`receive_data`, take
+    whole payloads from :meth:`next_message` (NEED_DATA while one is incomplete); a message
+    that does not start with its 4-digit length is a RemoteProtocolError."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+
+    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
+        self._buffer += data
+
+    def next_message(self) -> str | NeedData:
+        if len(self._buffer) < LENGTH_DIGITS:
+            return NEED_DATA
+        head = bytes(self._buffer[:LENGTH_DIGITS])
+        if not head.isdigit():
+            raise RemoteProtocolError(
+                f"a message must start with a {LENGTH_DIGITS}-digit length, got {head!r}"
+            )
+        end = LENGTH_DIGITS + int(head)
+        if len(self._buffer) < end:
+            return NEED_DATA
+        payload = bytes(self._buffer[LENGTH_DIGITS:end])
+        del self._buffer[:end]
+        return payload.decode("utf-8", "replace")
 
 
 def echo(text: str) -> str:
@@ -59,63 +93,43 @@ def echo(text: str) -> str:
 
 
 class CommandDecoder:
-    """Bytes in, commands out. A command ends at ``\\n``, where the client's write ends
-    (:meth:`end_of_write`), or with the stream; never where a read ends, so the commands do not
-    depend on how the bytes were split into reads."""
+    """Bytes in, commands out: the framing base's lines (:class:`~protocol.framing.LineFramer`)
+    whose end is ``\n``, the client's write's end (:meth:`end_of_write`) or the stream's; never
+    where a read ends, so the commands do not depend on how the bytes were split into reads."""
 
     def __init__(self) -> None:
-        self._commands: collections.deque[str | Malformed] = collections.deque()
-        self._partial = bytearray()
-        self._too_long = False  # inside a command past the limit: dropped up to its end
-        self.closed = False
+        # One byte of room: a "\r" or NUL that ends a command of the largest size.
+        self._framer = LineFramer(MAX_COMMAND + 1, end_is_delimiter=True)
+
+    @property
+    def closed(self) -> bool:
+        """The client closed its side (what it sent before is still taken out)."""
+        return self._framer.eof
 
     @property
     def buffered_bytes(self) -> int:
         """Bytes held of an unfinished command (at most :data:`MAX_COMMAND` + 2)."""
-        return len(self._partial)
+        return self._framer.buffered_bytes
 
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         """Bytes read, in any chunking (``b""``: the client closed, which ends a command)."""
-        if not data:
-            self.closed = True
-            self._end()
-            return
-        *ended, rest = bytes(data).split(b"\n")
-        for piece in ended:
-            self._add(piece)
-            self._end()
-        self._add(rest)
+        self._framer.receive_data(data)
 
     def end_of_write(self) -> None:
         """The client's write is over (it sent nothing more for a moment: it waits for the
         answer): what is held is a command. The 2017 protocol's clients send one command per
         write with no terminator."""
-        self._end()
+        self._framer.end_line()
 
     def next_command(self) -> str | Malformed | None:
         """The next whole command (a Malformed for one that is not ASCII or too long)."""
-        return self._commands.popleft() if self._commands else None
-
-    def _add(self, piece: bytes) -> None:
-        if self._too_long:
-            return
-        self._partial += piece
-        # Two bytes of room: a "\r" or NUL that ends a command of the largest size.
-        if len(self._partial) > MAX_COMMAND + 2:
-            self._commands.append(
-                Malformed(f"a command is at most {MAX_COMMAND} bytes, got more than that")
-            )
-            self._partial.clear()
-            self._too_long = True
-
-    def _end(self) -> None:
-        if self._too_long:
-            self._too_long = False
-            return
-        text = bytes(self._partial).rstrip(b"\r\x00")
-        self._partial.clear()
-        if text.strip():
-            self._commands.append(_command(text))
+        while (line := self._framer.next_line()) is not NEED_DATA:
+            if isinstance(line, FrameError):
+                return Malformed(f"a command is at most {MAX_COMMAND} bytes, got more than that")
+            text = line.rstrip(b"\r\x00")
+            if text.strip():
+                return _command(text)
+        return None
 
 
 def _command(data: bytes) -> str | Malformed:

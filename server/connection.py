@@ -30,7 +30,7 @@ import trio
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId
 from protocol.codec import NEED_DATA, Codec, RemoteProtocolError
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, code_of
 from protocol.messages import (
     ClientMessage,
     Error,
@@ -369,7 +369,7 @@ class Connection:
                 self._count_early(1)
             if isinstance(item, RemoteProtocolError):
                 text = f"{item.text}: closing" if item.fatal else item.text
-                if not await self._refuse(item.code, text, closing=item.fatal):
+                if not await self._refuse(code_of(item), text, closing=item.fatal):
                     return True  # the match is over; its actor is gone
                 if item.fatal:
                     return False

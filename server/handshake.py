@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from dungeon.engine import AgentId
 from protocol.codec import RemoteProtocolError
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, code_of
 from protocol.messages import Message, Start
 from protocol.session import Event
 from server.lobby import SlotTaken
@@ -39,11 +39,11 @@ async def handshake(conn: Connection) -> Handshake:
         if isinstance(item, RemoteProtocolError):
             is_start = item.message_type == "start"
             if item.fatal or (first and not is_start):
-                code = item.code if is_start or item.fatal else ErrorCode.START_REQUIRED
+                code = code_of(item) if is_start or item.fatal else ErrorCode.START_REQUIRED
                 text = f"{item.text}: closing (a start must come first)"
                 conn.say(code, text, closing=True)
                 return Handshake.CLOSE
-            conn.say(item.code, item.text)
+            conn.say(code_of(item), item.text)
         elif isinstance(item, Start):
             slot = AgentId(item.team, item.agent)
             try:

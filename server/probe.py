@@ -29,7 +29,7 @@ from dungeon.traps import active_traps, draw_problem
 from protocol.codec import RemoteProtocolError
 from protocol.conformance import Observations
 from protocol.encoding import encode
-from protocol.errors import ErrorCode
+from protocol.errors import ErrorCode, code_of
 from protocol.messages import Dungeon as DungeonMessage
 from protocol.messages import (
     Enemy,
@@ -240,7 +240,7 @@ class _Probe:
             self.seen.move_faults.append(text)
         else:
             self.seen.notes.append(text)
-        await conn.send(encode(Error(code=error.code, message=error.text)))
+        await conn.send(encode(Error(code=code_of(error), message=error.text)))
         if error.fatal:
             conn.writable = False
             self._lost(number, f"sent a line the server must close on: {error.text}")

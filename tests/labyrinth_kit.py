@@ -6,7 +6,8 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-from client.labyrinth import MessageReader
+from protocol.framing import NEED_DATA
+from protocol.labyrinth import MessageReader
 from server.labyrinth.server import LabyrinthServer
 
 
@@ -29,7 +30,7 @@ class AsyncClient:
 
     async def receive(self) -> str | None:
         """The next message; None when the server closed."""
-        while (message := self.reader.next_message()) is None:
+        while (message := self.reader.next_message()) is NEED_DATA:
             data = await self.stream.receive_some(65536)
             if not data:
                 return None

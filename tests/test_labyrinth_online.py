@@ -19,8 +19,6 @@ import pytest
 from arena import labyrinth as cli
 from client.labyrinth import (
     Connection,
-    MessageReader,
-    RemoteProtocolError,
     RulesDisagreement,
     ServerError,
     play_online,
@@ -28,6 +26,8 @@ from client.labyrinth import (
 from labyrinth.generation import generate
 from labyrinth.players import astar_move, do_nothing_move
 from labyrinth.rules import Labyrinth, Move, MoveType, ReturnCode
+from protocol.framing import NEED_DATA, RemoteProtocolError
+from protocol.labyrinth import MessageReader
 
 Policy = Callable[[Labyrinth], Move]
 
@@ -104,10 +104,10 @@ def test_messages_are_read_whole_whatever_the_byte_boundaries() -> None:
     reader = MessageReader()
     got = []
     for byte in framed("OK", "13 9"):
-        assert reader.next_message() is None
+        assert reader.next_message() is NEED_DATA
         reader.receive_data(bytes([byte]))
         message = reader.next_message()
-        if message is not None:
+        if message is not NEED_DATA:
             got.append(message)
     assert got == ["OK", "13 9"]
 

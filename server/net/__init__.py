@@ -9,7 +9,7 @@ A server built on it::
         transport = Transport(stream, receive_bytes=limits.receive_bytes)
         if (why := gate.enter()) is not None:    # refused: say so in the game's words, close
             await transport.send_all(my_error_line(why)); await transport.aclose(); return
-        decoder = MyDecoder()                    # the game's sans-I/O decoder (lines, JSON...)
+        decoder = MyDecoder()                    # the game's sans-I/O decoder (protocol/)
         reader = FrameReader(transport, decoder, limits, gate.budget)
         outbox = Outbox(transport, limits.outbox_messages, render=my_render, on_full=kill)
         try:
@@ -34,7 +34,6 @@ The public API (stable; other games' servers depend on it):
   ``buffered_bytes``) within the budgets and the input rate, and yields between frames.
 - :class:`Outbox`: a bounded outbox with its writer task (``deliver`` never waits; ``run`` is
   the writer; :data:`CLOSE` closes after what came before).
-- :class:`LineFramer`: a sans-I/O line decoder for line-based protocols.
 - :func:`open_listeners`, :func:`serve_tcp`: listen (127.0.0.1, port 0 ok) and serve, taking
   ``task_status``.
 
@@ -42,7 +41,6 @@ May import trio and the standard library only: never a game, the command line or
 """
 
 from server.net.limits import DEFAULT_LIMITS, Gate, InputBudget, Limits, OverBudget
-from server.net.lines import LineFramer, LineTooLong
 from server.net.listen import open_listeners, serve_tcp
 from server.net.outbox import CLOSE, Close, Outbox
 from server.net.reader import Decoder, FrameReader
@@ -57,8 +55,6 @@ __all__ = [
     "Gate",
     "InputBudget",
     "Limits",
-    "LineFramer",
-    "LineTooLong",
     "Outbox",
     "OverBudget",
     "Transport",
