@@ -7,7 +7,7 @@
   (``dmitmel/build/penguins``, ``damian/T6/chillguys``) and two copies of our player;
 - fish: the OCaml clients of StrongerXi/Fish under ``FISH_PEER``
   (``_build/default/src/test/integration/xclient.exe``, one client a program) and ours;
-- labyrinth: C clients on the course's C API (our labyrinth/c_client/client.c compiled with
+- labyrinth: C clients on the course's C API (our client/labyrinth_c/client.c compiled with
   CodingGameServer's GameAPI and labyrinthAPI under ``CGS_DIR``) and our own clients, a league
   played to the end.
 
@@ -33,7 +33,7 @@ from typing import Any
 from bench.common import print_table
 
 GAMES = ("penguins", "fish", "labyrinth")
-C_CLIENT = Path(__file__).resolve().parent.parent / "labyrinth" / "c_client" / "client.c"
+C_CLIENT = Path(__file__).resolve().parent.parent / "client" / "labyrinth_c" / "client.c"
 
 
 def _toml(value: Any) -> str:

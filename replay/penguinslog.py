@@ -7,7 +7,7 @@ standard error, the master's verdict and, when it moved, the board the program l
 The master derives the rest: the command line of each call and the move's description (the
 judge re-run on the board before and after), logged as their digest ``out``; the ranking is on
 the close line. Reading regenerates the records of the old format (``start``, ``name``,
-``call``, ``end``: penguins/master.py) so every tool reads either.
+``call``, ``end``: server/penguins/master.py) so every tool reads either.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ def _derived(entry: dict[str, Any]) -> list[dict[str, Any]]:
 
 class PenguinsGameLog:
     """The master's log on ``stream``: call it with each old-format entry (``start``, ``name``,
-    ``call``, ``end``), as :func:`penguins.master.host` makes them; :meth:`close` once."""
+    ``call``, ``end``), as :func:`server.penguins.master.host` makes them; :meth:`close` once."""
 
     def __init__(
         self,

@@ -82,9 +82,8 @@ def penguins_shared(executable: str) -> bytes:
     """The kept old Penguins game written again by the master's writer of the shared format
     (``host`` logs each command as resolved, a machine path: the kept game's entries have none).
     Unsigned, every time 0.0."""
-    from penguins.master import LOG_NAME
-
     from replay.penguinslog import PenguinsGameLog
+    from server.penguins.master import LOG_NAME
 
     del executable
     kept = Path(__file__).resolve().parent / "logs" / "v0-penguins-log-6.jsonl"
