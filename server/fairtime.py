@@ -50,6 +50,11 @@ POLL_MIN, POLL_MAX = 0.0005, 0.02
 #: that verdict: a request the team sent before it went to sleep is in its socket's buffer by
 #: then; the readers get those rounds to hand it over, and it is ordered before the verdict.
 SETTLE = 3
+#: After the server sends a team a message, the team counts as awake (thinking) until its CPU
+#: has moved (it has read and handled the message), for at most this many seconds: the
+#: message may still be in the server's outbox or the socket, and a team that has not seen it
+#: yet is not idle. (The bound covers a program that cannot be seen to run: ended, stopped.)
+WAKE_SECONDS = 0.1
 
 
 class Meter(Protocol):
@@ -101,6 +106,8 @@ class FairGate:
         self._since = dict.fromkeys(self.meters, 0.0)
         #: Each team's CPU before the match began (its program's start-up): not counted.
         self.before = dict.fromkeys(self.meters, 0.0)
+        #: Teams sent a message they have not handled yet: (CPU then, until when at most).
+        self._waking: dict[int, tuple[float, float]] = {}
 
     def begin(self) -> None:
         """The match begins (the dungeon is sent): CPU counts from here for every team."""
@@ -123,8 +130,11 @@ class FairGate:
         return spent
 
     def sent(self, team: int) -> None:
-        """The server sent ``team`` a message: the next request's cost counts from here."""
-        self._since[team] = self.read(team)
+        """The server sent ``team`` a message: the next request's cost counts from here, and
+        the team is awake until it has handled it (WAKE_SECONDS at most)."""
+        cpu = self.read(team)
+        self._since[team] = cpu
+        self._waking[team] = (cpu, trio.current_time() + WAKE_SECONDS)
 
     def arrive(self, team: int, item: Any, *, request: bool = True) -> None:
         """``item`` of ``team`` came in (a request, or what must stay in order with its
@@ -135,7 +145,14 @@ class FairGate:
     def observe(self) -> None:
         """Read every team's program: CPU so far and whether a thread of it is runnable."""
         for team, meter in self.meters.items():
-            self.order.observe(team, self.read(team), runnable=meter.runnable())
+            cpu, runnable = self.read(team), meter.runnable()
+            waking = self._waking.get(team)
+            if waking is not None:
+                if cpu > waking[0] or trio.current_time() >= waking[1]:
+                    del self._waking[team]
+                else:
+                    runnable = True  # sent a message it has not handled yet
+            self.order.observe(team, cpu, runnable=runnable)
 
     def held(self) -> bool:
         return any(state.held for state in self.order.teams)

@@ -16,7 +16,7 @@ from dungeon.engine import AgentId
 from protocol.messages import Dungeon, GameOver, Move, Sat
 from replay.matchlog import read_log
 from server.app import Server
-from server.fairtime import POLL_MAX
+from server.fairtime import POLL_MAX, WAKE_SECONDS
 
 pytestmark = pytest.mark.usefixtures("autojump_clock")
 
@@ -191,3 +191,51 @@ async def test_without_meters_cpu_mode_plays_in_wall_order(tmp_path: Path) -> No
     assert _applied(server) == [(1, None)]
     (actor,) = server.finished
     assert "time" not in read_log(actor.log_path).header  # type: ignore[arg-type]
+
+
+async def test_a_request_sent_just_before_sleeping_is_ordered_before_the_verdict(
+    tmp_path: Path,
+) -> None:
+    # Both teams answer at once and block: team 0's request (0.5 CPU-s) reaches the match
+    # first, team 1's (0.1) is still on its socket when the server reads "asleep". The server
+    # lets the readers run before trusting that verdict, so team 1's goes first.
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
+    async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        meters[0].cpu, meters[1].cpu = 0.5, 0.1
+        first, second = AgentId(0, 3), AgentId(1, 3)
+        await agents[first].send(_move(dungeons, first))
+        await agents[second].send(_move(dungeons, second))
+        await agents[first].receive_a(Sat)
+        await agents[second].receive_a(Sat)
+        server.shutdown()
+    assert _applied(server) == [(1, 0.1), (0, 0.5)]
+
+
+@pytest.mark.parametrize("handled", [True, False], ids=["handled", "not-yet-handled"])
+async def test_a_team_sent_a_message_is_awake_until_it_has_handled_it(
+    tmp_path: Path, handled: bool
+) -> None:
+    # Team 1 got an answer and shows no runnable thread: it may not have read it yet (still in
+    # the server's outbox or its socket). Until its CPU moves it counts as thinking, so team
+    # 0's costlier request waits for it (WAKE_SECONDS at most: a program seen to do nothing).
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
+    async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        one, zero = AgentId(1, 2), AgentId(0, 2)
+        meters[1].cpu = 0.1
+        await agents[one].send(_move(dungeons, one))
+        await agents[one].receive_a(Sat)
+        if handled:
+            meters[1].cpu = 0.12  # it read the answer, then blocked again
+        meters[0].cpu = 0.5
+        sent = trio.current_time()
+        await agents[zero].send(_move(dungeons, zero))
+        await agents[zero].receive_a(Sat)
+        waited = trio.current_time() - sent
+        server.shutdown()
+    if handled:
+        assert waited < WAKE_SECONDS
+    else:
+        assert WAKE_SECONDS - 0.001 <= waited <= 2 * WAKE_SECONDS
+    assert [team for team, _ in _applied(server)] == [1, 0]
