@@ -47,7 +47,7 @@ def _usage(argv: list[str]) -> int:
 
 def run(command: str, text: str) -> tuple[int, str]:
     """Run one harness on the text of its input: (exit status, stdout or stderr text)."""
-    from fish.codec import MalformedInput
+    from fish.data import MalformedInput
     from fish.fastjson import JSONError, dumps, loads
     from fish.harness import HARNESSES
 

@@ -47,8 +47,8 @@ from arena.options import (
 )
 from dungeon.config import RulesConfig
 from server.app import Server, limits_for, serve
-from server.collector import Collector
 from server.fairtime import loopback_meters
+from server.gc_policy import Collector
 from server.handoff import Settings
 
 __all__ = ["main"]
@@ -326,7 +326,7 @@ def _whole_lines() -> TextIO:
 def start_optimum_pool(workers: int, timeout: float) -> Any:
     """The checker workers, started with SIGINT ignored: they inherit that, so Ctrl-C (which a
     terminal sends to the whole process group) reaches only this process, which stops them."""
-    from server.checker import OptimumPool
+    from server.optimum_pool import OptimumPool
 
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:

@@ -19,7 +19,7 @@ from dungeon.engine import AgentId, Match, Request
 from dungeon.generation import generate
 from dungeon.traps import draw_problem, draw_traps, optimum
 from protocol.messages import Move, Solution
-from server.checker import OptimumPool
+from server.optimum_pool import OptimumPool
 
 
 def samples(run: Callable[[], object], repeat: int, warmup: int = 5) -> list[float]:

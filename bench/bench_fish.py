@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from bench.common import print_table
-from fish.codec import state_to_json
+from fish.data import state_to_json
 from fish.game import FishGame
 
 REPO = Path(__file__).resolve().parent.parent

@@ -214,7 +214,7 @@ def _serve(log_dir: str, cpu: int) -> None:
     then answers ``reset`` / ``report`` lines on stdin about its request-to-answer latencies."""
     from arena.logs import configure_logging
     from server.app import Server, serve
-    from server.collector import Collector
+    from server.gc_policy import Collector
 
     configure_logging(level="warning")
     latencies: list[float] = []

@@ -19,7 +19,7 @@ from typing import Any
 
 import trio
 
-from fish.codec import MalformedInput, parse_state
+from fish.data import MalformedInput, parse_state
 from fish.game import FishState
 from fish.misbehave import misbehave
 from fish.rules import FISH_RULES

@@ -1,11 +1,11 @@
 """The course's test harnesses as pure functions: one parsed JSON value in, one JSON value out.
 
-Each raises :class:`~fish.codec.MalformedInput` naming the field at fault.
+Each raises :class:`~fish.data.MalformedInput` naming the field at fault.
 """
 
 from __future__ import annotations
 
-from fish.codec import (
+from fish.data import (
     MalformedInput,
     action_to_json,
     parse_board,

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from fish.codec import parse_state
+from fish.data import parse_state
 from floes import Floes
 
 __all__ = ["KINDS", "Act", "Kind", "misbehave"]

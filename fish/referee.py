@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from fish.codec import action_to_json, board_to_json, position_to_json
+from fish.data import action_to_json, board_to_json, position_to_json
 from fish.rules import COLORS, FISH_RULES, penguins_each
 from floes import MOVEMENT, OVER, PLACEMENT, Floes
 

@@ -170,7 +170,7 @@ class Codec:
             except (msgspec.DecodeError, RecursionError) as exc:
                 # Without its traceback: kept in a local of this frame, which the traceback
                 # holds, it would be a reference cycle per bad line, and the server runs with
-                # no automatic cycle collection (server/collector.py).
+                # no automatic cycle collection (server/gc_policy.py).
                 error: Exception = exc.with_traceback(None)
             else:
                 return message

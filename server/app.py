@@ -28,9 +28,9 @@ from protocol.encoding import encode
 from protocol.errors import ErrorCode
 from protocol.messages import Error
 from server.actor import MatchActor
-from server.collector import Collector
 from server.connection import Connection
 from server.fairtime import FairGate, Meter
+from server.gc_policy import Collector
 from server.lobby import Filling, Lobby
 from server.net import DEFAULT_LIMITS, Gate, Limits, Transport, open_listeners, serve_tcp
 from server.optimum_checks import CHECK_GRACE, Checker

@@ -1,5 +1,5 @@
 """A match's trap optimum checks, as its actor (:mod:`server.actor`) runs them: the optimum of
-each trap problem is checked off the event loop (worker processes, :mod:`server.checker`,
+each trap problem is checked off the event loop (worker processes, :mod:`server.optimum_pool`,
 through a thread per check, bounded by a limiter) and comes back to the actor's inbox as an
 :class:`Optimum`, which the actor logs when it arrives; a crossing never waits for it.
 """

@@ -26,9 +26,9 @@ from dungeon.config import RulesConfig
 from dungeon.engine import AgentId
 from server.actor import MatchActor
 from server.app import Server
-from server.collector import Collector
 from server.connection import Connection
 from server.detach import Detached
+from server.gc_policy import Collector
 from server.handoff import (
     Latencies,
     Match,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from dungeon.traps import draw_problem, optimum
-from server.checker import OptimumPool
+from server.optimum_pool import OptimumPool
 
 
 def rng(seed: int) -> np.random.Generator:
@@ -97,7 +97,7 @@ def test_a_worker_has_pysat_loaded_before_it_says_ready(monkeypatch: pytest.Monk
     import threading
     from multiprocessing import Pipe
 
-    from server.checker import _READY, _serve
+    from server.optimum_pool import _READY, _serve
 
     monkeypatch.delitem(sys.modules, "dungeon.sat")
     parent, child = Pipe()

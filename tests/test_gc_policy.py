@@ -1,4 +1,4 @@
-"""The server's garbage collection policy (server.collector): what is frozen, and when the
+"""The server's garbage collection policy (server.gc_policy): what is frozen, and when the
 safety net's full collection runs. Process-wide state: each test hands everything back."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from server.collector import Collector
+from server.gc_policy import Collector
 
 
 @pytest.fixture
