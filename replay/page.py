@@ -38,10 +38,17 @@ def script_json(data: Any) -> str:
     return json.dumps(data, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
 
 
-def render_page(data: dict[str, Any], drawing: str, brand: str, version: str = "") -> str:
+def render_page(
+    data: dict[str, Any], drawing: str, brand: str, version: str = "", frames: str | None = None
+) -> str:
     """The self-contained viewer page of ``data`` drawn by ``drawing`` (no network: the style,
-    the scripts and the data are inlined)."""
+    the scripts and the data are inlined); ``frames``: the JSON text of the frames, when
+    ``data`` holds none (a server splices what it already has as text)."""
     template, css, shell, draw = page_parts(drawing)
+    text = script_json(data)
+    if frames is not None:
+        text = text[:-1] + ',"frames":' + frames.replace("<", "\\u003c") + "}"
+
     name = data.get("title") or (f"seed {data['seed']}" if data.get("seed") else "a match")
     mode = "live" if data.get("live") else "replay"
     values = {
@@ -53,6 +60,6 @@ def render_page(data: dict[str, Any], drawing: str, brand: str, version: str = "
         "TITLE": html.escape(f"{brand} {mode}: {name}"),
         "VERSION": html.escape(version),
         "SCHEMA": str(VIEW_SCHEMA),
-        "DATA": script_json(data),
+        "DATA": text,
     }
     return _MARKER.sub(lambda match: values[match.group(1)], template)

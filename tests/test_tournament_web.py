@@ -209,3 +209,38 @@ async def test_the_page_says_finished_once_the_run_has_ended(
         state = await in_page(page, "document.getElementById('state').textContent")
         assert str(state).startswith("finished")
         nursery.cancel_scope.cancel()
+
+
+async def test_a_long_live_match_opens_on_its_newest_steps_then_fetches_the_rest(
+    tmp_path: Path, browser: Browser, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The live page of a long match holds its newest frames only (here 5), draws the newest
+    step, then fetches the older ones: every step, the first included, can then be shown, with
+    the score counted from the start."""
+    from replay_logs import sim_log
+
+    from server.competition import web
+
+    monkeypatch.setattr(web, "LIVE_WINDOW", 5)
+    log = sim_log(tmp_path / "long.jsonl", seed=4, maps="digest")
+    whole = web.viewer_json_of(log, True)
+    assert whole is not None
+    board = Board("long")
+    board.start("long", log)  # still running
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(serve_board, board, "127.0.0.1", 0)
+        page = await trio.to_thread.run_sync(browser.open, f"http://127.0.0.1:{port}/live/long")
+        last = len(whole.frames) - 1
+        base = "JSON.parse(document.getElementById('match-data').textContent).base"
+        assert await in_page(page, base) == last + 1 - 5
+        assert await in_page(page, "document.documentElement.dataset.history === 'loaded'")
+        assert await in_page(page, "Number(document.documentElement.dataset.step)") == last
+        assert await in_page(page, "document.getElementById('slider').max") == str(last)
+        await in_page(page, "document.dispatchEvent(new KeyboardEvent('keydown', {key: 'Home'}))"
+                      " || true")  # fmt: skip
+        assert await in_page(page, "document.documentElement.dataset.step === '0'")
+        first = json.loads(whole.frames[0])["p"]
+        assert await in_page(page, agent_node(0)) == str(first[0])
+        score = await in_page(page, "document.getElementById('score').textContent")
+        assert "crossings" in str(score)
+        nursery.cancel_scope.cancel()

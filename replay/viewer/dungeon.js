@@ -92,6 +92,7 @@ window.arenaDrawing = function (data, kit) {
   let npcDiedAt = {};
   function npcDeaths(from) {
     for (let index = from; index < frames.length; index++) {
+      if (frames[index] === undefined) continue;  // not fetched yet (a live page's history)
       for (const node of frames[index].n) npcDiedAt[node] = index;
     }
   }
@@ -126,6 +127,11 @@ window.arenaDrawing = function (data, kit) {
     let run = from > 0 ? tally[from - 1] : [[0, 0, 0, 0], [0, 0, 0, 0]];  // crossings, trap deaths, kills, NPCs killed
     for (let index = from; index < frames.length; index++) {
       const frame = frames[index];
+      if (frame === undefined || run === null) {  // before it, not fetched yet: no score
+        run = null;
+        tally.push(null);
+        continue;
+      }
       run = run.map((row) => row.slice());
       for (const [slot, , , reason] of frame.m) {
         const team = Math.floor(slot / TEAM_SIZE);
@@ -140,6 +146,10 @@ window.arenaDrawing = function (data, kit) {
   const score = kit.card("Score so far", "table:score");
   function drawScore(step) {
     const rows = [["crossings", 0], ["trap deaths", 1], ["kills", 2], ["NPCs killed", 3]];
+    if (!tally[step]) {
+      score.innerHTML = '<tr><td class="dim">counting the match so far…</td></tr>';
+      return;
+    }
     score.innerHTML = '<tr><th></th><th class="t0">team 0</th><th class="t1">team 1</th></tr>' +
       rows.map(([what, i]) => "<tr><td>" + what + "</td><td>" + tally[step][0][i] + "</td><td>" +
         tally[step][1][i] + "</td></tr>").join("");
@@ -186,6 +196,7 @@ window.arenaDrawing = function (data, kit) {
   function heirPath(team, step) {
     let d = "", prev = null;
     for (let i = 0; i <= step; i++) {
+      if (frames[i] === undefined) continue;
       const node = frames[i].p[team * TEAM_SIZE];
       if (node === prev) continue;
       const jump = frames[i].m.some(([slot, , , reason]) => slot === team * TEAM_SIZE && reason !== "crossed");

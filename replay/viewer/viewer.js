@@ -22,6 +22,16 @@
     return;
   }
 
+  // A live page of a long match holds only its newest frames at first ("base": the index of the
+  // first one); the older ones are fetched once the newest step is drawn ("history").
+  let frames = data.frames;
+  const base = data.base || 0;
+  if (base > 0) {
+    frames = new Array(base);
+    data.frames.forEach((frame) => frames.push(frame));
+    data.frames = frames;
+  }
+
   function escapeHtml(text) {
     return String(text).replace(/[&<>"']/g, (c) =>
       ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
@@ -87,7 +97,6 @@
   measure();
 
   // --- header -------------------------------------------------------------------------------
-  let frames = data.frames;
   let last = frames.length - 1;
   let live = Boolean(data.live);
   const facts = [];
@@ -167,6 +176,7 @@
 
   function draw(step) {
     step = Math.max(0, Math.min(last, step | 0));
+    while (frames[step] === undefined && step < last) step += 1;  // not fetched yet
     const frame = frames[step];
     current = step;
     drawing.draw(step, frame);
@@ -274,6 +284,20 @@
       setWarning(update.warning);
       showResult(current);
     });
+  }
+
+  if (base > 0 && data.history) {
+    html.dataset.history = "loading";
+    fetch(data.history + (data.history.includes("?") ? "&" : "?") + "to=" + base)
+      .then((answer) => answer.json())
+      .then((older) => {
+        older.slice(0, base).forEach((frame, index) => { frames[index] = frame; });
+        if (drawing.extend) drawing.extend(frames, 0);
+        drawStrip();
+        draw(current);
+        html.dataset.history = "loaded";
+      })
+      .catch(() => { html.dataset.history = "failed"; });
   }
 
   // Links into a match: ?step=N opens at step N (a live match opens at its newest step);

@@ -53,6 +53,8 @@ __all__ = [
 #: Seconds between two updates of a live match view (and of the match list while one runs).
 LIVE_SECONDS = 0.5
 LIST_SECONDS = 1.0
+#: The newest frames a running match's live page holds when it opens (it fetches the others).
+LIVE_WINDOW = 3000
 #: Matches whose latest viewer data is kept (the ones being watched).
 CACHED_MATCHES = 8
 
@@ -88,6 +90,10 @@ class LiveData:
     def page_data(self) -> str:
         """The whole data, frames included, as JSON."""
         return f'{self.meta[:-1]},"frames":[{",".join(self.frames)}]}}'
+
+    def history(self, end: int) -> str:
+        """The frames before ``end``, as a JSON array."""
+        return f"[{','.join(self.frames[: max(0, end)])}]"
 
     def update(self, first: int) -> str:
         """An event of the frames from ``first`` on (the shell's ``from``/``frames``)."""
@@ -210,15 +216,22 @@ sigma) holds its true strength with about 95% confidence.</p>
 
 def live_page(name: str, data: LiveData, running: bool) -> str:
     """The viewer (replay/page.py) of a match: while it runs, in live mode, following
-    ``/live/NAME/events``; a link back to the standings."""
+    ``/live/NAME/events``; a link back to the standings. A long match's page holds its newest
+    ``LIVE_WINDOW`` frames, the viewer fetches the others (``/live/NAME/history``) once it has
+    drawn the newest step."""
     from replay.matchlog import software_version
     from replay.page import render_page
 
-    view = json.loads(data.page_data())
+    view = json.loads(data.meta)
     view["title"] = name
     view["live"] = f"/live/{quote(name)}/events" if running else None
     view["standings"] = "/"
-    return render_page(view, "dungeon", "Dungeon Arena", software_version())
+    base = max(0, len(data.frames) - LIVE_WINDOW) if running else 0
+    if base:
+        view["base"] = base
+        view["history"] = f"/live/{quote(name)}/history"
+    frames = f"[{','.join(data.frames[base:])}]"
+    return render_page(view, "dungeon", "Dungeon Arena", software_version(), frames)
 
 
 class _Feeds:
@@ -337,6 +350,17 @@ def build_app(
 
         return event_stream(stream())
 
+    async def live_history(request: Request) -> Response:
+        match, log = _match(request)
+        data, _ = await feeds.read(match.name, log, match.status != "finished")
+        if data is None:
+            raise HTTPException(503, "The match is starting: reload in a moment.")
+        try:
+            end = int(request.query_params.get("to", "0"))
+        except ValueError:
+            raise HTTPException(400, "to=N: N is a number of frames") from None
+        return Response(data.history(end), media_type="application/json")
+
     async def replay(request: Request) -> Response:
         name = request.path_params["name"]
         if out is not None and re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
@@ -354,6 +378,7 @@ def build_app(
             Route("/events", events),
             Route("/live/{name}", live),
             Route("/live/{name}/events", live_events),
+            Route("/live/{name}/history", live_history),
             Route("/replay/{name}", replay),
         ],
         ASSETS,
