@@ -100,7 +100,7 @@ async def test_a_pages_own_assets_are_served_beside_the_shared_ones() -> None:
     """web_app(routes, {prefix: package}) serves the package's static/ folder as /prefix/NAME
     (the Labyrinth page's and the dungeon page's own scripts and styles); an unknown one is the
     404 page."""
-    app = web_app([], {"labyrinth": "labyrinth", "dungeon": "server.competition"})
+    app = web_app([], {"labyrinth": "server.labyrinth", "dungeon": "server.competition"})
     async with trio.open_nursery() as nursery:
         port = await nursery.start(serve_web, app, "127.0.0.1", 0)
         for path, kind in (
