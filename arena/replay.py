@@ -48,9 +48,9 @@ def _timeline(log: MatchLog) -> Timeline:
 
 def _verify(args: argparse.Namespace) -> int:
     """Verify each log in turn; the status is the worst one (a bad file does not stop the rest)."""
-    if len(args.logs) == 1:
+    games_checked, worst = getattr(args, "games_checked", 0), getattr(args, "games_status", 0)
+    if len(args.logs) == 1 and not games_checked:
         return _verify_one(args.logs[0], args)
-    worst = 0
     for path in args.logs:
         try:
             status = _verify_one(path, args)
@@ -58,7 +58,8 @@ def _verify(args: argparse.Namespace) -> int:
             print(f"arena replay verify: {error}", file=sys.stderr)
             status = 2
         worst = max(worst, status)
-    print(f"{len(args.logs)} logs checked: {'all OK' if worst == 0 else 'NOT all OK'}")
+    total = len(args.logs) + games_checked
+    print(f"{total} logs checked: {'all OK' if worst == 0 else 'NOT all OK'}")
     return worst
 
 
@@ -412,8 +413,10 @@ def _game_paths(paths: list[str], command: str) -> list[str]:
     from replay.games import GZIP_MAGIC, detect
 
     chosen = []
-    for path in paths:
-        game = detect(path)
+    games = [detect(path) for path in paths]
+    # old Labyrinth game logs among other logs: verified here (alone, by arena/labyrinth.py)
+    mixed = any(game not in ("labyrinth", "labyrinth-player") for game in games)
+    for path, game in zip(paths, games, strict=True):
         try:
             with open(path, "rb") as stream:
                 shared = stream.read(2) == GZIP_MAGIC
@@ -422,7 +425,8 @@ def _game_paths(paths: list[str], command: str) -> list[str]:
         if (
             game == "penguins"
             or (game == "fish" and (shared or command in ("verify", "fork")))
-            or (game == "labyrinth" and ((shared and command == "verify") or command == "fork"))
+            or (game == "labyrinth" and (shared or mixed) and command == "verify")
+            or (game == "labyrinth" and command == "fork")
         ):
             chosen.append(path)
     return chosen
@@ -582,7 +586,9 @@ def main(argv: list[str]) -> int:
         if games:
             # Fish, Labyrinth and Penguins game logs (replay/games.py); any others after them
             try:
-                sealed_status = max(sealed_status, _games(args, games))
+                games_status = _games(args, games)
+                args.games_status, args.games_checked = games_status, len(games)
+                sealed_status = max(sealed_status, games_status)
             except UsageError as error:
                 print(f"arena replay {args.command}: {error}", file=sys.stderr)
                 return EXIT_USAGE

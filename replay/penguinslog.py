@@ -147,12 +147,11 @@ def _ranking_problems(board: Any, ranking: list[dict[str, Any]], number: int) ->
 
 def verify_records(records: list[dict[str, Any]]) -> tuple[list[str], int]:
     """Re-judge an old-format Penguins log (``start`` first): every move and the final fish of
-    the ranking. The differences, and the moves re-judged."""
+    the ranking. The differences, and the calls re-run."""
     start = records[0]
     penguins = int(start["penguins"])
     board = parse(str(start["board"]))
     problems: list[str] = []
-    moves = 0
     for number, entry in enumerate(records[1:], start=2):
         event = entry.get("event")
         if event == "call" and entry.get("verdict") == "moved":
@@ -166,10 +165,10 @@ def verify_records(records: list[dict[str, Any]]) -> tuple[list[str], int]:
                 problems.append(f"line {number}: move {entry.get('move')!r}, the judge says "
                                 f"{description!r}")  # fmt: skip
                 break
-            board, moves = judged, moves + 1
+            board = judged
         elif event == "end":
             problems += _ranking_problems(board, entry.get("ranking") or [], number)
-    return problems, moves
+    return problems, sum(1 for entry in records if entry.get("event") == "call")
 
 
 def read_penguins(path: str | Path, *, key: bytes | None = None) -> GameRecord:

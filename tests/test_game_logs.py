@@ -300,3 +300,13 @@ def test_a_penguins_game_is_not_forked(capsys: pytest.CaptureFixture[str]) -> No
     assert err.strip() == (
         f"arena replay fork: {path}: a penguins game is played by programs: it is not forked"
     )
+
+
+def test_one_verify_of_every_kept_log_of_every_game(capsys: pytest.CaptureFixture[str]) -> None:
+    """Logs of all four games and every format in one call: each verified by its own rules."""
+    paths = sorted(str(path) for path in KEPT.iterdir())
+    status, out = verify(capsys, *paths)
+    assert status == 0, out
+    verified = [line.split()[1] for line in out.splitlines() if line.startswith("OK ")]
+    assert sorted(verified) == paths
+    assert out.splitlines()[-1] == f"{len(paths)} logs checked: all OK"
