@@ -307,6 +307,6 @@ def test_one_verify_of_every_kept_log_of_every_game(capsys: pytest.CaptureFixtur
     paths = sorted(str(path) for path in KEPT.iterdir())
     status, out = verify(capsys, *paths)
     assert status == 0, out
-    verified = [line.split()[1] for line in out.splitlines() if line.startswith("OK ")]
+    verified = [line.split()[1].rstrip(":") for line in out.splitlines() if line.startswith("OK ")]
     assert sorted(verified) == paths
     assert out.splitlines()[-1] == f"{len(paths)} logs checked: all OK"
