@@ -51,7 +51,7 @@ log = structlog.get_logger()
 #: wait, which is the back-pressure a flooding client feels.
 INBOX_SIZE = 64
 #: Inbox items the actor handles in one step when they are already waiting. Their answers go
-#: out together after the last (each takes 0.1-0.3 ms), so the first waits at most ~2 ms more.
+#: out together after the last, so the first waits a little more (docs/server.md, "Batching").
 DRAIN = 8
 #: Seconds between two readings of the teams' CPU against their budget (time banks).
 BUDGET_POLL = 0.05
@@ -298,7 +298,7 @@ class MatchActor:
         await trio.lowlevel.checkpoint()
         lines = encode_lines([outbound.message for outbound in output.messages])
         if writer is not None:
-            # Encoding the maps and logging them (hashing 1.1 MB) were one step of 4-5 ms CPU.
+            # Encoding the maps and logging them in one step held the loop (docs/server.md).
             await trio.lowlevel.checkpoint()
             # The log's `send` lines embed the very bytes sent: each map is encoded once.
             writer.output(output, encoded=lines)
@@ -355,8 +355,8 @@ class MatchActor:
 
     def _take(self, gate: FairGate, item: _InboxItem) -> None:
         """A team's item goes to the gate (in order with its requests); the rest is handled."""
-        if isinstance(item, Submitted | Refused | Closed) and item.conn.slot is not None:
-            gate.arrive(item.conn.slot.team, item, request=isinstance(item, Submitted))
+        if isinstance(item, Submitted | Refused | Closed):
+            gate.arrive(item.seat.team, item, request=isinstance(item, Submitted))
         else:
             self._handle(item)
 
@@ -414,24 +414,26 @@ class MatchActor:
     def _handle(self, item: _InboxItem, cost: float | None = None) -> None:
         """Apply one inbox item; ``cost``: the CPU a request cost its team (fair time)."""
         if isinstance(item, Submitted):
-            if item.conn.refused:
+            sender = self.filling.seats.get(item.seat)  # open or not, as it was when it sent
+            if sender is None or sender.refused:
                 return  # past the socket's error limit: nothing it sends reaches the match
-            slot = item.conn.slot
-            assert slot is not None  # a reader forwards requests only after its start
+            slot = item.seat
             if cost is None and self.fair is not None:
                 cost = self.fair.spend(slot.team)  # wall time: measured only
             self._apply(Request(slot, item.message), cpu=cost)
         elif isinstance(item, Refused):
             # A line the socket's reader refused: answered here, after the requests before it.
-            conn = item.conn
-            if conn.refused or conn.slot is None or self._open.get(conn.slot) is not conn:
+            conn = self._open.get(item.seat)
+            if conn is None or conn.refused:
                 return
             answer = conn.error(item.code, item.text)
             if item.closing and answer and answer[-1] is not CLOSE:
                 answer.append(CLOSE)
             self._pending.setdefault(conn, []).extend(answer)
         elif isinstance(item, Closed):
-            self._socket_gone(item.conn)
+            closed = self._open.get(item.seat)
+            if closed is not None:
+                self._socket_gone(closed)
         elif isinstance(item, TimeLimit):
             self._out_of_time(item.team)
         else:

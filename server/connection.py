@@ -134,7 +134,7 @@ class Connection:
         try:
             gone = await self._reader()
         except Detach:
-            self._handoff.detached = detached_state(self, self._handoff)
+            self._handoff.detached = self._detached(self._handoff)
             gone = True
         finally:
             self._handoff.reader_stopped.set()
@@ -202,6 +202,23 @@ class Connection:
         else:
             self._idle.deadline = trio.current_time() + idle
 
+    def _detached(self, handoff: HandOff) -> Detached | None:
+        """The socket's state for another process, or None (ended here: it cannot go)."""
+        state = detached_state(
+            fd=self.transport.fileno,
+            number=self.number,
+            slot=self.slot,
+            leftover=self.codec.unfinished_line,
+            session=self.session,
+            settled=not self.closed and not self.outbox.unwritten,
+            abandoned=handoff.abandoned,
+        )
+        if isinstance(state, str):
+            self.kill(state)
+            return None
+        self.log.debug("connection_handed_off")
+        return state
+
     async def _leave(self) -> None:
         requests = self._requests
         if requests is not None:
@@ -209,7 +226,8 @@ class Connection:
                 trio.move_on_after(5),
                 contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
             ):
-                await requests.send(Closed(self))
+                assert self.slot is not None  # a socket joins its match's inbox with its start
+                await requests.send(Closed(self.slot))
             requests.close()
         elif self.filling is not None:
             self.lobby.release(self, self.filling)
@@ -280,7 +298,8 @@ class Connection:
         self.log.info("error_sent", code=code, message=text, closing=closing)
         if closing:
             self.fault = self.fault or text
-        refused = Refused(self, code, text, closing)
+        assert self.slot is not None  # the inbox is open only once a start took a seat
+        refused = Refused(self.slot, code, text, closing)
         try:
             try:
                 self._requests.send_nowait(refused)
@@ -383,7 +402,8 @@ class Connection:
             elif isinstance(item, Move | Solution):
                 if self._latency is not None:
                     self._request_read_at = time.perf_counter()
-                request = Submitted(self, item)
+                assert self.slot is not None
+                request = Submitted(self.slot, item)
                 try:
                     # Without a coroutine when the inbox has room (nearly always).
                     try:

@@ -19,7 +19,7 @@ from dungeon.engine import AgentId
 from server.net import FrameReader
 
 if TYPE_CHECKING:
-    from server.connection import Connection
+    from protocol.session import Session
 
 __all__ = ["Detach", "Detached", "HandOff", "detached_state"]
 
@@ -83,27 +83,33 @@ class HandOff:
             raise Detach
 
 
-def detached_state(conn: Connection, handoff: HandOff) -> Detached | None:
-    """In the reader's task, at a wait for data: the socket's state for another process."""
-    fd = conn.transport.fileno
-    if fd is None or conn.closed or conn.slot is None or conn.outbox.unwritten:
-        conn.kill("not_handed_off")
-        return None
-    if handoff.abandoned:
-        conn.kill("shutdown")
-        return None
+def detached_state(
+    *,
+    fd: int | None,
+    number: int,
+    slot: AgentId | None,
+    leftover: bytes,
+    session: Session,
+    settled: bool,
+    abandoned: bool,
+) -> Detached | str:
+    """At a wait for data, a socket's state for another process, from plain values (``fd``
+    its descriptor, ``settled``: open with nothing left unwritten); or why it cannot go, for
+    the caller to end it with."""
+    if fd is None or not settled or slot is None:
+        return "not_handed_off"
+    if abandoned:
+        return "shutdown"
     try:
         duplicate = os.dup(fd)
     except OSError as error:  # out of descriptors
-        conn.kill(f"not_handed_off: {error.strerror}")
-        return None
-    conn.log.debug("connection_handed_off")
+        return f"not_handed_off: {error.strerror}"
     return Detached(
         fd=duplicate,
-        number=conn.number,
-        slot=conn.slot,
-        leftover=conn.codec.unfinished_line,
-        errors=conn.session.errors,
-        held=conn.session.held,
-        early_lines=conn.session.early_lines,
+        number=number,
+        slot=slot,
+        leftover=leftover,
+        errors=session.errors,
+        held=session.held,
+        early_lines=session.early_lines,
     )

@@ -3,9 +3,10 @@
 
 A socket puts its items in the actor's inbox through its own clone of the inbox's send side:
 :class:`Submitted` (a request), :class:`Refused` (a line refused before it could be a request)
-and, last, :class:`Closed`. The actor hands a socket :data:`Outgoing` items to write, and
-:func:`last_error` when an error reaches the socket's limit; :func:`render` makes the bytes the
-socket writes for them.
+and, last, :class:`Closed`. Each is a plain value naming the socket by its seat (a socket
+sends items only once its ``start`` took one), never the socket itself. The actor hands a
+socket :data:`Outgoing` items to write, and :func:`last_error` when an error reaches the
+socket's limit; :func:`render` makes the bytes the socket writes for them.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from dungeon.engine import AgentId
 from protocol.codec import Codec
 from protocol.errors import ErrorCode
 from protocol.messages import Error, GameOver, Move, Moved, Sat, ServerMessage, Solution
 
 if TYPE_CHECKING:
-    from server.connection import Connection
     from server.net import Close
 
 __all__ = ["Closed", "Outgoing", "Refused", "Submitted", "is_game_over", "last_error", "render"]
@@ -30,19 +31,19 @@ Outgoing = ServerMessage | bytes | tuple[ServerMessage, bytes]
 
 @dataclass(frozen=True, slots=True)
 class Submitted:
-    """A request of ``conn``, for its match's actor."""
+    """A request of the socket in ``seat``, for its match's actor."""
 
-    conn: Connection
+    seat: AgentId
     message: Move | Solution
 
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """A line of ``conn`` refused before it could be a request (the codec's verdict, a second
-    start), for its match's actor, which answers it in order with the requests before it;
-    ``closing``: the socket closes after the error."""
+    """A line of the socket in ``seat`` refused before it could be a request (the codec's
+    verdict, a second start), for its match's actor, which answers it in order with the
+    requests before it; ``closing``: the socket closes after the error."""
 
-    conn: Connection
+    seat: AgentId
     code: str
     text: str
     closing: bool = False
@@ -50,9 +51,9 @@ class Refused:
 
 @dataclass(frozen=True, slots=True)
 class Closed:
-    """``conn`` has closed (the last thing it sends its actor)."""
+    """The socket in ``seat`` has closed (the last thing it sends its actor)."""
 
-    conn: Connection
+    seat: AgentId
 
 
 def last_error(error: Error) -> Error:
