@@ -48,8 +48,8 @@ if TYPE_CHECKING:
 PROG = "penguins-player"
 #: A search's wall-clock safety cap, well under a game master's usual 2 s a call.
 SAFETY_SECONDS = 0.8
-#: Alphabeta's node budget in the player program: keeps a call within the 30 ms a game master
-#: allows on this machine (see bench/bench_penguins.py), deterministic unlike a time limit.
+#: Alphabeta's node budget in the player program: keeps a call within a game master's time
+#: (bench/bench_penguins.py), deterministic unlike a time limit.
 DEFAULT_BUDGET = 400
 
 EXIT_MOVED, EXIT_CANNOT_MOVE, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
@@ -170,7 +170,7 @@ def make_player_strategy(request: Request) -> Strategy:
 def generator(request: Request, text: str) -> random.Random:
     """The random strategy's generator: from ``seed=N``, else from the file's text and the id,
     so that the same call on the same file makes the same choice. Imported here, as only this
-    strategy draws (importing random costs ~2 ms of the 30 a call has)."""
+    strategy draws (start-up: docs/penguins.md)."""
     import random
     import zlib
 

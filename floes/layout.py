@@ -6,8 +6,9 @@ lexicographically: the order both courses break ties in.
 
 from __future__ import annotations
 
-# Not `from typing import TYPE_CHECKING`, and no dataclasses: each costs ~10-20 ms to import, and
-# the Penguins player (30 ms a call) and the course harnesses load this module. mypy honours it.
+# Not `from typing import TYPE_CHECKING`, and no dataclasses: both are slow imports, and the
+# Penguins player and the course harnesses load this module (start-up: docs/penguins.md). mypy
+# honours it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
