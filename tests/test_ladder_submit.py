@@ -4,12 +4,14 @@ reason and output; bad input is refused with one line and harms nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import zipfile
 from pathlib import Path
 
@@ -229,16 +231,28 @@ def test_kill_9_during_a_submission_loses_no_earlier_one(tmp_path: Path) -> None
     hanging = _program(
         tmp_path / "v2", STARTER, build=["sh", "-c", f"echo started > {fifo}; sleep 600"]
     )
-    process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "ladder", "submit", "--dir", str(tmp_path / "l"),
-         "--token", tokens["ann"], "--sandbox", "none", str(hanging)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
+    errors = tmp_path / "stderr.txt"
+    with errors.open("wb") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "arena", "ladder", "submit", "--dir", str(tmp_path / "l"),
+             "--token", tokens["ann"], "--sandbox", "none", str(hanging)],
+            stdout=subprocess.DEVNULL, stderr=sink, start_new_session=True,
+        )  # fmt: skip
+
+    def unblock_if_it_ends() -> None:
+        """Should the command end without building, open the FIFO's other end: the read below
+        then ends (empty) instead of waiting for ever."""
+        process.wait()
+        with contextlib.suppress(OSError):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+    threading.Thread(target=unblock_if_it_ends, daemon=True).start()
     try:
         with fifo.open() as started:  # returns once the build is running
-            assert started.read() == "started\n"
+            assert started.read() == "started\n", errors.read_text()
     finally:
-        os.killpg(process.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
         process.wait()
     again = Ladder.open(tmp_path / "l", None)
     (ann,) = [team for team in again.status()["teams"] if team["team"] == "ann"]
