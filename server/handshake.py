@@ -7,19 +7,33 @@ timeout, then plays.
 from __future__ import annotations
 
 import enum
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from dungeon.engine import AgentId
 from protocol.codec import RemoteProtocolError
 from protocol.errors import ErrorCode, code_of
 from protocol.messages import Message, Start
-from protocol.session import Event
-from server.lobby import SlotTaken
+from protocol.session import Event, Session
+from server.lobby import Filling, Lobby, SlotTaken
 
-if TYPE_CHECKING:
-    from server.connection import Connection
+__all__ = ["Handshake", "Joining", "handshake"]
 
-__all__ = ["Handshake", "handshake"]
+
+class Joining(Protocol):
+    """What the handshake reads and sets of a socket (:class:`server.connection.Connection`)."""
+
+    lobby: Lobby[Any]
+    filling: Filling[Any] | None
+    slot: AgentId | None
+    session: Session
+    log: Any
+
+    @property
+    def refused(self) -> bool: ...
+
+    async def next_item(self) -> Message | RemoteProtocolError | None: ...
+
+    def say(self, code: str, text: str, *, closing: bool = False) -> None: ...
 
 
 class Handshake(enum.Enum):
@@ -29,7 +43,7 @@ class Handshake(enum.Enum):
     LATE = "late"
 
 
-async def handshake(conn: Connection) -> Handshake:
+async def handshake(conn: Joining) -> Handshake:
     """Read lines until a ``start`` takes a slot, the peer goes, or the socket must close."""
     first = True
     while True:

@@ -26,9 +26,6 @@ KNOWN: dict[frozenset[str], str] = {
     frozenset({"server.competition.programs", "server.competition.teams"}): (
         "the competition (issue 25): a team's ticket type and the programs that read teams"
     ),
-    frozenset({"server.connection", "server.handshake"}): (
-        "the dungeon server's socket (issue 24, item 4): the handshake drives the Connection"
-    ),
 }
 
 
