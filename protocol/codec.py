@@ -121,6 +121,11 @@ class Codec:
         else:
             self._outgoing = MESSAGE_TYPES
         self._framer: Final = LineFramer(max_line)
+        #: ``receive_data(data)``: feed bytes read from the socket, in any chunking; ``b""``
+        #: means the peer closed; more bytes after it are LocalProtocolError, ``b""`` again is
+        #: harmless. The framer's own method, so a read costs no extra call.
+        self.receive_data: Final = self._framer.receive_data
+        self._lines: Final = self._framer.lines
 
     @property
     def eof(self) -> bool:
@@ -143,20 +148,9 @@ class Codec:
         """Blank lines (whitespace only) skipped so far: a server counts them as input."""
         return self._framer.blank_lines
 
-    def receive_data(self, data: bytes | bytearray | memoryview) -> None:
-        """Feed bytes read from the socket, in any chunking; ``b""`` means the peer closed.
-
-        Feeding more bytes after ``b""`` is LocalProtocolError; ``b""`` again is harmless.
-        """
-        if self._framer.eof and data:
-            raise LocalProtocolError(
-                "receive_data() after the end of the stream", ErrorCause.DATA_AFTER_EOF
-            )
-        self._framer.receive_data(data)
-
     def next_message(self) -> Message | NeedData:
         """The next message the peer sent, or ``NEED_DATA``; raises only RemoteProtocolError."""
-        lines = self._framer.lines
+        lines = self._lines
         while lines:
             if isinstance(lines[0], FrameError):
                 # Built in the raise: held in a local of this frame, which its traceback

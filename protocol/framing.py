@@ -148,9 +148,13 @@ class LineFramer:
         self._partial.clear()
 
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
-        """Bytes read, in any chunking; ``b""``: the stream ended (more bytes after it are
-        ignored: a codec reports that misuse)."""
+        """Bytes read, in any chunking; ``b""``: the stream ended (``b""`` again is harmless;
+        more bytes after it are our misuse: LocalProtocolError ``data_after_eof``)."""
         if self.eof:
+            if data:
+                raise LocalProtocolError(
+                    "receive_data() after the end of the stream", "data_after_eof"
+                )
             return
         if not data:
             self.eof = True

@@ -436,7 +436,7 @@ def test_after_eof_there_is_only_need_data_and_feeding_more_is_misuse():
     assert codec.next_message() is NEED_DATA
     with pytest.raises(LocalProtocolError) as caught:
         codec.receive_data(b"{}\n")
-    assert caught.value.cause is ErrorCause.DATA_AFTER_EOF
+    assert caught.value.cause == ErrorCause.DATA_AFTER_EOF  # the framing base's cause word
 
 
 # --- our own misuse -------------------------------------------------------------------------
