@@ -1,0 +1,158 @@
+"""Fair time: does a match's result depend on the machine's load? (docs/fair-time.md)
+
+Reference against rusher, both as external programs (``arena team``, seeded) over sockets,
+through the tournament runner (``arena tournament``), BENCH_FAIRTIME_PAIRS (10) seed pairs
+(each seed twice, seats swapped), on BENCH_FAIRTIME_NODES (300)-node dungeons, in four runs:
+
+* ``--time cpu`` and ``--time wall``, each
+* quiet: one match at a time, nothing else started; and loaded: ``--concurrency``
+  BENCH_FAIRTIME_CONCURRENCY (4) with a CPU hog (one spinning process per core) started by
+  the benchmark for the run.
+
+For each run: reference's score (points per match) with its 95% interval (normal
+approximation), the median match's wall time; then, per mode, the quiet-minus-loaded score
+difference, whether the intervals overlap, and how many of the very same matches (same seed,
+same seats) changed winner between quiet and loaded: the sharpest view of load-dependence.
+BENCH_FAIRTIME_MODES (cpu,wall) picks the modes; BENCH_FAIRTIME_SANDBOX (none) the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench.common import SettingError, env_number, print_table
+
+PAIRS = env_number("BENCH_FAIRTIME_PAIRS", 10, minimum=1)
+NODES = env_number("BENCH_FAIRTIME_NODES", 300, minimum=50)
+CONCURRENCY = env_number("BENCH_FAIRTIME_CONCURRENCY", 4, minimum=1)
+MODES = os.environ.get("BENCH_FAIRTIME_MODES", "cpu,wall").split(",")
+SANDBOX = os.environ.get("BENCH_FAIRTIME_SANDBOX", "none")
+#: The hog: one busy loop per core, for the loaded runs.
+HOG = "while True:\n    pass\n"
+
+
+def _team(strategy: str, seed: int) -> str:
+    command = [
+        sys.executable, "-m", "arena", "team", "--host", "{host}", "--port", "{port}",
+        "--team", "{team}", "--match", "{match}", "--token", "{token}", "--strategy", strategy,
+        "--seed", str(seed),
+    ]  # fmt: skip
+    return ", ".join(json.dumps(part) for part in command)
+
+
+def _teams_file(folder: Path) -> Path:
+    for name in ("reference", "rusher"):
+        (folder / name).mkdir(exist_ok=True)
+    text = f"""[tournament]
+name = "fair"
+games_per_pair = {2 * PAIRS}
+seed = 29
+match_seconds = 120
+connect_seconds = 30
+config = {{ nodes = {NODES}, radius = 0.1 }}
+
+[[team]]
+name = "reference"
+dir = "reference"
+command = [{_team("reference", 1)}]
+
+[[team]]
+name = "rusher"
+dir = "rusher"
+command = [{_team("rusher", 2)}]
+"""
+    path = folder / "teams.toml"
+    path.write_text(text)
+    return path
+
+
+def _run(teams: Path, out: Path, mode: str, concurrency: int, loaded: bool) -> dict[str, Any]:
+    hogs = []
+    if loaded:
+        hogs = [
+            subprocess.Popen([sys.executable, "-c", HOG], stdin=subprocess.DEVNULL)
+            for _ in range(os.cpu_count() or 2)
+        ]
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "arena", "tournament", str(teams), "--out", str(out),
+             "--concurrency", str(concurrency), "--time", mode, "--preflight", "off",
+             "--sandbox", SANDBOX],
+            check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    data: dict[str, Any] = json.loads((out / "results.json").read_text())
+    return data
+
+
+def _scores(data: dict[str, Any]) -> dict[str, float]:
+    """Reference's points in each match, by match name (the same name: the same seed, seats)."""
+    return {
+        match["name"]: match["points"][match["seats"].index("reference")]
+        for match in data["matches"]
+    }
+
+
+def _interval(values: list[float]) -> tuple[float, float, float]:
+    mean = statistics.fmean(values)
+    half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
+    return mean, mean - half, mean + half
+
+
+def main() -> None:
+    if SANDBOX not in ("none", "bwrap"):
+        raise SettingError(f"BENCH_FAIRTIME_SANDBOX={SANDBOX!r}: expected none or bwrap")
+    if not MODES or any(mode not in ("cpu", "wall") for mode in MODES):
+        raise SettingError(f"BENCH_FAIRTIME_MODES={','.join(MODES)!r}: expected cpu and/or wall")
+    rows, verdicts = [], []
+    with tempfile.TemporaryDirectory(prefix="bench-fairtime-") as directory:
+        folder = Path(directory)
+        teams = _teams_file(folder)
+        for mode in MODES:
+            runs = {}
+            for loaded in (False, True):
+                label = f"loaded (c={CONCURRENCY}, hog)" if loaded else "quiet (c=1)"
+                out = folder / f"{mode}-{'loaded' if loaded else 'quiet'}"
+                data = _run(teams, out, mode, CONCURRENCY if loaded else 1, loaded)
+                scores = _scores(data)
+                runs[loaded] = scores
+                mean, low, high = _interval(list(scores.values()))
+                seconds = statistics.median(m["seconds"] for m in data["matches"])
+                measured = sum(1 for m in data["matches"] if m.get("time") == mode)
+                rows.append([
+                    mode, label, len(scores), f"{mean:.3f}", f"[{low:.3f}, {high:.3f}]",
+                    f"{seconds:.1f}", measured,
+                ])  # fmt: skip
+            quiet, loaded_scores = runs[False], runs[True]
+            q = _interval(list(quiet.values()))
+            lo = _interval(list(loaded_scores.values()))
+            changed = sum(1 for name in quiet if quiet[name] != loaded_scores.get(name))
+            overlap = q[1] <= lo[2] and lo[1] <= q[2]
+            verdicts.append([
+                mode, f"{q[0] - lo[0]:+.3f}", "yes" if overlap else "no",
+                f"{changed} of {len(quiet)}",
+            ])  # fmt: skip
+    print_table(
+        f"fair time: reference vs rusher, {PAIRS} seed pairs, {NODES}-node dungeons, "
+        f"sandbox {SANDBOX}",
+        ["time", "load", "matches", "reference's score", "95% interval", "median match s",
+         "matches measured"],
+        rows, width=120,
+    )  # fmt: skip
+    print_table(
+        "quiet vs loaded, per mode (the same matches: same seeds, same seats)",
+        ["time", "score quiet - loaded", "intervals overlap", "matches whose result changed"],
+        verdicts, width=120,
+    )  # fmt: skip
