@@ -125,3 +125,15 @@ def test_several_watched_processes_count_once() -> None:
         child.wait()
         if child.stdout is not None:
             child.stdout.close()
+
+
+def test_closing_kills_what_is_left_of_the_program_and_removes_its_cgroup() -> None:
+    meter = CpuMeter.open("test")
+    if meter.kind == "proc":
+        pytest.skip(f"no cgroup may be created under {CGROUP_ROOT} here")
+    # The program leaves a child behind (as a sandbox's processes outlive it for a moment).
+    program = "import os, time\nif os.fork() == 0:\n    time.sleep(60)\n"
+    subprocess.run(meter.wrap([sys.executable, "-c", program]), check=True, timeout=30)
+    assert any((group / "cgroup.procs").read_text().split() for group in meter.groups)
+    meter.close(wait=5.0)
+    assert not any(group.exists() for group in meter.groups)

@@ -63,6 +63,8 @@ HOST = "127.0.0.1"
 END_GRACE = 10.0
 #: Seconds a team whose sockets all closed has to end by itself before it is stopped.
 EXIT_GRACE = 3.0
+#: Seconds a match's CPU meters wait for their programs' last processes to end.
+CLOSE_SECONDS = 5.0
 #: How often a match that is filling is looked at, once one of its programs has ended.
 POLL_SECONDS = 0.05
 
@@ -311,7 +313,9 @@ class TournamentRun(Competition):
         # Closed: nobody knows these, so a late or stray start cannot open the name again.
         self.tokens[name] = {0: secrets.token_hex(16), 1: secrets.token_hex(16)}
         for meter in (meters or {}).values():
-            meter.close()  # its programs have ended: the cgroup goes, the last reading stays
+            # Its programs are stopped: what is left of them is killed, the cgroup goes (the
+            # last reading stays).
+            await trio.to_thread.run_sync(partial(meter.close, wait=CLOSE_SECONDS))
         self.meters.pop(name, None)
         return await self._record(game, name, watch, entrants, connected, time.monotonic() - began)
 

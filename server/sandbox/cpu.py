@@ -26,6 +26,7 @@ import ipaddress
 import math
 import os
 import secrets
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -147,12 +148,26 @@ class CpuMeter:
             self._tree_at = now
         return self._tree
 
-    def close(self) -> None:
-        """Remove the cgroup(s) (once every process in them has ended; the last reading stays)."""
+    def close(self, wait: float = 0.0) -> None:
+        """Remove the cgroup(s); the last reading stays. With ``wait``: first kill what is left
+        in them (a sandbox's processes end a moment after it), then try again for up to
+        ``wait`` seconds (blocking: call it in a thread)."""
         self.seconds()
+        deadline = time.monotonic() + wait
         for group in self.groups:
-            with contextlib.suppress(OSError):
-                group.rmdir()
+            while True:
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    if time.monotonic() >= deadline:
+                        break
+                for pid in _ids(group / "cgroup.procs"):
+                    with contextlib.suppress(OSError, ValueError):
+                        os.kill(int(pid), signal.SIGKILL)
+                time.sleep(0.02)
 
 
 def _stat_seconds(pids: Sequence[int], proc: Path = Path("/proc")) -> float:
