@@ -29,6 +29,9 @@ __all__ = ["VIEW_SCHEMA", "render_page", "script_json"]
 
 #: The version of the viewer's data; the shell refuses data of another one.
 VIEW_SCHEMA = 1
+#: A longer match's page holds its first frames in the data and the rest in a script element
+#: after the viewer's script (``total``: all of them), read once the first step is drawn.
+FILE_WINDOW = 3000
 _MARKER = re.compile(r"@@([A-Z]+)@@")
 
 
@@ -45,6 +48,15 @@ def render_page(
     the scripts and the data are inlined); ``frames``: the JSON text of the frames, when
     ``data`` holds none (a server splices what it already has as text)."""
     template, css, shell, draw = page_parts(drawing)
+    more = ""
+    if frames is None and len(data.get("frames", ())) > FILE_WINDOW:
+        # A long match: the first frames come with the data, the others after the script, which
+        # draws the first step before the browser has parsed them, then reads them.
+        data = dict(data)
+        rest = data["frames"][FILE_WINDOW:]
+        data["frames"] = data["frames"][:FILE_WINDOW]
+        data["total"] = FILE_WINDOW + len(rest)
+        more = f'<script type="application/json" id="more-frames">{script_json(rest)}</script>'
     text = script_json(data)
     if frames is not None:
         text = text[:-1] + ',"frames":' + frames.replace("<", "\\u003c") + "}"
@@ -61,5 +73,6 @@ def render_page(
         "VERSION": html.escape(version),
         "SCHEMA": str(VIEW_SCHEMA),
         "DATA": text,
+        "MORE": more,
     }
     return _MARKER.sub(lambda match: values[match.group(1)], template)

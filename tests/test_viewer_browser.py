@@ -182,3 +182,27 @@ def test_players_names_are_text_never_markup(game: Any, tmp_path: Path) -> None:
     assert "</script><b>" not in text
     payload = text.split('id="match-data">', 1)[1].split("</script>", 1)[0]
     assert json.loads(payload)["players"][1] == HOSTILE[1]
+
+
+def test_a_long_matchs_file_draws_its_first_step_then_reads_the_rest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page holding more frames than FILE_WINDOW (here 5) carries the rest after the script;
+    every step can then be shown: ?step=N past the first frames, with the score so far."""
+    import replay.page
+
+    monkeypatch.setattr(replay.page, "FILE_WINDOW", 5)
+    data = _dungeon(tmp_path)
+    page = tmp_path / "long.html"
+    page.write_text(render_page(data, "dungeon", "Dungeon Arena"))
+    assert 'id="more-frames"' in page.read_text()
+    last = len(data["frames"]) - 1
+    dom, console = dump_dom(page, f"step={last - 1}", tmp_path / "l", SIZES[0])
+    assert "Uncaught" not in console
+    assert mark(dom, "history") == "loaded"
+    assert mark(dom, "step") == str(last - 1)
+    assert f"{last - 1} / {last}" in dom
+    score = re.search(r'<table id="score"[^>]*>(.*?)</table>', dom, re.S)
+    assert score is not None
+    assert "crossings" in score.group(1)
+    assert 'id="more-frames"' not in dom

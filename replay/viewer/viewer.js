@@ -31,6 +31,9 @@
     data.frames.forEach((frame) => frames.push(frame));
     data.frames = frames;
   }
+  // A long match's file holds its first frames here and the others (up to "total") in
+  // #more-frames, after this script: read once the first step is drawn.
+  if (data.total > frames.length) frames.length = data.total;
 
   function escapeHtml(text) {
     return String(text).replace(/[&<>"']/g, (c) =>
@@ -177,6 +180,7 @@
   function draw(step) {
     step = Math.max(0, Math.min(last, step | 0));
     while (frames[step] === undefined && step < last) step += 1;  // not fetched yet
+    while (frames[step] === undefined && step > 0) step -= 1;  // not read yet
     const frame = frames[step];
     current = step;
     drawing.draw(step, frame);
@@ -300,12 +304,32 @@
       .catch(() => { html.dataset.history = "failed"; });
   }
 
+  function readMore() {
+    const more = document.getElementById("more-frames");
+    if (!more) return;
+    const start = frames.findIndex((frame) => frame === undefined);
+    JSON.parse(more.textContent).forEach((frame, index) => { frames[start + index] = frame; });
+    more.remove();
+    if (drawing.extend) drawing.extend(frames, 0);
+    drawStrip();
+    draw(wanted === null ? current : wanted);
+    html.dataset.history = "loaded";
+  }
+  if (data.total > 0 && data.total > data.frames.filter((f) => f !== undefined).length) {
+    html.dataset.history = "loading";
+    const later = () => setTimeout(readMore, 0);
+    if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", later, {signal});
+    else later();
+  }
+
   // Links into a match: ?step=N opens at step N (a live match opens at its newest step);
   // ?slide=N then moves the slider to N as a user's drag does; ?play starts playing.
   const query = new URLSearchParams(window.location.search);
   slider.max = String(last);
   map.classList.add("instant");  // the first frame is placed, not animated in from a corner
-  draw(query.has("step") ? Number(query.get("step")) : live ? last : 0);
+  // A step past the frames read so far is drawn once they are read.
+  const wanted = query.has("step") ? Number(query.get("step")) : null;
+  draw(wanted !== null ? wanted : live ? last : 0);
   map.getBoundingClientRect();
   map.classList.remove("instant");
   if (query.has("slide")) {
