@@ -23,7 +23,8 @@ from labyrinth.table import Bot, Table
 from labyrinth.tournament import Pairing, Tournament
 from protocol.labyrinth import CommandDecoder, WaitRequest, frame
 from replay.labyrinthlog import LabyrinthGameLog
-from server.net import CLOSE, FrameReader, Gate, Limits, Outbox, Transport
+from server.cycle import Link
+from server.net import Gate, Limits
 
 __all__ = [
     "LOG_FORMAT",
@@ -39,36 +40,37 @@ LOG_FORMAT = "labyrinth-2017/1"
 
 
 class Client:
-    """One connection and what its tasks own."""
+    """One connection (its :class:`server.cycle.Link`) and what the server keeps of it."""
 
     def __init__(self, number: int, stream: trio.abc.Stream, limits: Limits, gate: Gate) -> None:
         self.number = number
-        self.transport = Transport(stream, receive_bytes=limits.receive_bytes)
         self.decoder = CommandDecoder()
-        self.reader = FrameReader(self.transport, self.decoder, limits, gate.budget)
-        self.scope = trio.CancelScope()
-        self.outbox: Outbox[bytes] = Outbox(
-            self.transport, limits.outbox_messages, _render, self.scope.cancel
-        )
+        self.link: Link[bytes] = Link(stream, self.decoder, limits, gate, refusal, _render)
         self.session = Session()
         self.request: WaitRequest | None = None
         self.run: GameRun | None = None
         self.seat = 0
-        self.closing = False
-        self.closed = False
 
     @property
     def name(self) -> str:
         return self.session.name or f"#{self.number}"
 
+    @property
+    def closing(self) -> bool:
+        return self.link.closing
+
+    @property
+    def closed(self) -> bool:
+        return self.link.closed
+
     def send(self, messages: tuple[str, ...], close: bool = False) -> None:
-        """Each message in a write of its own (as the public server), then CLOSE if asked."""
-        for message in messages:
-            if not self.outbox.deliver([frame(message, limit=9999)]):
-                return
-        if close:
-            self.closing = True
-            self.outbox.deliver([CLOSE])
+        """Each message in a write of its own (as the public server), then close if asked."""
+        self.link.deliver([frame(message, limit=9999) for message in messages], close)
+
+
+def refusal(why: str) -> bytes:
+    """How the Labyrinth server refuses a connection: one framed line."""
+    return frame(f"Refused: {why}")
 
 
 def _render(items: list[bytes]) -> tuple[bytes, bool]:

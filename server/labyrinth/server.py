@@ -29,9 +29,10 @@ from labyrinth.rules import PROFILES
 from labyrinth.session import Fail, Forfeit, GameCommand, Register, Wait
 from labyrinth.table import BotTurn, Deadline, Effect, Record, Send
 from labyrinth.tournament import Pairing, Tournament
-from protocol.labyrinth import Malformed, WaitRequest, frame
+from protocol.labyrinth import Malformed, WaitRequest
 from replay.chainlog import software_version
 from replay.labyrinthlog import LabyrinthGameLog
+from server.cycle import Ending, Fault, attribute
 from server.labyrinth.gamerun import Client, GameRun, game_state, lobby_view, new_run
 from server.net import DEFAULT_LIMITS, Gate, Limits, OverBudget, serve_tcp
 
@@ -89,57 +90,42 @@ class LabyrinthServer:
             await trio.sleep_forever()
 
     async def handle(self, stream: trio.abc.Stream) -> None:
+        """One connection's cycle (:class:`server.cycle.Link`): its commands, then its end."""
         client = Client(next(self._numbers), stream, self.settings.limits, self.gate)
-        if (why := self.gate.enter()) is not None:
-            with trio.move_on_after(1):
-                await client.transport.send_all(frame(f"Refused: {why}"))
-            await client.transport.aclose()
-            return
-        try:
-            with client.scope:
-                async with trio.open_nursery() as tasks:
-                    tasks.start_soon(self._read, client, tasks.cancel_scope)
-                    await client.outbox.run()
-                    tasks.cancel_scope.cancel()
-                limits = self.settings.limits
-                await client.transport.linger(
-                    limits.linger_seconds, limits.linger_bytes, client.reader.budget
-                )
-        finally:
-            client.closed = True
-            self.gate.leave()
-            client.reader.release()
-            self._gone(client)
-            with trio.CancelScope(shield=True):
-                await client.transport.aclose()
+        await client.link.serve(
+            functools.partial(self._read, client), on_close=functools.partial(self._gone, client)
+        )
 
-    async def _read(self, client: Client, tasks: trio.CancelScope) -> None:
-        while not client.closing:
-            command = client.decoder.next_command()
+    async def _read(self, client: Client) -> None:
+        link, decoder = client.link, client.decoder
+        while not link.closing:
+            command = decoder.next_command()
             if command is None:
-                if client.decoder.closed:
-                    tasks.cancel()
+                if decoder.closed:
+                    link.stop(Ending(Fault.DISCONNECT, "disconnected"))
                     return
                 try:
-                    if client.decoder.buffered_bytes:
+                    if decoder.buffered_bytes:
                         # An unterminated command: it ends when its client stops sending.
                         with trio.move_on_after(self.settings.command_gap) as gap:
-                            await client.reader.fill()
+                            await link.reader.fill()
                         if gap.cancelled_caught:
-                            client.decoder.end_of_write()
+                            decoder.end_of_write()
                     else:
-                        await client.reader.fill()
+                        await link.reader.fill()
                 except OverBudget as error:
+                    link.end(attribute(error))
                     self._command(client, Malformed(error.text))
                     return
                 continue
             self._command(client, command)
-            await client.reader.frame_done()
+            await link.reader.frame_done()
 
     # ----- commands
     def _command(self, client: Client, command: str | Malformed) -> None:
         action = client.session.handle(command)
         if isinstance(action, Fail):
+            client.link.end(Ending(Fault.REMOTE, action.message))
             client.send((action.message, action.message), close=True)
         elif isinstance(action, Register):
             if action.name in self.clients:
