@@ -47,7 +47,7 @@ class Fault(enum.Enum):
     DISCONNECT = "disconnect"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Ending:
     """How a connection (or a call on it) ended: who broke it and why, in one line."""
 
@@ -78,6 +78,20 @@ class Link(Generic[Item]):
     (None: close without a word); the game may record it there too.
     """
 
+    __slots__ = (
+        "_tasks",
+        "closed",
+        "closing",
+        "ending",
+        "gate",
+        "limits",
+        "outbox",
+        "reader",
+        "refusal",
+        "scope",
+        "transport",
+    )
+
     def __init__(
         self,
         stream: trio.abc.Stream,
@@ -92,10 +106,12 @@ class Link(Generic[Item]):
         self.refusal = refusal
         self.transport = Transport(stream, receive_bytes=limits.receive_bytes)
         self.reader = FrameReader(self.transport, decoder, limits, gate.budget)
-        #: Around the whole cycle: cancelled when the outbox is full (a peer that does not read).
-        self.scope = trio.CancelScope()
+        #: Around the whole cycle (with an outbox): cancelled when the outbox is full (a peer
+        #: that does not read).
+        self.scope: trio.CancelScope | None = None
         self.outbox: Outbox[Item] | None = None
         if render is not None:
+            self.scope = trio.CancelScope()
             self.outbox = Outbox(self.transport, limits.outbox_messages, render, self.scope.cancel)
         #: A last item was delivered: nothing more goes out.
         self.closing = False
@@ -153,7 +169,7 @@ class Link(Generic[Item]):
             assert self.outbox is not None, "a link without an outbox needs a body"
             body = self.outbox.run
         try:
-            with self.scope:
+            with self.scope or contextlib.nullcontext():
                 async with trio.open_nursery() as tasks:
                     self._tasks = tasks.cancel_scope
                     tasks.start_soon(read)

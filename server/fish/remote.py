@@ -1,32 +1,35 @@
 """One remote player's connection, as the Fish server sees it: a thin trio shell over the codec.
 
-The bytes move through the shared network layer (:mod:`server.net`): a :class:`Transport`
-reads and writes the socket, a :class:`FrameReader` feeds a :class:`~protocol.fish.StreamCodec`
-within the connection's and the server's memory budgets. Each connection has one reader task
-(:meth:`Remote.read_loop`) that puts each whole value, the end of the stream or the peer's
-fault into a channel of one slot (so a client flooding us waits on its own socket, never on our
-memory). Whoever holds the player at the moment (the sign-up, then the manager,
-then one game at a time) makes calls with :meth:`Remote.call`: it sends the call and waits for
-the next value, all within the call's time limit. A value already waiting before a call was sent
-is data nobody asked for, and fails the player.
+The connection's cycle is the shared one (:class:`server.cycle.Link`: admitted or refused,
+read within the connection's and the server's memory budgets into a
+:class:`~protocol.fish.StreamCodec`, closed). Each connection has one reader task
+(:meth:`Remote.read_loop`) that puts each whole value (a :class:`Value`) or the
+:class:`~server.cycle.Ending` of the stream into a channel of one slot (so a client flooding
+us waits on its own socket, never on our memory). Whoever holds the player at the moment (the
+sign-up, then the manager, then one game at a time) makes calls with :meth:`Remote.call`: it
+sends the call and waits for the next value, all within the call's time limit. A value already
+waiting before a call was sent is data nobody asked for, and fails the player.
 
-Once a call went wrong the player is ``broken`` and every later call fails at once without
-touching the socket; :meth:`Remote.release` lets the connection's task close the socket.
+Once a call went wrong the link's ending is recorded (who broke it, why: ``broken``) and every
+later call fails at once without touching the socket; :meth:`Remote.release` lets the
+connection's cycle end.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import trio
 
 from protocol.fish import NEED_DATA, RemoteProtocolError, StreamCodec, encode
-from server.net import FrameReader, InputBudget, Limits, OverBudget, Transport
+from server.cycle import Ending, Fault, Link, attribute
+from server.net import Gate, Limits, OverBudget
 
-__all__ = ["Answer", "Remote", "valid_name"]
+__all__ = ["Answer", "Remote", "Value", "valid_name"]
 
 _STRICT = re.compile(r"[A-Za-z]{1,12}")
 _LENIENT = re.compile(r"[\x20-\x7e]{1,12}")
@@ -48,31 +51,42 @@ class Answer:
     seconds: float = 0.0
 
 
-#: What the reader task puts in the channel: ("value", v), ("eof", reason), ("error", reason).
-Item = tuple[str, Any]
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A whole value the client sent."""
+
+    value: Any
 
 
 class Remote:
-    """A connected client; ``number`` is its place in the order of connections."""
+    """A connected client (its :class:`server.cycle.Link`); ``number`` is its place in the
+    order of connections, ``refusal`` how the server words and records a refusal."""
 
     def __init__(
         self,
         stream: trio.abc.Stream,
         number: int,
         limits: Limits,
-        budget: InputBudget | None = None,
+        gate: Gate,
+        refusal: Callable[[str], bytes | None],
     ) -> None:
-        self.transport = Transport(stream, receive_bytes=limits.receive_bytes)
         self.number = number
         self.name = ""
         self.codec = StreamCodec(limits.partial_line_bytes)
-        self.reader = FrameReader(self.transport, self.codec, limits, budget)
-        self.broken = ""
-        self._send, self._receive = trio.open_memory_channel[Item](1)
+        self.link: Link[bytes] = Link(stream, self.codec, limits, gate, refusal)
+        self.transport = self.link.transport
+        self.reader = self.link.reader
+        self._send, self._receive = trio.open_memory_channel[Value | Ending](1)
         self._released = trio.Event()
 
     def __repr__(self) -> str:
         return f"Remote({self.number}, {self.name!r})"
+
+    @property
+    def broken(self) -> str:
+        """Why the player is out ("" while it is not)."""
+        ending = self.link.ending
+        return "" if ending is None else ending.reason
 
     async def read_loop(self) -> None:
         """Read until the end of the stream or a wire error; run in the connection's nursery."""
@@ -81,20 +95,13 @@ class Remote:
                 while True:
                     await self.reader.fill()
                     while (value := self.codec.next_value()) is not NEED_DATA:
-                        await self._send.send(("value", value))
+                        await self._send.send(Value(value))
                         await self.reader.frame_done()
                     if self.reader.eof:
-                        await self._send.send(("eof", "disconnected"))
+                        await self._send.send(Ending(Fault.DISCONNECT, "disconnected"))
                         return
-            except RemoteProtocolError as error:
-                await self._send.send(("error", f"{error.cause}: {error}"))
-            except OverBudget as error:
-                await self._send.send(("error", f"{error.budget}: {error.text}"))
-
-    async def aclose(self) -> None:
-        """Give back the budget and close the socket (never raises)."""
-        self.reader.release()
-        await self.transport.aclose()
+            except (RemoteProtocolError, OverBudget) as error:
+                await self._send.send(attribute(error))
 
     async def first_value(self, timeout: float) -> Answer:
         """The first value the client sends (its name), within ``timeout`` seconds."""
@@ -106,36 +113,43 @@ class Remote:
             return Answer(False, reason=self.broken)
         start = trio.current_time()
         try:
-            kind, value = self._receive.receive_nowait()
+            item = self._receive.receive_nowait()
         except trio.WouldBlock:
             pass
         else:
-            reason = "sent data nobody asked for" if kind == "value" else value
-            return self._break(reason, start)
+            if isinstance(item, Value):
+                item = Ending(Fault.REMOTE, "sent data nobody asked for")
+            return self._break(item, start)
         data = encode(message)  # LocalProtocolError: our own bug, let it surface
         with trio.move_on_after(timeout) as scope:
             try:
                 await self.transport.send_all(data)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                return self._break("connection broken", start)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as error:
+                return self._break(attribute(error), start)
             return await self._answer(math.inf, start)
         assert scope.cancelled_caught
-        return self._break(f"no reply within {timeout:g} s", start)
+        return self._break(Ending(Fault.TIMEOUT, f"no reply within {timeout:g} s"), start)
 
     async def _answer(self, timeout: float, start: float) -> Answer:
         with trio.move_on_after(timeout):
             try:
-                kind, value = await self._receive.receive()
+                item = await self._receive.receive()
             except trio.EndOfChannel:
-                return self._break(self.broken or "disconnected", start)
-            if kind == "value":
-                return Answer(True, value, seconds=trio.current_time() - start)
-            return self._break(str(value), start)
-        return self._break(f"nothing within {timeout:g} s", start)
+                return self._break(
+                    self.link.ending or Ending(Fault.DISCONNECT, "disconnected"), start
+                )
+            if isinstance(item, Value):
+                return Answer(True, item.value, seconds=trio.current_time() - start)
+            return self._break(item, start)
+        return self._break(Ending(Fault.TIMEOUT, f"nothing within {timeout:g} s"), start)
 
-    def _break(self, reason: str, start: float) -> Answer:
-        self.broken = self.broken or reason
-        return Answer(False, reason=reason, seconds=trio.current_time() - start)
+    def _break(self, ending: Ending, start: float) -> Answer:
+        self.link.end(ending)
+        return Answer(False, reason=ending.reason, seconds=trio.current_time() - start)
+
+    def fail(self, ending: Ending) -> None:
+        """The game put the player out (``ending`` is kept unless it had already ended)."""
+        self.link.end(ending)
 
     def release(self) -> None:
         """Nobody will call this player again: its connection may close."""

@@ -4,9 +4,10 @@ Spec fish.md, "Server (sign-up)", "Tournament manager", "Referee". The rules liv
 :mod:`fish.manager` and :mod:`fish.referee`; this module only moves their calls over the wire:
 
 * :meth:`FishServer.handle_connection` (one task per connection, from a listener or a test's
-  memory stream) starts the connection's reader, waits for the name (``name_timeout``, per
-  connection, so a silent client holds up nobody), hands a valid name to the sign-up through a
-  small channel, and keeps the socket open until the tournament releases the player.
+  memory stream) runs the shared connection cycle (:mod:`server.cycle`): its reader, beside
+  which it waits for the name (``name_timeout``, per connection, so a silent client holds up
+  nobody), hands a valid name to the sign-up through a small channel, and keeps the socket
+  open until the tournament releases the player.
 * :meth:`FishServer.run`: the sign-up (up to ``periods`` of ``wait`` seconds; at once with
   ``max_players``; after a period with at least ``min_players``), then the tournament: ``start``
   to all at once, rounds of games run side by side (each game is one task that owns its
@@ -20,6 +21,7 @@ Returns a :class:`Standing` (None when too few signed up: no tournament).
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +36,7 @@ from fish.referee import Referee
 from fish.rules import MAX_FISH
 from replay.chainlog import software_version
 from replay.fishlog import FishGameLog
+from server.cycle import Ending, Fault
 from server.fish.remote import Answer, Remote, valid_name
 from server.net import DEFAULT_LIMITS, Gate, Limits, open_listeners, serve_tcp
 
@@ -147,24 +150,20 @@ class FishServer:
         return trio.current_time() - self._start
 
     async def handle_connection(self, stream: trio.abc.Stream) -> None:
-        """One connection's whole life: sign-up, then open until the tournament releases it."""
+        """One connection's whole life (the shared cycle, :class:`server.cycle.Link`): sign-up,
+        then open until the tournament releases it."""
         self._connections += 1
-        remote = Remote(stream, self._connections, self.limits, self.gate.budget)
-        refused = self.gate.enter()
-        if refused is not None:
-            self._refuse(remote, refused)
-            await remote.aclose()
-            return
-        try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(remote.read_loop)
-                answer = await remote.first_value(self.config.name_timeout)
-                if await self._sign_up(remote, answer):
-                    await remote.wait_released()
-                nursery.cancel_scope.cancel()
-        finally:
-            self.gate.leave()
-            await remote.aclose()
+        number = self._connections
+        remote = Remote(
+            stream, number, self.limits, self.gate, functools.partial(self._refusal, number)
+        )
+
+        async def signed_up_until_released() -> None:
+            answer = await remote.first_value(self.config.name_timeout)
+            if await self._sign_up(remote, answer):
+                await remote.wait_released()
+
+        await remote.link.serve(remote.read_loop, signed_up_until_released, linger=False)
 
     async def _sign_up(self, remote: Remote, answer: Answer) -> bool:
         if not answer.ok:
@@ -179,9 +178,14 @@ class FishServer:
         return True
 
     def _refuse(self, remote: Remote, reason: str) -> bool:
-        log.info("fish_refused", connection=remote.number, reason=reason)
-        self.tournament_log.write("refused", connection=remote.number, reason=reason)
+        remote.link.refusal(reason)
         return False
+
+    def _refusal(self, number: int, reason: str) -> None:
+        """How the Fish server refuses connection ``number``: it says nothing (the spec has no
+        word for it) and records why."""
+        log.info("fish_refused", connection=number, reason=reason)
+        self.tournament_log.write("refused", connection=number, reason=reason)
 
     async def run(self) -> Standing | None:
         """Sign players up, then run the tournament; None when too few signed up."""
@@ -351,7 +355,7 @@ class FishServer:
                         "fish_player_removed", name=remote.name, kind=verdict.kind,
                         reason=verdict.reason,
                     )  # fmt: skip
-                    remote.broken = remote.broken or verdict.reason
+                    remote.fail(Ending(Fault.REMOTE, verdict.reason))
                     remote.release()
             result = referee.result()
             names = [p.name for p in players]
