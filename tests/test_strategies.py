@@ -398,30 +398,3 @@ def test_reference_hunter_goes_to_wait_beside_the_enemy_heir_s_way_home() -> Non
     strategy.observe(0, Enemy(10, 0, False))
     strategy.observe(0, Enemy(12, 0, True))
     assert strategy.choose_move(1) == 13
-
-
-# The enemy heir stands on 12 of its way home 10-11-12-13-14-15 (team 1: start 10, shrine 15).
-# From team 0's start 0, the heir is 3 hops away by 0-2-11-12 (a chase), and node 5, beside 14
-# and off the heir's way, 3 hops away by 0-1-4-5: too late for an ambush (the heir is on 14 in
-# 2 crossings), the least late of the spots.
-POST_NODES = [(0.1 * i, 0.5) for i in range(16)]
-POST_EDGES = [(0, 1), (1, 4), (4, 5), (5, 14), (0, 2), (2, 11), (0, 8), (8, 9), (10, 11),
-              (11, 12), (12, 13), (13, 14), (14, 15)]  # fmt: skip
-
-
-def test_reference_hunter_too_late_for_an_ambush_goes_to_its_post_instead_of_chasing() -> None:
-    """A hunter with no ambush point walks to the spot beside the heir's way it is least late
-    for and waits there, rather than chasing the heir from behind (each request costs the
-    team a turn over sockets: docs/reference-team.md)."""
-    strategy = Reference(0, seed=1)
-    for agent in range(6):
-        strategy.observe(agent, Dungeon(0, agent, POST_NODES, POST_EDGES, (0, 10), (9, 15)))
-        strategy.observe(agent, Enemy(10, 0, True))
-    strategy.observe(0, Enemy(10, 0, False))
-    strategy.observe(0, Enemy(12, 0, True))
-    assert strategy.choose_move(1) == 1  # toward the post 5, not 2 toward the heir
-    for node in (1, 4):
-        strategy.observe(1, Moved(True, node, [], "crossed"))
-        assert strategy.choose_move(1) == {1: 4, 4: 5}[node]
-    strategy.observe(1, Moved(True, 5, [], "crossed"))
-    assert strategy.choose_move(1) is None  # waits beside 14
