@@ -248,28 +248,4 @@ class Reference(Classic):
                 shortest = known.steps_toward(here, spot)
                 steps = [n for n in shortest if n not in path] or shortest
                 return self._rng.choice(steps) if steps else None
-            return self._post_move(agent)
         return self._hunter_move(agent)
-
-    def _post_move(self, agent: int) -> int | None:
-        """A hunter with no ambush point walks to its post and waits there: the spot beside
-        the enemy heir's predicted way home that it is least late for (its hops to the spot
-        minus the point's place on the way; on ties the later point). It gets there after
-        the heir has passed, but the heir comes that way again after each death, and a hunter
-        that waits sends no request: it costs its team no time (docs/reference-team.md)."""
-        known = self.knowledge
-        heir = known.enemy_heir
-        assert heir is not None
-        here = known.location[agent]
-        table = known.distances_to(here)
-        best: tuple[int, int, int] | None = None  # (lateness, -index, spot)
-        for index, spots in self._ambush_spots(heir):
-            for spot in spots:
-                if table[spot] >= 0:
-                    key = (table[spot] - index, -index, spot)
-                    if best is None or key < best:
-                        best = key
-        if best is None or best[2] == here:
-            return None
-        steps = known.steps_toward(here, best[2])
-        return self._rng.choice(steps) if steps else None
