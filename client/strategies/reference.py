@@ -19,10 +19,8 @@ where the enemy heir is *going*, and it measures the race instead of assuming wh
     target"). When the heir itself is next to it, it steps onto the heir. Which of the two
     comes first is decided by the race measured so far in this match: the share of each kind
     of strike that killed.
-  * A hunter with no ambush point waits at its post beside the heir's way home (the spot it
-    is least late for) instead of chasing: a request costs the team a turn, and the heir
-    comes that way again after each death. A hunter next to an enemy henchman beside our
-    heir strikes it.
+  * Hunters with no ambush point, and any hunter next to an enemy henchman beside our heir,
+    act as ``classic``'s hunters (strike it, else chase).
 - Traps: the fewest active traps, exactly (``solver.TrapSolver``): the exact solve costs tens
   of microseconds, a small share of one round trip, and every trap left active is a 1/8 chance
   to lose the crossing.
