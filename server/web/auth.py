@@ -63,10 +63,20 @@ async def form_fields(request: Request) -> dict[str, str]:
 class TeacherGate:
     """Checks the teacher's credential and serves the login form."""
 
-    def __init__(self, token: str, clock: Callable[[], float] = time.monotonic) -> None:
-        if not token:
+    def __init__(
+        self,
+        token: str = "",
+        clock: Callable[[], float] = time.monotonic,
+        check: Callable[[str], bool] | None = None,
+        home: str = "/",
+    ) -> None:
+        """``token``: the teacher's token; or ``check``, which says whether a token given is the
+        teacher's (for a token kept only as a hash)."""
+        if not token and check is None:
             raise ValueError("the teacher's token cannot be empty")
         self.token = token
+        self._check = check or self._same_token
+        self.home = home  # where the login form leads
         self._key = secrets.token_bytes(32)  # sessions end with the server
         self._clock = clock
         self._failures: dict[str, deque[float]] = defaultdict(deque)
@@ -75,6 +85,17 @@ class TeacherGate:
     def from_env(cls, given: str | None = None) -> TeacherGate:
         """The token given (a flag), else ``ARENA_TEACHER_TOKEN``, else a new random one."""
         return cls(given or os.environ.get(ENV_TOKEN) or secrets.token_urlsafe(18))
+
+    def _same_token(self, given: str) -> bool:
+        return hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode())
+
+    def is_teacher(self, request: Request) -> bool:
+        """Whether a request that only reads (a GET) comes from the teacher: the bearer token
+        or the login cookie (no CSRF token needed for reading)."""
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and given:
+            return self._check(given.strip())
+        return self.logged_in(request)
 
     def _mac(self, label: str) -> str:
         return hmac.new(self._key, label.encode(), hashlib.sha256).hexdigest()
@@ -101,7 +122,7 @@ class TeacherGate:
         same_origin(request)
         scheme, _, given = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() == "bearer" and given:
-            if hmac.compare_digest(given.strip().encode(), self.token.encode()):
+            if self._check(given.strip()):
                 return
             raise HTTPException(401, "wrong teacher token")
         if not self.logged_in(request):
@@ -152,10 +173,10 @@ class TeacherGate:
                 self._form_page(f"too many wrong tokens: try again in {WINDOW:g} s"), 429
             )
         form = await form_fields(request)
-        if not hmac.compare_digest(form.get("token", "").encode(), self.token.encode()):
+        if not self._check(form.get("token", "")):
             self._failures[address].append(self._clock())
             return HTMLResponse(self._form_page("wrong token"), 401)
-        response = RedirectResponse("/", status_code=303)
+        response = RedirectResponse(self.home, status_code=303)
         response.set_cookie(COOKIE, self._session, httponly=True, samesite="strict", path="/")
         return response
 
