@@ -679,6 +679,13 @@ def rerun(engine: Engine, match_id: int, why: str, actor: str = "cli") -> int:
             raise LadderError(f"match {match_id}: no such match")
         if old.state not in ("done", "failed"):
             raise LadderError(f"match {match_id}: {old.state}, not finished: nothing to re-run")
+        pending = db.execute(
+            select(s.matches.c.id).where(
+                s.matches.c.replaces == match_id, s.matches.c.state.in_(("queued", "running"))
+            )
+        ).scalar()
+        if pending is not None:
+            raise LadderError(f"match {match_id}: already being re-run as match {pending}")
         versions = list(
             db.execute(
                 select(s.seats.c.version_id)
