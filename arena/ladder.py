@@ -27,6 +27,7 @@ from typing import Any
 
 from arena.errors import UsageError, command
 from arena.ladder_run import RUNNER_COMMANDS
+from arena.ladder_web import WEB_COMMANDS
 from arena.options import ArgumentParser, describe, positive_seconds
 
 __all__ = ["SUBCOMMANDS", "main"]
@@ -370,7 +371,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 SUBCOMMANDS: dict[
     str,
     tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]],
-] = dict(RUNNER_COMMANDS)
+] = {**RUNNER_COMMANDS, **WEB_COMMANDS}
 
 
 @command("arena ladder")

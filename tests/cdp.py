@@ -8,6 +8,7 @@ when a JavaScript expression turns truthy (or rejects after a timeout), so the t
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import http.client
 import itertools
@@ -114,6 +115,15 @@ class Page:
             " else setTimeout(check, 50); })(); })"
         )
         return self.evaluate(script)
+
+    def screenshot(self, path: Path, width: int, height: int) -> None:
+        """A PNG of the page as a ``width`` x ``height`` window shows it."""
+        self.call(
+            "Emulation.setDeviceMetricsOverride", width=width, height=height,
+            deviceScaleFactor=1, mobile=False,
+        )  # fmt: skip
+        shot = self.call("Page.captureScreenshot", format="png")
+        path.write_bytes(base64.b64decode(shot["data"]))
 
     def close(self) -> None:
         with contextlib.suppress(OSError):

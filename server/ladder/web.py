@@ -1,0 +1,471 @@
+"""The ladder's pages, served by the shared web layer (Starlette on Hypercorn's trio worker):
+the ladder, each team's page, matches with their replays, the upload form, the teacher's page
+and the live view.
+
+    site = LadderSite(ladder, submit=partial(submit, players=PLAYERS))
+    port = await nursery.start(serve_web, site.app(), "127.0.0.1", 8080)
+
+Who may do what: anyone may read the ladder, team pages, matches and replays. A team's build,
+pre-flight and match output opens with that team's token (the team's login sets a cookie
+signed for that team) or the teacher's credential. A submission carries its team's token in
+the form. Every state change of the teacher's page needs the teacher's credential (the admin
+token: bearer, or the login cookie plus the page's CSRF token; :class:`server.web.TeacherGate`).
+Every database read runs in a worker thread, so a slow database never stalls the pages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import io
+import json
+import secrets
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import trio
+from sqlalchemy import false, select
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from server.ladder import pages, runner, views
+from server.ladder import schema as s
+from server.ladder.auth import Identity, authenticate, token_hash
+from server.ladder.db import LadderError
+from server.ladder.ladder import DEFAULT_LIMITS, Ladder
+from server.ladder.store import StoreError
+from server.ladder.upload import read_upload
+from server.web import escape, event_stream, sse_event, web_app
+from server.web.auth import TeacherGate, form_fields, same_origin
+
+__all__ = ["LadderSite"]
+
+#: The cookie a team's browser carries after it gave its token.
+TEAM_COOKIE = "arena_team"
+#: What a form holds beside its file (a token, a boundary or two), over the upload limit.
+MAX_FORM_EXTRA = 64 * 1024
+#: How often the live view looks at the database for a change.
+LIVE_POLL = 1.0
+
+T = TypeVar("T")
+
+
+Submit = Callable[[Ladder, str, Path, str], Any]
+
+
+@dataclass
+class LadderSite:
+    """The pages of one ladder. ``submit(ladder, token, path, address)`` checks and records a
+    submission (awaitable; :func:`server.ladder.submit.submit` with the game's players)."""
+
+    ladder: Ladder
+    submit: Submit
+    clock: Callable[[], float] = time.time
+
+    def __post_init__(self) -> None:
+        self._key = secrets.token_bytes(32)  # team sessions end with the server
+        self.gate = TeacherGate(check=self._is_admin_token, home="/admin")
+
+    # -- the app -------------------------------------------------------------------------------
+
+    def app(self) -> Starlette:
+        get, post = ["GET"], ["POST"]
+        routes = [
+            Route("/", self._ladder, methods=get),
+            Route("/teams/{name}", self._team, methods=get),
+            Route("/teams/{name}/login", self._team_login, methods=post),
+            Route("/teams/{name}/versions/{number:int}", self._version_output, methods=get),
+            Route("/matches/{match:int}", self._match, methods=get),
+            Route("/matches/{match:int}/replay", self._replay, methods=get),
+            Route("/matches/{match:int}/log", self._log, methods=get),
+            Route("/matches/{match:int}/output/{seat:int}", self._seat_output, methods=get),
+            Route("/submit", self._submit_form, methods=get),
+            Route("/submit", self._submit, methods=post),
+            Route("/admin", self._admin, methods=get),
+            Route("/admin/state", self._admin_state, methods=post),
+            Route("/admin/rerun", self._admin_rerun, methods=post),
+            Route("/admin/retire", self._admin_retire, methods=post),
+            Route("/admin/grades.csv", self._grades, methods=get),
+            Route("/admin/bundles/{name}.zip", self._bundle, methods=get),
+            Route("/live", self._live, methods=get),
+            Route("/live/events", self._live_events, methods=get),
+            *self.gate.routes(),
+        ]
+        return web_app(routes, {"ladder": "server.ladder"})
+
+    async def _read(self, read: Callable[[Any], T]) -> T:
+        """``read(connection)`` in a worker thread, in one read transaction."""
+
+        def run() -> T:
+            with self.ladder.engine.connect() as db:
+                return read(db)
+
+        return await trio.to_thread.run_sync(run)
+
+    async def _info(self) -> views.LadderInfo:
+        info = await self._read(views.ladder_info)
+        if info is None:
+            raise HTTPException(503, "this ladder has no data yet: run 'arena ladder init'")
+        return info
+
+    # -- credentials ---------------------------------------------------------------------------
+
+    def _is_admin_token(self, given: str) -> bool:
+        digest = token_hash(given).encode()
+        with self.ladder.engine.connect() as db:
+            stored = db.execute(
+                select(s.tokens.c.token_hash)
+                .where(s.tokens.c.role == "admin")
+                .where(s.tokens.c.revoked.is_(false()))
+            ).scalars()
+            found = False
+            for value in stored:
+                found |= hmac.compare_digest(value.encode(), digest)
+        return found
+
+    def _team_mac(self, team: str) -> str:
+        return hmac.new(self._key, b"team:" + team.encode(), hashlib.sha256).hexdigest()
+
+    def _signed_team(self, request: Request) -> str | None:
+        name, _, mac = request.cookies.get(TEAM_COOKIE, "").rpartition(":")
+        if name and hmac.compare_digest(mac.encode(), self._team_mac(name).encode()):
+            return name
+        return None
+
+    def _may_see(self, request: Request, team: str) -> bool:
+        return self.gate.is_teacher(request) or self._signed_team(request) == team
+
+    @staticmethod
+    def _address(request: Request) -> str:
+        return request.client.host if request.client else "?"
+
+    # -- pages anyone may read -----------------------------------------------------------------
+
+    async def _ladder(self, request: Request) -> Response:
+        info = await self._info()
+        table = await self._read(views.standings)
+        recent = await self._read(views.recent_matches)
+        return HTMLResponse(pages.ladder_page(info, table, recent))
+
+    async def _team_view(self, name: str) -> views.TeamView:
+        team = await self._read(lambda db: views.team_view(db, name))
+        if team is None:
+            raise HTTPException(404, f"no team {name!r} in this ladder")
+        return team
+
+    async def _team(self, request: Request) -> Response:
+        team = await self._team_view(request.path_params["name"])
+        return HTMLResponse(pages.team_page(team, self._may_see(request, team.name)))
+
+    async def _team_login(self, request: Request) -> Response:
+        same_origin(request)
+        name = request.path_params["name"]
+        form = await form_fields(request)
+        address = self._address(request)
+        now = self.clock()
+        try:
+            who: Identity = await trio.to_thread.run_sync(
+                lambda: authenticate(self.ladder.engine, form.get("token", ""), address, now)
+            )
+        except LadderError as error:
+            team = await self._team_view(name)
+            return HTMLResponse(pages.team_page(team, False, str(error)), status_code=401)
+        if who.role != "admin" and who.team != name:
+            team = await self._team_view(name)
+            message = "this token is another team's"
+            return HTMLResponse(pages.team_page(team, False, message), status_code=403)
+        response = Response(status_code=303, headers={"Location": f"/teams/{name}"})
+        if who.team is not None:
+            value = f"{who.team}:{self._team_mac(who.team)}"
+            response.set_cookie(TEAM_COOKIE, value, httponly=True, samesite="strict", path="/")
+        return response
+
+    def _text(self, digest: str | None) -> str:
+        if not digest:
+            return ""
+        try:
+            return self.ladder.store.read(digest).decode("utf-8", "replace")
+        except StoreError:
+            return "(this output is missing from the store)"
+
+    async def _version_output(self, request: Request) -> Response:
+        name, number = request.path_params["name"], request.path_params["number"]
+        team = await self._team_view(name)
+        if not self._may_see(request, name):
+            page = pages.team_page(team, False, "give your team's token to see its output")
+            return HTMLResponse(page, status_code=403)
+        version = next((v for v in team.versions if v.number == number), None)
+        if version is None:
+            raise HTTPException(404, f"{name} has no version {number}")
+        build = await trio.to_thread.run_sync(self._text, version.build_output_hash)
+        check = await trio.to_thread.run_sync(self._text, version.preflight_output_hash)
+        title = f"{name} v{number}: {version.status}" + (
+            f" ({version.reason})" if version.reason else ""
+        )
+        return HTMLResponse(pages.output_page(title, [("build", build), ("pre-flight", check)]))
+
+    async def _match_row(self, request: Request) -> views.MatchRow:
+        match_id = request.path_params["match"]
+        match = await self._read(lambda db: views.match_view(db, match_id))
+        if match is None:
+            raise HTTPException(404, f"no match {match_id} in this ladder")
+        return match
+
+    async def _match(self, request: Request) -> Response:
+        match = await self._match_row(request)
+        visible = [seat.seat for seat in match.seats if self._may_see(request, seat.team)]
+        return HTMLResponse(pages.match_page(match, visible))
+
+    async def _replay(self, request: Request) -> Response:
+        match = await self._match_row(request)
+        digest = match.replay_hash
+        if digest is None:
+            raise HTTPException(404, f"match {match.id} has no replay page")
+        html = await trio.to_thread.run_sync(self._text, digest)
+        back = (
+            "<p class='ladder-back' style='font:14px system-ui;margin:.4em 1em'>"
+            f"<a href='/'>back to the ladder</a> \u00b7 <a href='/matches/{match.id}'>"
+            f"match {match.id}</a>: {escape(match.outcome())}</p>"
+        )
+        head, tag, rest = html.partition("<body")
+        if tag:
+            opened, _, after = rest.partition(">")
+            html = f"{head}{tag}{opened}>{back}{after}"
+        return HTMLResponse(html)
+
+    async def _log(self, request: Request) -> Response:
+        match = await self._match_row(request)
+        if not match.log_hash:
+            raise HTTPException(404, f"match {match.id} has no log")
+        data = await trio.to_thread.run_sync(self.ladder.store.read, match.log_hash)
+        filename = f"ladder-match-{match.id}.log"
+        headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+        return Response(data, media_type="application/octet-stream", headers=headers)
+
+    async def _seat_output(self, request: Request) -> Response:
+        match = await self._match_row(request)
+        seat = next((x for x in match.seats if x.seat == request.path_params["seat"]), None)
+        if seat is None or not seat.output_hash:
+            raise HTTPException(404, "no such output")
+        if not self._may_see(request, seat.team):
+            return HTMLResponse(
+                pages.message_page("Not yours", f"this output is {seat.team}'s", "bad"), 403
+            )
+        text = await trio.to_thread.run_sync(self._text, seat.output_hash)
+        title = f"match {match.id}: {seat.team} v{seat.version}'s output"
+        return HTMLResponse(pages.output_page(title, [("stdout and stderr", text)]))
+
+    # -- submissions ---------------------------------------------------------------------------
+
+    async def _team_names(self) -> list[str]:
+        return await self._read(lambda db: list(db.execute(select(s.teams.c.name)).scalars()))
+
+    async def _submit_form(self, request: Request) -> Response:
+        return HTMLResponse(pages.submit_page(await self._team_names()))
+
+    def _upload_limit(self) -> int:
+        limits = {**DEFAULT_LIMITS, **self.ladder.settings.get("limits", {})}
+        return int(limits["upload_bytes"])
+
+    async def _submit(self, request: Request) -> Response:
+        same_origin(request)
+        limit = self._upload_limit()
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit + MAX_FORM_EXTRA:
+            return await self._refused(f"the upload is larger than {limit >> 20} MiB", 413)
+        kind = request.headers.get("content-type", "")
+        with tempfile.TemporaryDirectory(prefix="ladder-upload-") as scratch:
+            try:
+                async with contextlib.aclosing(request.stream()) as chunks:
+                    upload = await read_upload(chunks, kind, Path(scratch), limit)
+            except LadderError as error:
+                status = 413 if "larger than" in str(error) else 400
+                return await self._refused(str(error), status)
+            token = upload.fields.get("token", "")
+            if not token:
+                return await self._refused("the form has no team token", 400)
+            if upload.path is None:
+                return await self._refused("the form has no program file", 400)
+            try:
+                done = await self.submit(self.ladder, token, upload.path, self._address(request))
+            except LadderError as error:
+                return await self._refused(str(error), 400)
+        verdict = "active" if done.status == "active" else f"FAILED: {done.reason}"
+        lines = [f"{done.team} version {done.number}: {verdict}"]
+        for title, text in (("build", done.build_output), ("pre-flight", done.preflight_output)):
+            if text and done.status != "active":
+                lines.append(f"--- {title} output ---\n{text.rstrip()}")
+        good = done.status == "active"
+        page = pages.submit_page(await self._team_names(), "\n".join(lines), good=good)
+        return HTMLResponse(page, status_code=200 if good else 422)
+
+    async def _refused(self, message: str, status: int) -> Response:
+        return HTMLResponse(pages.submit_page(await self._team_names(), message), status)
+
+    # -- the teacher's page --------------------------------------------------------------------
+
+    async def _admin(self, request: Request, message: str = "", status: int = 200) -> Response:
+        if not self.gate.is_teacher(request):
+            return Response(status_code=303, headers={"Location": "/login"})
+        info = await self._info()
+
+        def read(db: Any) -> tuple[list[views.TeamView], list[tuple[float, str, str, str]]]:
+            names = list(db.execute(select(s.teams.c.name).order_by(s.teams.c.name)).scalars())
+            teams = [team for name in names if (team := views.team_view(db, name, 0))]
+            audit = [
+                (row.at, row.actor, row.action, row.detail)
+                for row in db.execute(select(s.audit).order_by(s.audit.c.id.desc()).limit(50))
+            ]
+            return teams, audit
+
+        teams, audit = await self._read(read)
+        page = pages.admin_page(info, teams, self.gate.csrf_token(), audit, message)
+        return HTMLResponse(page, status_code=status)
+
+    async def _teacher_form(self, request: Request) -> dict[str, str]:
+        form = await form_fields(request)
+        await self.gate.require(request, form)
+        return form
+
+    async def _act(self, request: Request, action: Callable[[], str]) -> Response:
+        try:
+            message = await trio.to_thread.run_sync(action)
+        except LadderError as error:
+            return await self._admin(request, str(error), 400)
+        return await self._admin(request, message)
+
+    async def _admin_state(self, request: Request) -> Response:
+        form = await self._teacher_form(request)
+        action = form.get("action", "")
+        if action not in runner.STATES:
+            return await self._admin(request, f"unknown action {action!r}", 400)
+
+        def act() -> str:
+            _, state = runner.set_state(self.ladder.engine, action, "admin")
+            return f"the ladder is now {state}"
+
+        return await self._act(request, act)
+
+    async def _admin_rerun(self, request: Request) -> Response:
+        form = await self._teacher_form(request)
+        number, why = form.get("match", "").strip(), form.get("why", "").strip()
+        if not number.isdigit() or not why:
+            return await self._admin(request, "a re-run needs a match number and a reason", 400)
+
+        def act() -> str:
+            new = runner.rerun(self.ladder.engine, int(number), why, "admin")
+            return f"match {number} will be re-run as match {new}"
+
+        return await self._act(request, act)
+
+    async def _admin_retire(self, request: Request) -> Response:
+        form = await self._teacher_form(request)
+        team, _, number = form.get("version", "").partition("/")
+        why = form.get("why", "").strip()
+        if not number.isdigit() or not why:
+            return await self._admin(request, "retiring needs a version and a reason", 400)
+
+        def act() -> str:
+            with self.ladder.engine.connect() as db:
+                version = views.find_version(db, team, int(number))
+            if version is None:
+                raise LadderError(f"{team} has no version {number}")
+            runner.retire(self.ladder.engine, version, why, "admin")
+            return f"{team} v{number} is retired"
+
+        return await self._act(request, act)
+
+    def _require_teacher(self, request: Request) -> None:
+        if not self.gate.is_teacher(request):
+            raise HTTPException(401, "the teacher's credential is needed: log in at /login")
+
+    async def _grades(self, request: Request) -> Response:
+        self._require_teacher(request)
+        rows = await trio.to_thread.run_sync(runner.grades, self.ladder.engine)
+        text = runner.grades_csv(rows)
+        headers = {"Content-Disposition": 'attachment; filename="grades.csv"'}
+        return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
+
+    async def _bundle(self, request: Request) -> Response:
+        self._require_teacher(request)
+        team = await self._team_view(request.path_params["name"])
+        data = await trio.to_thread.run_sync(self._bundle_bytes, team)
+        headers = {"Content-Disposition": f'attachment; filename="{team.name}.zip"'}
+        return Response(data, media_type="application/zip", headers=headers)
+
+    def _bundle_bytes(self, team: views.TeamView) -> bytes:
+        """A team's evidence: a report, each version's build and pre-flight output, and each of
+        its matches' log and the team's captured output."""
+        buffer = io.BytesIO()
+        report = [f"{team.name}: {len(team.versions)} versions, {len(team.matches)} matches", ""]
+        with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as bundle:
+            for version in team.versions:
+                rated = "" if version.mu is None else f", rating {version.mu:.1f}"
+                report.append(
+                    f"v{version.number}: {version.status}"
+                    + (f" ({version.reason})" if version.reason else "")
+                    + f", {version.games} games{rated}"
+                )
+                for kind, digest in (
+                    ("build", version.build_output_hash),
+                    ("preflight", version.preflight_output_hash),
+                ):
+                    if digest:
+                        name = f"versions/v{version.number}-{kind}.txt"
+                        bundle.writestr(name, self._text(digest))
+            report.append("")
+            for match in team.matches:
+                report.append(f"match {match.id}: {match.outcome(team.name)}")
+                if match.log_hash:
+                    try:
+                        bundle.writestr(
+                            f"matches/{match.id}.log", self.ladder.store.read(match.log_hash)
+                        )
+                    except StoreError:
+                        report.append(f"  (match {match.id}'s log is missing from the store)")
+                for seat in match.seats:
+                    if seat.team == team.name and seat.output_hash:
+                        bundle.writestr(
+                            f"matches/{match.id}-seat{seat.seat}-output.txt",
+                            self._text(seat.output_hash),
+                        )
+            bundle.writestr("report.txt", "\n".join(report) + "\n")
+        return buffer.getvalue()
+
+    # -- the live view -------------------------------------------------------------------------
+
+    async def _live_state(self) -> tuple[views.LadderInfo, list[views.MatchRow]]:
+        info = await self._info()
+        return info, await self._read(views.live_matches)
+
+    async def _live(self, request: Request) -> Response:
+        info, matches = await self._live_state()
+        return HTMLResponse(pages.live_page(info, matches, self.clock()))
+
+    async def _live_events(self, request: Request) -> Response:
+        async def events() -> Any:
+            last = ""
+            while True:
+                info, matches = await self._live_state()
+                data = {
+                    "state": pages.STATE_NOTES.get(info.state, info.state),
+                    "ladder": info.state,
+                    "rows": pages.live_rows(matches, self.clock()),
+                    "counts": f"{info.matches_done} played \u00b7 {info.matches_queued} queued",
+                }
+                text = json.dumps(data, sort_keys=True)
+                if text != last:
+                    last = text
+                    yield sse_event("live", data)
+                await trio.sleep(LIVE_POLL)
+
+        return event_stream(events())
