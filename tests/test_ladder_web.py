@@ -62,6 +62,10 @@ class Played:
             ],
             "result": f"{best} wins", "reason": "win", "log": f"logs/{name}.jsonl",
             "replay": f"replays/{name}.html",
+            "cpu": {
+                n: {"seconds": 1.5 + seat, "requests": 30, "per_request": 0.041 + seat / 1000}
+                for seat, n in enumerate(names)
+            },
         }  # fmt: skip
         files = {
             f"logs/{name}.jsonl": f'{{"match": {job.number}}}\n'.encode(),
@@ -153,6 +157,11 @@ async def test_the_ladder_page_ranks_as_the_grades_do_and_escapes_what_programs_
     assert "<script>window.pwned" not in body
     _, _, team_page = await http(played.port, "/teams/ann")
     assert "ann won" in team_page  # ann's program name sorts first: it wins every match
+    # Fair time: the CPU each program used, per match, from its team's side.
+    assert re.search(r"<td>\d\.5 CPU-s, 4[12] ms a move</td>", team_page)
+    _, _, match = await http(played.port, "/matches/1")
+    assert "<td>1.5 CPU-s, 41 ms a move</td>" in match
+    assert "<td>2.5 CPU-s, 42 ms a move</td>" in match
     assert "<script>window.pwned" not in team_page
 
 

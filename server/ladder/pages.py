@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from server.ladder.views import LadderInfo, MatchRow, Standing, TeamView, VersionRow
 from server.web import escape, page
@@ -49,6 +50,16 @@ def rating(mu: float | None, sigma: float | None) -> str:
     return f"{mu:.1f} <span class='muted'>[{mu - 2 * sigma:.1f}, {mu + 2 * sigma:.1f}]</span>"
 
 
+def cpu_text(cpu: dict[str, Any] | None) -> str:
+    """ "12.3 CPU-s, 41 ms a move", or a dash when the match was not measured."""
+    if cpu is None:
+        return "\u2013"
+    text = f"{float(cpu.get('seconds') or 0.0):.1f} CPU-s"
+    if cpu.get("per_request") is not None:
+        text += f", {float(cpu['per_request']) * 1000:.0f} ms a move"
+    return text
+
+
 def nav() -> str:
     links = (("/", "ladder"), ("/live", "live"), ("/submit", "submit"), ("/admin", "teacher"))
     return "".join(f"<a href='{href}'>{text}</a>" for href, text in links)
@@ -90,14 +101,21 @@ def _match_links(match: MatchRow) -> str:
 def _matches_table(matches: Sequence[MatchRow], team: str | None = None) -> str:
     if not matches:
         return "<p class='muted'>No match yet.</p>"
+
+    def cpu(match: MatchRow) -> str:
+        seats = [seat.seat for seat in match.seats if seat.team == team]
+        return f"<td>{cpu_text(match.cpu(seats[0]))}</td>" if seats else ""
+
     rows = "".join(
         f"<tr><td>{_match_links(match)}</td><td>{_players(match)}</td>"
-        f"<td>{_outcome(match, team)}</td><td>{when(match.finished or match.started)}</td></tr>"
+        f"<td>{_outcome(match, team)}</td>{cpu(match)}"
+        f"<td>{when(match.finished or match.started)}</td></tr>"
         for match in matches
     )
+    cpu_head = "<th>its CPU</th>" if team is not None else ""
     return (
         "<table class='matches'><thead><tr><th>match</th><th>players</th><th>result</th>"
-        f"<th>when</th></tr></thead><tbody>{rows}</tbody></table>"
+        f"{cpu_head}<th>when</th></tr></thead><tbody>{rows}</tbody></table>"
     )
 
 
@@ -190,7 +208,8 @@ def match_page(match: MatchRow, can_see: Sequence[int]) -> str:
     rows = "".join(
         f"<tr><td>{seat.seat}</td><td>{_team(seat.team)}</td><td>v{seat.version}</td>"
         f"<td class='num'>{'' if seat.points is None else f'{seat.points:g}'}</td>"
-        f"<td>{escape(seat.reason or '')}</td><td>{escape(seat.detail or '')}</td><td>"
+        f"<td>{escape(seat.reason or '')}</td><td>{escape(seat.detail or '')}</td>"
+        f"<td>{cpu_text(match.cpu(seat.seat))}</td><td>"
         + (
             f"<a href='/matches/{match.id}/output/{seat.seat}'>output</a>"
             if seat.output_hash and seat.seat in can_see
@@ -215,7 +234,7 @@ def match_page(match: MatchRow, can_see: Sequence[int]) -> str:
         f"<p>{escape(match.state)} \u00b7 seed {match.seed} \u00b7 started {when(match.started)}"
         f" \u00b7 finished {when(match.finished)}</p>"
         "<table class='seats'><thead><tr><th>seat</th><th>team</th><th>version</th>"
-        "<th>points</th><th>reason</th><th>detail</th><th>output</th></tr></thead>"
+        "<th>points</th><th>reason</th><th>detail</th><th>CPU</th><th>output</th></tr></thead>"
         f"<tbody>{rows}</tbody></table><p>{DOT.join(links)}</p>"
     )
     return _page(f"match {match.id}", body)

@@ -125,6 +125,14 @@ class MatchRow:
         digest = (result.get("files") or {}).get(result.get("replay") or "")
         return digest if isinstance(digest, str) else None
 
+    def cpu(self, seat: int) -> dict[str, Any] | None:
+        """The CPU a seat's program used in a fair-time match (docs/fair-time.md): seconds,
+        requests, per_request; None when the match was not measured."""
+        result = self.result or {}
+        names, cpu = result.get("seats") or [], result.get("cpu") or {}
+        found = cpu.get(names[seat]) if seat < len(names) else None
+        return found if isinstance(found, dict) else None
+
     def outcome(self, team: str | None = None) -> str:
         """One phrase: "fay won", "draw", "fay lost: crashed"; from ``team``'s side when given."""
         if self.state != "done":
