@@ -308,7 +308,8 @@ async def test_a_rerun_and_a_retirement_from_the_teachers_page(played: Class) ->
     _, _, team = await http(played.port, "/teams/cat")
     assert "<td>retired</td><td>copied</td>" in team
     _, _, ladder = await http(played.port, "/")
-    assert re.search(r"<a href='/teams/cat'>cat</a></td><td><span class=muted>none", ladder)
+    # Retired, its version still stands for cat in the grades and on the ladder (as grades.csv).
+    assert re.search(r"<a href='/teams/cat'>cat</a></td><td>v1</td>", ladder)
     with played.ladder.engine.connect() as db:
         new = db.execute(select(s.matches).where(s.matches.c.replaces == 3)).one()
         old = db.execute(select(s.matches).where(s.matches.c.id == 3)).one()

@@ -134,7 +134,7 @@ def ladder_page(
         f"</h1><p>{_state(info)} \u00b7 {info.teams} teams \u00b7 {info.matches_done} matches "
         f"played, {info.matches_running} running, {info.matches_queued} queued</p>"
         "<table id='standings' class='standings'><thead><tr><th>rank</th><th>team</th>"
-        "<th>active version</th><th>rating \u00b1 interval</th><th>games</th><th>W/D/L</th>"
+        "<th>version</th><th>rating \u00b1 interval</th><th>games</th><th>W/D/L</th>"
         f"<th>last change</th></tr></thead><tbody>{rows}</tbody></table>"
         f"<p class='muted note'>{RATING_NOTE}</p>"
         f"<h2>Latest matches</h2>{_matches_table(recent[:10])}"

@@ -602,13 +602,14 @@ GRADE_COLUMNS = (
 )  # fmt: skip
 
 
-def grades(engine: Engine) -> list[dict[str, Any]]:
+def grades(source: Engine | Connection) -> list[dict[str, Any]]:
     """One row per team: its active version (else its newest that played) and that version's
     rating (mu, the interval mu -+ 2 sigma), games, W/D/L and failures; ranked by the
     interval's low end (a version is placed by the rating it has almost surely earned, so a new
     one with few games does not jump ahead), then mu, then name; a team that has not played
-    comes after every team that has."""
-    with engine.begin() as db:
+    comes after every team that has. ``source``: the ladder's engine (one transaction of its
+    own) or a connection already in one (the pages read with it)."""
+    with _transaction(source) as db:
         teams = list(db.execute(select(s.teams.c.id, s.teams.c.name)).mappings())
         versions = list(
             db.execute(
@@ -653,6 +654,15 @@ def grades(engine: Engine) -> list[dict[str, Any]]:
     for place, row in enumerate(rows, 1):
         row["rank"] = place
     return rows
+
+
+@contextmanager
+def _transaction(source: Engine | Connection) -> Iterator[Connection]:
+    if isinstance(source, Connection):
+        yield source
+    else:
+        with source.begin() as db:
+            yield db
 
 
 def grades_csv(source: Engine | list[dict[str, Any]]) -> str:

@@ -191,50 +191,33 @@ def ladder_info(db: Connection) -> LadderInfo | None:
 
 
 def standings(db: Connection) -> list[Standing]:
-    """Every team, ranked by its active version's rating (teams with no active version last)."""
-    active = (
-        select(
-            s.versions.c.team_id,
-            s.versions.c.number,
-            s.ratings.c.mu,
-            s.ratings.c.sigma,
-            s.ratings.c.games,
-            s.ratings.c.wins,
-            s.ratings.c.draws,
-            s.ratings.c.losses,
-            s.ratings.c.changed,
-        )
-        .select_from(s.versions.outerjoin(s.ratings, s.ratings.c.version_id == s.versions.c.id))
-        .where(s.versions.c.status == "active")
-        .subquery()
-    )
-    rows = db.execute(
-        select(s.teams.c.name, active).select_from(
-            s.teams.outerjoin(active, active.c.team_id == s.teams.c.id)
-        )
-    ).all()
+    """Every team in the order of ``grades.csv`` (:func:`server.ladder.runner.grades`: the
+    interval's low end, then mu, then name; teams that have not played last), with when its
+    rating last changed."""
+    from server.ladder.runner import grades
 
-    def key(row: Any) -> tuple[int, float, float, str]:
-        if row.number is None:
-            return (2, 0.0, 0.0, row.name)
-        if row.mu is None:
-            return (1, 0.0, 0.0, row.name)
-        return (0, -(row.mu - 2 * row.sigma), -row.mu, row.name)
-
+    changed = {
+        (row.name, row.number): row.changed
+        for row in db.execute(
+            select(s.teams.c.name, s.versions.c.number, s.ratings.c.changed)
+            .join(s.versions, s.versions.c.team_id == s.teams.c.id)
+            .join(s.ratings, s.ratings.c.version_id == s.versions.c.id)
+        )
+    }
     return [
         Standing(
-            rank=place,
-            team=row.name,
-            version=row.number,
-            mu=row.mu,
-            sigma=row.sigma,
-            games=row.games or 0,
-            wins=row.wins or 0,
-            draws=row.draws or 0,
-            losses=row.losses or 0,
-            changed=row.changed,
+            rank=row["rank"],
+            team=row["team"],
+            version=row["version"] or None,
+            mu=row["mu"] if row["games"] else None,
+            sigma=row["sigma"] if row["games"] else None,
+            games=row["games"],
+            wins=row["wins"],
+            draws=row["draws"],
+            losses=row["losses"],
+            changed=changed.get((row["team"], row["version"])),
         )
-        for place, row in enumerate(sorted(rows, key=key), start=1)
+        for row in grades(db)
     ]
 
 
