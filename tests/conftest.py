@@ -117,15 +117,18 @@ def fresh_structlog() -> Iterator[None]:
 
 @pytest.fixture
 def dask_scheduler() -> Iterator[str]:
-    """The address of a small Dask LocalCluster on loopback (threads, no dashboard): what the
-    simulator's dask backend needs, started in well under a second."""
+    """The address of a small Dask LocalCluster on loopback (threads, its HTTP server on a free
+    port): what the simulator's dask backend needs, started in well under a second.
+
+    ``dashboard_address=None`` does not turn the scheduler's HTTP server off: it binds Dask's
+    default 8787, which a second test run (or any Dask on the machine) already holds."""
     from distributed import LocalCluster
 
     with LocalCluster(  # type: ignore[no-untyped-call]
         n_workers=1,
         threads_per_worker=2,
         processes=False,
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",
         host="127.0.0.1",
         protocol="tcp",
     ) as cluster:

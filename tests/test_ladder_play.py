@@ -172,7 +172,7 @@ async def test_a_worker_killed_mid_match_hands_it_to_another(tmp_path: Path) -> 
     job = MatchJob(6, "penguins", 5, (holder, Program("house", builtin="greedy")), settings)
     job = MatchJob(**{**job.__dict__, "sandbox": "none"})  # (the FIFOs are outside its folder)
     with LocalCluster(  # type: ignore[no-untyped-call]
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0",
         host="127.0.0.1", protocol="tcp",
     ) as cluster:  # fmt: skip
         player = DaskPlayer(cluster.scheduler_address)
