@@ -93,6 +93,7 @@ class Server:
         self.meters = meters
         #: Each team's CPU budget per match in seconds (time banks), None: no budget.
         self.cpu_budget = cpu_budget
+        self._fair_off_said = False
         #: The process's garbage collection policy, when this server owns the process.
         self.collector = collector
         self._check_grace = check_grace
@@ -286,7 +287,10 @@ class Server:
         if meters is None or set(meters) != {0, 1}:
             if self.time == "cpu":
                 why = "the teams' programs are not known: wall-clock order"
-                log.warning("fair_time_off", match=filling.number, name=filling.name, reason=why)
+                # (a warning once per server; each further match at info level)
+                say = log.info if self._fair_off_said else log.warning
+                self._fair_off_said = True
+                say("fair_time_off", match=filling.number, name=filling.name, reason=why)
             return None
         return FairGate(meters, ordered=self.time == "cpu", budget=self.cpu_budget)
 

@@ -11,12 +11,14 @@ from typing import Any
 import pytest
 import trio
 from server_testkit import memory_match, neighbour, running_server
+from structlog.testing import capture_logs
 
 from dungeon.engine import AgentId
 from protocol.messages import Dungeon, GameOver, Move, Sat
 from replay.matchlog import read_log
 from server.app import Server
 from server.fairtime import POLL_MAX, WAKE_SECONDS
+from server.lobby import Filling
 
 pytestmark = pytest.mark.usefixtures("autojump_clock")
 
@@ -191,6 +193,19 @@ async def test_without_meters_cpu_mode_plays_in_wall_order(tmp_path: Path) -> No
     assert _applied(server) == [(1, None)]
     (actor,) = server.finished
     assert "time" not in read_log(actor.log_path).header  # type: ignore[arg-type]
+
+
+async def test_without_meters_cpu_mode_warns_once_per_server() -> None:
+    """A tournament's matches with a built-in team have no meters: the server says so as a
+    warning once, then at info level, not a warning per match flooding the output."""
+    server = Server(time="cpu", meters=lambda filling: None)
+    with capture_logs() as events:
+        for number in (1, 2, 3):
+            assert server._fair_gate(Filling(number, f"match-{number}")) is None
+    said = [(e["event"], e["log_level"], e["match"]) for e in events]
+    assert said == [
+        ("fair_time_off", "warning", 1), ("fair_time_off", "info", 2), ("fair_time_off", "info", 3)
+    ]  # fmt: skip
 
 
 async def test_a_request_sent_just_before_sleeping_is_ordered_before_the_verdict(
