@@ -86,7 +86,13 @@ def test_digest_log_regenerates_every_line_of_the_full_log(
     assert read_log(digest).complete
     if source == "sim":  # headless: the very same match, line for line
         assert records(digest) == records(full)
-    assert digest.stat().st_size * 20 < full.stat().st_size
+        assert digest.stat().st_size * 20 < full.stat().st_size
+    else:  # over loopback the two runs are two matches (arrival order): size its own lines
+        written = sum(
+            len(json.dumps(line.data, separators=(",", ":"))) + 1
+            for line in read_log(digest).outputs
+        )
+        assert digest.stat().st_size * 20 < written
 
 
 def test_verify_says_ok_and_what_the_signature_check_amounts_to(
