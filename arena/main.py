@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import sys
 
-from arena.errors import command
+from arena.errors import EXIT_INTERRUPTED, command
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing: start-up time counts here
 if TYPE_CHECKING:
@@ -85,7 +85,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = module.main(rest)
         return result
 
-    return run()
+    status = run()
+    if status == EXIT_INTERRUPTED and argv is None:
+        # The program is ending after Ctrl-C: a second one pressed while the interpreter
+        # shuts down killed it by the signal (status -2, not 130), or raised outside the guard.
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return status
 
 
 if __name__ == "__main__":
