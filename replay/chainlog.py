@@ -13,6 +13,7 @@ through one zlib stream, sync-flushed so a file cut by a kill holds every flushe
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import importlib.metadata
@@ -62,8 +63,10 @@ _T_SCALE: Final = 1_000_000
 _decoder = msgspec.json.Decoder()
 
 
+@functools.cache
 def software_version() -> str:
-    """The installed dungeon-arena version: the header's ``version`` (the rules version)."""
+    """The installed dungeon-arena version: the header's ``version`` (the rules version), looked
+    up once a process."""
     try:
         return importlib.metadata.version("dungeon-arena")
     except importlib.metadata.PackageNotFoundError:
