@@ -680,6 +680,8 @@ def rerun(engine: Engine, match_id: int, why: str, actor: str = "cli") -> int:
     """Queue match ``match_id`` again (same seed, same versions, unless one was retired since):
     when the new one is recorded it replaces the old one's result (the old one becomes void,
     kept and shown as replaced) and the ratings are computed again; the new match's id."""
+    if not 0 <= match_id <= s.MAX_ID:
+        raise LadderError(f"match {match_id}: no such match")
     with engine.begin() as db:
         _ladder(db, lock=True)
         old = db.execute(

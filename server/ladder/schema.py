@@ -27,6 +27,7 @@ from sqlalchemy import (
 __all__ = [
     "LADDER_STATES",
     "MATCH_STATES",
+    "MAX_ID",
     "VERSION_STATES",
     "audit",
     "auth_failures",
@@ -62,6 +63,9 @@ VERSION_STATES = ("checking", "active", "failed", "inactive", "retired")
 #: ratings written in one transaction), ``failed`` (could not be played: no rating change),
 #: ``void`` (replaced by a re-run or cancelled).
 MATCH_STATES = ("queued", "running", "done", "failed", "void")
+#: The largest id or number an ``Integer`` column holds on both databases (PostgreSQL's
+#: ``integer`` has 32 bits): a larger one names nothing, and must not reach a query.
+MAX_ID = (1 << 31) - 1
 
 
 def _one_of(column: str, values: tuple[str, ...]) -> CheckConstraint:

@@ -31,6 +31,7 @@ __all__ = [
     "ladder_info",
     "live_matches",
     "match_view",
+    "parse_number",
     "recent_matches",
     "standings",
     "team_view",
@@ -270,8 +271,16 @@ def _matches(db: Connection, ids: list[int]) -> list[MatchRow]:
     ]
 
 
+def parse_number(text: str) -> int | None:
+    """A number a form gave (ASCII digits, such as ``17``), or None (``x``, ``-1``, ``\u00b2``)."""
+    text = text.strip()
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 def find_version(db: Connection, team: str, number: int) -> int | None:
     """The id of ``team``'s version ``number``, or None."""
+    if not 0 <= number <= s.MAX_ID:
+        return None
     found: int | None = db.execute(
         select(s.versions.c.id)
         .select_from(s.versions.join(s.teams, s.teams.c.id == s.versions.c.team_id))
@@ -281,6 +290,8 @@ def find_version(db: Connection, team: str, number: int) -> int | None:
 
 
 def match_view(db: Connection, match_id: int) -> MatchRow | None:
+    if not 0 <= match_id <= s.MAX_ID:
+        return None
     found = _matches(db, [match_id])
     return found[0] if found else None
 

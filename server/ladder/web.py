@@ -357,26 +357,26 @@ class LadderSite:
 
     async def _admin_rerun(self, request: Request) -> Response:
         form = await self._teacher_form(request)
-        number, why = form.get("match", "").strip(), form.get("why", "").strip()
-        if not number.isdigit() or not why:
+        number, why = views.parse_number(form.get("match", "")), form.get("why", "").strip()
+        if number is None or not why:
             return await self._admin(request, "a re-run needs a match number and a reason", 400)
 
         def act() -> str:
-            new = runner.rerun(self.ladder.engine, int(number), why, "admin")
+            new = runner.rerun(self.ladder.engine, number, why, "admin")
             return f"match {number} will be re-run as match {new}"
 
         return await self._act(request, act)
 
     async def _admin_retire(self, request: Request) -> Response:
         form = await self._teacher_form(request)
-        team, _, number = form.get("version", "").partition("/")
-        why = form.get("why", "").strip()
-        if not number.isdigit() or not why:
+        team, _, text = form.get("version", "").partition("/")
+        number, why = views.parse_number(text), form.get("why", "").strip()
+        if number is None or not why:
             return await self._admin(request, "retiring needs a version and a reason", 400)
 
         def act() -> str:
             with self.ladder.engine.connect() as db:
-                version = views.find_version(db, team, int(number))
+                version = views.find_version(db, team, number)
             if version is None:
                 raise LadderError(f"{team} has no version {number}")
             runner.retire(self.ladder.engine, version, why, "admin")

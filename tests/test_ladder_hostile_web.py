@@ -1,0 +1,52 @@
+"""The ladder's pages and commands against hostile or odd requests: numbers past what the
+database holds, words where numbers go, teams that do not exist; each answered in one line (a
+404 or a 400 naming what is wrong, exit 2 from the shell), never a server error or a traceback."""
+
+from __future__ import annotations
+
+import pytest
+from web_client import http
+
+from tests.test_ladder_web import Class, bearer, played  # noqa: F401  (the served class)
+
+#: Past a 64-bit integer: neither SQLite nor PostgreSQL can hold it.
+HUGE = "99999999999999999999999"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/matches/{HUGE}",
+        f"/matches/{HUGE}/replay",
+        f"/matches/{HUGE}/log",
+        f"/matches/{HUGE}/output/0",
+        "/matches/2147483648",  # one past the largest id PostgreSQL holds
+    ],
+)
+async def test_a_match_number_past_the_database_is_not_found(
+    played: Class,  # noqa: F811
+    path: str,
+) -> None:
+    status, _, body = await http(played.port, path)
+    assert status == 404
+    assert "Not found" in body
+
+
+@pytest.mark.parametrize(
+    ("path", "form", "says"),
+    [
+        ("/admin/rerun", f"match={HUGE}&why=busy", f"match {HUGE}: no such match"),
+        ("/admin/rerun", "match=%C2%B2&why=busy", "a re-run needs a match number"),
+        ("/admin/retire", f"version=ann/{HUGE}&why=copied", f"ann has no version {HUGE}"),
+        ("/admin/retire", "version=ann/%C2%B2&why=copied", "retiring needs a version"),
+    ],
+)
+async def test_the_teachers_forms_refuse_odd_numbers_in_one_line(
+    played: Class,  # noqa: F811
+    path: str,
+    form: str,
+    says: str,
+) -> None:
+    status, _, page = await http(played.port, path, "POST", form, headers=bearer(played.admin))
+    assert status == 400
+    assert says in page
