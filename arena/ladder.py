@@ -27,7 +27,7 @@ from typing import Any
 
 from arena.errors import UsageError, command
 from arena.ladder_run import RUNNER_COMMANDS
-from arena.ladder_web import WEB_COMMANDS
+from arena.ladder_web import WEB_COMMANDS, ladder_number
 from arena.options import ArgumentParser, describe, positive_seconds
 
 __all__ = ["SUBCOMMANDS", "main"]
@@ -350,7 +350,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     seven = sub.add_parser(
         "show", help="a version's state, reason, build and pre-flight output (its team's token)"
     )
-    seven.add_argument("version", type=int, nargs="?", help="its number (default: the newest)")
+    seven.add_argument(
+        "version", type=ladder_number, nargs="?", help="its number (default: the newest)"
+    )
     seven.add_argument("--token", help=f"the team's token, or the admin's (or {ENV_TOKEN})")
     seven.add_argument("--team", help="with the admin token: whose version")
     _common(seven)

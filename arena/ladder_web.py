@@ -16,7 +16,16 @@ from typing import Any
 
 from arena.errors import UsageError
 
-__all__ = ["WEB_COMMANDS"]
+__all__ = ["WEB_COMMANDS", "ladder_number"]
+
+
+def ladder_number(text: str) -> int:
+    """A match's or version's number on the command line, within what the database holds."""
+    from server.ladder.schema import MAX_ID
+
+    if not (text.isascii() and text.isdigit()) or int(text) > MAX_ID:
+        raise argparse.ArgumentTypeError(f"{text}: wants a number from 0 to {MAX_ID}")
+    return int(text)
 
 
 def _open(args: argparse.Namespace) -> Any:
@@ -82,7 +91,7 @@ def web(args: argparse.Namespace) -> int:
 
 def _add_retire(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("team", help="the team's name")
-    parser.add_argument("version", type=int, help="its version number")
+    parser.add_argument("version", type=ladder_number, help="its version number")
     parser.add_argument("--why", required=True, help="the reason, kept in the audit")
 
 
@@ -107,7 +116,9 @@ def retire(args: argparse.Namespace) -> int:
 
 
 def _add_rerun(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("match", type=int, help="the match's number (its page: /matches/N)")
+    parser.add_argument(
+        "match", type=ladder_number, help="the match's number (its page: /matches/N)"
+    )
     parser.add_argument("--why", required=True, help="the reason, shown on the match's page")
 
 

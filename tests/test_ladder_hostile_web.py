@@ -4,9 +4,15 @@ database holds, words where numbers go, teams that do not exist; each answered i
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from web_client import http
 
+from server.ladder.ladder import Ladder
+from server.ladder.roster import parse_roster
 from tests.test_ladder_web import Class, bearer, played  # noqa: F401  (the served class)
 
 #: Past a 64-bit integer: neither SQLite nor PostgreSQL can hold it.
@@ -50,3 +56,26 @@ async def test_the_teachers_forms_refuse_odd_numbers_in_one_line(
     status, _, page = await http(played.port, path, "POST", form, headers=bearer(played.admin))
     assert status == 400
     assert says in page
+
+
+def test_the_shell_refuses_numbers_past_the_database_in_one_line(tmp_path: Path) -> None:
+    ladder, tokens, _ = Ladder.create(
+        tmp_path / "l", None, game="penguins", roster=parse_roster("team\nann\n")
+    )
+    ladder.close()
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "arena", "ladder", *args, "--dir", str(tmp_path / "l")],
+            capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+
+    for args in (
+        ("rerun", HUGE, "--why", "busy"),
+        ("retire", "ann", HUGE, "--why", "copied"),
+        ("show", "--token", tokens["ann"], HUGE),
+    ):
+        done = arena(*args)
+        assert done.returncode == 2, args
+        assert "Traceback" not in done.stderr
+        assert HUGE in done.stderr.strip().splitlines()[-1]
