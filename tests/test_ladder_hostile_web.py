@@ -58,6 +58,21 @@ async def test_the_teachers_forms_refuse_odd_numbers_in_one_line(
     assert says in page
 
 
+@pytest.mark.parametrize("name", ["%C5%81ukasz", "a%0D%0ASet-Cookie:%20x=1"])
+async def test_logging_in_at_the_page_of_no_team_is_not_found(
+    played: Class,  # noqa: F811
+    name: str,
+) -> None:
+    """Even with the teacher's token (which every team page accepts), a team that is not in
+    the ladder has no page to lead to."""
+    status, headers, body = await http(
+        played.port, f"/teams/{name}/login", "POST", f"token={played.admin}"
+    )  # fmt: skip
+    assert status == 404
+    assert "no team" in body
+    assert "set-cookie" not in headers
+
+
 def test_the_shell_refuses_numbers_past_the_database_in_one_line(tmp_path: Path) -> None:
     ladder, tokens, _ = Ladder.create(
         tmp_path / "l", None, game="penguins", roster=parse_roster("team\nann\n")

@@ -168,7 +168,8 @@ class LadderSite:
 
     async def _team_login(self, request: Request) -> Response:
         same_origin(request)
-        name = request.path_params["name"]
+        team = await self._team_view(request.path_params["name"])
+        name = team.name
         form = await form_fields(request)
         address = self._address(request)
         now = self.clock()
@@ -177,10 +178,8 @@ class LadderSite:
                 lambda: authenticate(self.ladder.engine, form.get("token", ""), address, now)
             )
         except LadderError as error:
-            team = await self._team_view(name)
             return HTMLResponse(pages.team_page(team, False, str(error)), status_code=401)
         if who.role != "admin" and who.team != name:
-            team = await self._team_view(name)
             message = "this token is another team's"
             return HTMLResponse(pages.team_page(team, False, message), status_code=403)
         response = Response(status_code=303, headers={"Location": f"/teams/{name}"})
