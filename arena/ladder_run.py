@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _state(action: str) -> Callable[[argparse.Namespace], int]:
     def change(args: argparse.Namespace) -> int:
-        from server.ladder.runner import set_state
+        from server.ladder.teacher import set_state
 
         ladder = _open(args)
         try:
@@ -143,7 +143,7 @@ def _add_grades(parser: argparse.ArgumentParser) -> None:
 
 
 def grades(args: argparse.Namespace) -> int:
-    from server.ladder.runner import grades_csv
+    from server.ladder.teacher import grades_csv
 
     ladder = _open(args)
     try:

@@ -97,7 +97,7 @@ def _add_retire(parser: argparse.ArgumentParser) -> None:
 
 def retire(args: argparse.Namespace) -> int:
     from server.ladder.db import LadderError
-    from server.ladder.runner import retire as retire_version
+    from server.ladder.teacher import retire as retire_version
     from server.ladder.views import find_version
 
     ladder = _open(args)
@@ -124,7 +124,7 @@ def _add_rerun(parser: argparse.ArgumentParser) -> None:
 
 def rerun(args: argparse.Namespace) -> int:
     from server.ladder.db import LadderError
-    from server.ladder.runner import rerun as rerun_match
+    from server.ladder.teacher import rerun as rerun_match
 
     ladder = _open(args)
     try:

@@ -24,22 +24,9 @@ from server.ladder import schema as s
 from server.ladder.db import LadderError, open_database
 from server.ladder.play import MatchJob, MatchLost, MatchOutcome
 from server.ladder.rating import Rating, rate
-from server.ladder.runner import (
-    ATTEMPTS,
-    GRADE_COLUMNS,
-    RunnerOptions,
-    claim,
-    finish,
-    grades,
-    grades_csv,
-    recover,
-    rerun,
-    retire,
-    run_ladder,
-    set_state,
-    top_up,
-)
+from server.ladder.runner import ATTEMPTS, RunnerOptions, claim, finish, recover, run_ladder, top_up
 from server.ladder.store import Store
+from server.ladder.teacher import GRADE_COLUMNS, grades, grades_csv, rerun, retire, set_state
 
 STARTERS = Path(__file__).resolve().parent.parent / "docs" / "starters"
 

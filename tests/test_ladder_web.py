@@ -31,8 +31,9 @@ from server.ladder.db import LadderError
 from server.ladder.ladder import Ladder
 from server.ladder.play import MatchJob, MatchOutcome
 from server.ladder.roster import parse_roster
-from server.ladder.runner import RunnerOptions, grades, run_ladder
+from server.ladder.runner import RunnerOptions, run_ladder
 from server.ladder.submit import submit
+from server.ladder.teacher import grades
 from server.ladder.web import LadderSite
 from server.web import serve_web
 from tests.tournament_kit import sandbox_mode
@@ -440,7 +441,7 @@ async def test_the_live_view_renders_at_once_and_streams_the_state(played: Class
 
 
 def test_the_teachers_corrections_refuse_bad_input(tmp_path: Path) -> None:
-    from server.ladder.runner import rerun
+    from server.ladder.teacher import rerun
     from server.ladder.views import find_version
 
     ladder, _, _ = Ladder.create(

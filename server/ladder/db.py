@@ -13,6 +13,7 @@ open a new database at once migrate it once.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,20 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event, exc, text
+from sqlalchemy import Connection, Engine, create_engine, event, exc, select, text
 from sqlalchemy.engine import URL, make_url
 
-__all__ = ["BUSY_SECONDS", "LadderError", "database_url", "head", "open_database", "revision"]
+from server.ladder import schema as s
+
+__all__ = [
+    "BUSY_SECONDS",
+    "LadderError",
+    "database_url",
+    "head",
+    "ladder_row",
+    "open_database",
+    "revision",
+]
 
 #: How long a SQLite writer waits for another one before giving up.
 BUSY_SECONDS = 30.0
@@ -122,3 +133,16 @@ def open_database(url: URL | str) -> Engine:
             ) from None
         raise
     return engine
+
+
+def ladder_row(db: Connection, *, lock: bool = False) -> dict[str, Any]:
+    """The ladder's row, its settings decoded; ``lock``: held until the transaction ends
+    (PostgreSQL; a SQLite transaction holds the whole database already), so results are
+    recorded one at a time."""
+    query = select(s.ladder).where(s.ladder.c.id == 1)
+    row = db.execute(query.with_for_update() if lock else query).mappings().first()
+    if row is None:
+        raise LadderError("this ladder has not been created: run arena ladder init first")
+    ladder = dict(row)
+    ladder["settings"] = json.loads(ladder["settings"] or "{}")
+    return ladder
