@@ -20,11 +20,10 @@ from client import penguins as player
 from floes import MOVEMENT, PLACEMENT
 from protocol.penguins import parse
 from replay.games import read_events
+from server.penguins.folder import FOLDER_FILES, empty_folder
 from server.penguins.master import (
-    FOLDER_FILES,
     Outcome,
     Program,
-    empty_folder,
     judge,
     legal_action_exists,
     ranking,
