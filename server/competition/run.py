@@ -9,7 +9,8 @@ from typing import Any
 
 from server.competition.board import Board
 from server.competition.competition import Competition, RunOptions
-from server.competition.report import results, write_outputs
+from server.competition.outputs import write_outputs
+from server.competition.report import results
 from server.competition.teams import TeamsError, Tournament
 
 __all__ = ["check_playable", "finish", "make_run"]
