@@ -9,11 +9,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 from web_client import http
 
+from server.ladder import schema as s
 from server.ladder.ladder import Ladder
 from server.ladder.roster import parse_roster
-from tests.test_ladder_web import Class, bearer, played  # noqa: F401  (the served class)
+from tests.test_ladder_web import (  # noqa: F401  (the served class)
+    Class,
+    bearer,
+    multipart,
+    played,
+    post_bytes,
+)
 
 #: Past a 64-bit integer: neither SQLite nor PostgreSQL can hold it.
 HUGE = "99999999999999999999999"
@@ -94,3 +102,16 @@ def test_the_shell_refuses_numbers_past_the_database_in_one_line(tmp_path: Path)
         assert done.returncode == 2, args
         assert "Traceback" not in done.stderr
         assert HUGE in done.stderr.strip().splitlines()[-1]
+
+
+async def test_a_form_sent_with_no_file_chosen_records_no_version(
+    played: Class,  # noqa: F811
+) -> None:
+    """A browser sends an empty part named ``filename=""`` when no file was chosen: that is
+    no program, not a version that fails its pre-flight."""
+    kind, body = multipart({"token": played.tokens["cat"]}, "", b"")
+    status, page = await post_bytes(played.port, "/submit", kind, body)
+    assert status == 400
+    assert "the form has no program file" in page
+    with played.ladder.engine.connect() as db:
+        assert db.execute(select(s.versions.c.id).where(s.versions.c.number > 1)).first() is None

@@ -292,7 +292,7 @@ class LadderSite:
             token = upload.fields.get("token", "")
             if not token:
                 return await self._refused("the form has no team token", 400)
-            if upload.path is None:
+            if upload.path is None or upload.path.stat().st_size == 0:
                 return await self._refused("the form has no program file", 400)
             try:
                 done = await self.submit(self.ladder, token, upload.path, self._address(request))
