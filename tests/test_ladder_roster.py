@@ -230,3 +230,18 @@ def test_add_and_token_from_the_command_line(tmp_path: Path) -> None:
     assert again.stdout.startswith("bob,")
     refused = _arena("token", "bob", "--dir", "l", "--token", "x", cwd=tmp_path)
     assert (refused.returncode, refused.stderr) == (2, "arena ladder: wrong token\n")
+
+
+def test_a_token_never_starts_with_a_dash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--token -x...`` would read as a flag: a token starting with '-' is drawn again."""
+    import secrets
+
+    from server.ladder.auth import new_token
+    from server.web import auth
+
+    drawn = iter(["-first", "-second", "third"])
+    monkeypatch.setattr(secrets, "token_urlsafe", lambda size: next(drawn))
+    assert new_token() == "third"
+    drawn = iter(["-gate", "gate"])
+    monkeypatch.delenv(auth.ENV_TOKEN, raising=False)
+    assert auth.TeacherGate.from_env(None).token == "gate"

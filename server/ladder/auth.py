@@ -33,8 +33,11 @@ class Identity:
 
 
 def new_token() -> str:
-    """A fresh token: 32 random bytes, URL-safe (43 characters)."""
-    return secrets.token_urlsafe(32)
+    """A fresh token: 32 random bytes, URL-safe (43 characters), never starting with ``-``
+    (a command line would read ``--token -x...`` as a flag)."""
+    while (token := secrets.token_urlsafe(32)).startswith("-"):
+        pass
+    return token
 
 
 def token_hash(token: str) -> str:

@@ -42,7 +42,6 @@ from server.ladder.play import LocalPlayer, MatchJob, MatchOutcome, Player, Prog
 from server.ladder.rating import Rating, outcomes, ranks, rate
 from server.ladder.schedule import Entrant, Ledger, plan
 from server.ladder.store import Store
-from server.ladder.teacher import STATES, grades, grades_csv, rerun, retire, set_state
 
 __all__ = [
     "ATTEMPTS",
@@ -56,8 +55,6 @@ __all__ = [
     "runner_lock",
     "top_up",
 ]
-# The pages (web.py, views.py) still reach the teacher's side through this module.
-__all__ += ["STATES", "grades", "grades_csv", "rerun", "retire", "set_state"]
 
 #: Times a match is started before it is given up as ``failed``.
 ATTEMPTS = 3

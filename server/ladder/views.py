@@ -192,10 +192,10 @@ def ladder_info(db: Connection) -> LadderInfo | None:
 
 
 def standings(db: Connection) -> list[Standing]:
-    """Every team in the order of ``grades.csv`` (:func:`server.ladder.runner.grades`: the
+    """Every team in the order of ``grades.csv`` (:func:`server.ladder.teacher.grades`: the
     interval's low end, then mu, then name; teams that have not played last), with when its
     rating last changed."""
-    from server.ladder.runner import grades
+    from server.ladder.teacher import grades
 
     changed = {
         (row.name, row.number): row.changed
@@ -315,7 +315,8 @@ def live_matches(db: Connection) -> list[MatchRow]:
     return sorted(_matches(db, list(ids)), key=lambda match: match.id)
 
 
-def team_view(db: Connection, name: str, limit: int = RECENT) -> TeamView | None:
+def team_view(db: Connection, name: str, limit: int | None = RECENT) -> TeamView | None:
+    """A team's versions and its newest ``limit`` matches (None: all of them)."""
     team = db.execute(select(s.teams.c.id).where(s.teams.c.name == name)).first()
     if team is None:
         return None

@@ -37,7 +37,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from server.ladder import pages, runner, views
+from server.ladder import pages, teacher, views
 from server.ladder import schema as s
 from server.ladder.auth import Identity, authenticate, token_hash
 from server.ladder.db import LadderError
@@ -156,8 +156,8 @@ class LadderSite:
         recent = await self._read(views.recent_matches)
         return HTMLResponse(pages.ladder_page(info, table, recent))
 
-    async def _team_view(self, name: str) -> views.TeamView:
-        team = await self._read(lambda db: views.team_view(db, name))
+    async def _team_view(self, name: str, limit: int | None = views.RECENT) -> views.TeamView:
+        team = await self._read(lambda db: views.team_view(db, name, limit))
         if team is None:
             raise HTTPException(404, f"no team {name!r} in this ladder")
         return team
@@ -345,11 +345,11 @@ class LadderSite:
     async def _admin_state(self, request: Request) -> Response:
         form = await self._teacher_form(request)
         action = form.get("action", "")
-        if action not in runner.STATES:
+        if action not in teacher.STATES:
             return await self._admin(request, f"unknown action {action!r}", 400)
 
         def act() -> str:
-            _, state = runner.set_state(self.ladder.engine, action, "admin")
+            _, state = teacher.set_state(self.ladder.engine, action, "admin")
             return f"the ladder is now {state}"
 
         return await self._act(request, act)
@@ -361,7 +361,7 @@ class LadderSite:
             return await self._admin(request, "a re-run needs a match number and a reason", 400)
 
         def act() -> str:
-            new = runner.rerun(self.ladder.engine, number, why, "admin")
+            new = teacher.rerun(self.ladder.engine, number, why, "admin")
             return f"match {number} will be re-run as match {new}"
 
         return await self._act(request, act)
@@ -378,7 +378,7 @@ class LadderSite:
                 version = views.find_version(db, team, number)
             if version is None:
                 raise LadderError(f"{team} has no version {number}")
-            runner.retire(self.ladder.engine, version, why, "admin")
+            teacher.retire(self.ladder.engine, version, why, "admin")
             return f"{team} v{number} is retired"
 
         return await self._act(request, act)
@@ -389,14 +389,14 @@ class LadderSite:
 
     async def _grades(self, request: Request) -> Response:
         self._require_teacher(request)
-        rows = await trio.to_thread.run_sync(runner.grades, self.ladder.engine)
-        text = runner.grades_csv(rows)
+        rows = await trio.to_thread.run_sync(teacher.grades, self.ladder.engine)
+        text = teacher.grades_csv(rows)
         headers = {"Content-Disposition": 'attachment; filename="grades.csv"'}
         return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
 
     async def _bundle(self, request: Request) -> Response:
         self._require_teacher(request)
-        team = await self._team_view(request.path_params["name"])
+        team = await self._team_view(request.path_params["name"], limit=None)  # all of them
         data = await trio.to_thread.run_sync(self._bundle_bytes, team)
         headers = {"Content-Disposition": f'attachment; filename="{team.name}.zip"'}
         return Response(data, media_type="application/zip", headers=headers)

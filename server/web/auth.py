@@ -60,6 +60,13 @@ async def form_fields(request: Request) -> dict[str, str]:
     return {key: values[-1] for key, values in fields.items()}
 
 
+def _new_token() -> str:
+    """18 random bytes, URL-safe, never starting with ``-`` (it is typed after a flag)."""
+    while (token := secrets.token_urlsafe(18)).startswith("-"):
+        pass
+    return token
+
+
 class TeacherGate:
     """Checks the teacher's credential and serves the login form."""
 
@@ -84,7 +91,7 @@ class TeacherGate:
     @classmethod
     def from_env(cls, given: str | None = None) -> TeacherGate:
         """The token given (a flag), else ``ARENA_TEACHER_TOKEN``, else a new random one."""
-        return cls(given or os.environ.get(ENV_TOKEN) or secrets.token_urlsafe(18))
+        return cls(given or os.environ.get(ENV_TOKEN) or _new_token())
 
     def _same_token(self, given: str) -> bool:
         return hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode())
