@@ -134,6 +134,9 @@ def interrupt_at(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT if marker_on_stdout(marker) else subprocess.PIPE,
         start_new_session=True,
+        # Ctrl-C as at a terminal, even when the tests themselves run as a background job of a
+        # non-interactive shell, which starts them (and so their children) ignoring SIGINT.
+        preexec_fn=_default_sigint,
     ) as process:
         stream = process.stdout if marker_on_stdout(marker) else process.stderr
         assert stream is not None
@@ -162,6 +165,10 @@ def interrupt_at(
         out, err = process.communicate(timeout=60)
     rest = (out if marker_on_stdout(marker) else err) or b""
     return process.returncode, (seen + rest).decode(errors="replace")
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def marker_on_stdout(marker: str) -> bool:
