@@ -408,7 +408,10 @@ async def run_probe(
             if agent.pending is not None and now - agent.pending[2] > config.sat_timeout:
                 seen.solution_faults.append(f"agent {number}: a sat left unanswered")
         probe.over.set()
-        if probe.sockets and not exited.is_set():
+        # A program that closed every socket can no longer be told the game is over: it is
+        # judged as ending before game_over, even if its process is reaped only after this.
+        reachable = len(seen.lost) < len(probe.sockets)
+        if probe.sockets and reachable and not exited.is_set():
             seen.game_over_sent = True
             last = encode(GameOver(probe.winner))
             with trio.move_on_after(2):  # a program that stopped reading gets no more

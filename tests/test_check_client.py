@@ -318,3 +318,17 @@ def test_every_check_cites_a_section_of_the_students_protocol_doc() -> None:
     for check in CHECKS:
         number, title = check.section.removeprefix("docs/protocol.md ").split(" ", 1)
         assert f"## {number}. {title.strip('()')}" in headings, check.name
+
+
+def test_a_program_that_closes_every_socket_then_exits_is_judged_as_ending_before_game_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its process is reaped only after the probe has seen every socket close: game_over could
+    reach none of them, so it ended before game_over (once it passed "runs" whenever the
+    sockets' end was noticed before the process's)."""
+    monkeypatch.setenv("FAULTY_TEAM_FAULT", "close_then_exit")
+    verdicts = verdicts_of([sys.executable, str(FAULTY)])
+    status, detail = verdicts["runs"]
+    assert status == FAILED
+    assert "exited with status 3 before game_over" in detail
+    assert verdicts["game_over"][0] == NOT_RUN
