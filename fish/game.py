@@ -16,7 +16,7 @@ import json
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from fish.rules import FISH_RULES, MAX_FISH, penguins_each
+from fish.rules import FISH_RULES, GAME_TYPE, MAX_FISH, penguins_each
 from fish.strategies import make_bot, strategy_names
 from floes import OVER, PLACEMENT, Floes, IllegalAction
 from sim.game import TERMINAL, Bot, GameInfo, MatchResult, State, play_turn_based
@@ -147,8 +147,10 @@ class FishGame:
         fish: int | str = "random",
         holes: int = 0,
     ) -> None:
-        if not 2 <= players <= 4:
-            raise ValueError(f"players: Fish is for 2-4 players, got {players}")
+        try:
+            GAME_TYPE.check_players(players)
+        except ValueError as error:
+            raise ValueError(f"players: {error}") from None
         if rows < 1 or cols < 1:
             raise ValueError(f"rows, cols: a board needs a tile, got {rows} x {cols}")
         if fish != "random" and not (isinstance(fish, int) and 1 <= fish <= MAX_FISH):
@@ -160,7 +162,7 @@ class FishGame:
             )
         self.players, self.rows, self.cols, self.fish, self.holes = players, rows, cols, fish, holes
         self.info = GameInfo(
-            name="fish",
+            name=GAME_TYPE.name,
             num_players=players,
             min_return=0.0,
             max_return=1.0,

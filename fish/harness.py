@@ -14,7 +14,7 @@ from fish.data import (
     parse_state,
     state_to_json,
 )
-from fish.rules import COLORS, FISH_RULES, MAX_FISH, penguins_each
+from fish.rules import FISH_RULES, GAME_TYPE, MAX_FISH, penguins_each
 from floes import OVER, PLACEMENT, Floes, minimax_move
 
 TYPE_CHECKING = False
@@ -109,8 +109,9 @@ def xref(value: object) -> list[str]:
     if not 1 <= fish <= MAX_FISH:
         raise MalformedInput(f"fish: must be 1-{MAX_FISH}, got {fish}")
     players = query["players"]
-    if not isinstance(players, list) or not 2 <= len(players) <= len(COLORS):
-        raise MalformedInput(f"players: expected 2-{len(COLORS)} [name, depth] pairs")
+    low, high = GAME_TYPE.min_players, GAME_TYPE.max_players
+    if not isinstance(players, list) or not low <= len(players) <= high:
+        raise MalformedInput(f"players: expected {low}-{high} [name, depth] pairs")
     names: list[str] = []
     depths: list[int] = []
     for index, player in enumerate(players):

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fish.data import action_to_json, board_to_json, position_to_json
-from fish.rules import COLORS, FISH_RULES, penguins_each
+from fish.rules import COLORS, FISH_RULES, GAME_TYPE, penguins_each
 from floes import MOVEMENT, OVER, PLACEMENT, Floes
 
 __all__ = ["Call", "GameResult", "Referee", "Verdict"]
@@ -79,8 +79,7 @@ class Referee:
     """One game of ``players`` seats on a ``rows`` x ``cols`` board of ``fish`` per tile."""
 
     def __init__(self, rows: int, cols: int, fish: list[int], players: int) -> None:
-        if not 2 <= players <= len(COLORS):
-            raise ValueError(f"Fish is for 2-4 players, got {players}")
+        GAME_TYPE.check_players(players)
         quota = [penguins_each(players)] * players
         self.floes = Floes(FISH_RULES, rows, cols, fish, quota)
         self.colors = COLORS[:players]

@@ -8,8 +8,21 @@ rows: North (r-2, c), Northeast (r-1, c+o), Southeast (r+1, c+o), South (r+2, c)
 from __future__ import annotations
 
 from floes import Geometry, Rules
+from floes.referee import GameType
 
-__all__ = ["COLORS", "DIRECTIONS", "FISH_RULES", "HEX", "MAX_FISH", "hex_step", "penguins_each"]
+__all__ = [
+    "COLORS",
+    "DIRECTIONS",
+    "FISH_RULES",
+    "GAME_TYPE",
+    "HEX",
+    "MAX_FISH",
+    "hex_step",
+    "penguins_each",
+]
+
+#: Fish's facts, declared once: the referee, the simulator and the server read them here.
+GAME_TYPE = GameType("fish", "Fish", min_players=2, max_players=4)
 
 DIRECTIONS = ("north", "northeast", "southeast", "south", "southwest", "northwest")
 COLORS = ("red", "white", "brown", "black")

@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fish.game import FishGame
 from fish.referee import Call, Referee
+from fish.rules import GAME_TYPE
 from floes import Floes
 
 ROWS, COLS = 6, 4
@@ -224,3 +226,14 @@ def test_no_reply_can_crash_or_stall_the_referee(players: int, script: list[obje
     assert sorted(result.winners + result.failed + result.cheaters + result.rest) == list(
         range(players)
     )
+
+
+@pytest.mark.parametrize("players", [1, 5])
+def test_fish_takes_the_players_its_game_type_declares(players: int) -> None:
+    """Fish's facts are declared once (fish.rules.GAME_TYPE): the referee and the simulator
+    refuse a seat count outside 2-4 with the same sentence."""
+    assert (GAME_TYPE.name, GAME_TYPE.min_players, GAME_TYPE.max_players) == ("fish", 2, 4)
+    with pytest.raises(ValueError, match=f"Fish is for 2-4 players, got {players}"):
+        referee(players)
+    with pytest.raises(ValueError, match=f"^players: Fish is for 2-4 players, got {players}"):
+        FishGame(players=players)
