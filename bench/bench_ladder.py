@@ -138,7 +138,8 @@ def throughput(url: str, concurrency: int, mode: str) -> list[object]:
 
 def database_cost(url: str) -> list[object]:
     from server.ladder.play import MatchOutcome
-    from server.ladder.runner import claim, finish, top_up
+    from server.ladder.queue import claim, top_up
+    from server.ladder.results import finish
 
     samples = []
     with tempfile.TemporaryDirectory(prefix="bench-ladder-") as directory:

@@ -1,6 +1,6 @@
-"""The ladder's continuous runner (server/ladder/runner.py), on SQLite and PostgreSQL: matches
-are queued, claimed, played and recorded once each, with their ratings in the same transaction;
-lost matches are queued again; pause, freeze and resume; grades.csv.
+"""The ladder's continuous runner (server/ladder/runner.py, queue.py, results.py), on SQLite
+and PostgreSQL: matches are queued, claimed, played and recorded once each, with their ratings
+in the same transaction; lost matches are queued again; pause, freeze and resume; grades.csv.
 
 Most tests play through a scripted :class:`Player` (the runner's bookkeeping is the subject);
 ``test_real_matches_are_played_and_rated`` plays real sandboxed Penguins programs."""
@@ -23,8 +23,10 @@ from tournament_kit import sandbox_mode
 from server.ladder import schema as s
 from server.ladder.db import LadderError, open_database
 from server.ladder.play import MatchJob, MatchLost, MatchOutcome
+from server.ladder.queue import ATTEMPTS, claim, recover, top_up
 from server.ladder.rating import Rating, rate
-from server.ladder.runner import ATTEMPTS, RunnerOptions, claim, finish, recover, run_ladder, top_up
+from server.ladder.results import finish
+from server.ladder.runner import RunnerOptions, run_ladder
 from server.ladder.store import Store
 from server.ladder.teacher import GRADE_COLUMNS, grades, grades_csv, rerun, retire, set_state
 
