@@ -74,7 +74,7 @@ def _options(path: Path | None, game: str) -> dict[str, Any]:
     from arena.tournament.players import PLAYERS
     from server.competition.competition import HOUSE
     from server.competition.teams import TeamsError, parse_teams
-    from server.ladder.submit import house_teams
+    from server.ladder.check import house_teams
 
     table: dict[str, Any] = {}
     if path is not None:

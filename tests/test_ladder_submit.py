@@ -22,8 +22,9 @@ from arena.tournament.players import PLAYERS
 from server.ladder import schema
 from server.ladder.db import LadderError
 from server.ladder.ladder import Ladder
+from server.ladder.receive import receive_version
 from server.ladder.roster import parse_roster
-from server.ladder.submit import receive_version, recheck, submit
+from server.ladder.submit import recheck, submit
 from tests.tournament_kit import sandbox_mode
 
 ROOT = Path(__file__).resolve().parent.parent

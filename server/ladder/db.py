@@ -29,6 +29,7 @@ from server.ladder import schema as s
 __all__ = [
     "BUSY_SECONDS",
     "LadderError",
+    "audit",
     "database_url",
     "head",
     "ladder_row",
@@ -146,3 +147,10 @@ def ladder_row(db: Connection, *, lock: bool = False) -> dict[str, Any]:
     ladder = dict(row)
     ladder["settings"] = json.loads(ladder["settings"] or "{}")
     return ladder
+
+
+def audit(db: Connection, at: float, actor: str, action: str, detail: dict[str, Any]) -> None:
+    """One line of the ladder's audit log, in the caller's transaction."""
+    db.execute(
+        s.audit.insert().values(at=at, actor=actor, action=action, detail=json.dumps(detail))
+    )
