@@ -67,7 +67,7 @@ def labyrinth_records() -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = [header]
     effects = table.start()
     while True:
-        records += [e.data for e in effects if isinstance(e, Record)]
+        records += [e.entry.to_json() for e in effects if isinstance(e, Record)]
         if table.over:
             return records
         effects = table.bot_turn()

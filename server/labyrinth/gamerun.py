@@ -214,8 +214,8 @@ def lobby_view(
         "players": [
             {
                 "name": name,
-                "state": client.session.phase if client.run is None or not client.run.table.over
-                else "finished",
+                "state": "finished" if client.run is not None and client.run.table.over
+                else client.session.phase.value,
                 "game": client.run.table.name if client.run is not None else None,
                 "waiting": None if client not in waiting or client.request is None
                 else (f"tournament {client.request.tournament}" if client.request.tournament

@@ -26,8 +26,21 @@ from typing import Any
 import trio
 
 from labyrinth.rules import PROFILES
-from labyrinth.session import Fail, Forfeit, GameCommand, Register, Wait
-from labyrinth.table import BotTurn, Deadline, Effect, Record, Send
+from labyrinth.session import Fail, Forfeit, Play, Register, Wait
+from labyrinth.table import (
+    BotTurn,
+    Deadline,
+    Disconnect,
+    Effect,
+    Input,
+    LogEntry,
+    Over,
+    Record,
+    Request,
+    Send,
+    TimeUp,
+)
+from labyrinth.table import Forfeit as Forfeited
 from labyrinth.tournament import Pairing, Tournament
 from protocol.labyrinth import Malformed, WaitRequest
 from replay.chainlog import software_version
@@ -140,28 +153,14 @@ class LabyrinthServer:
         elif isinstance(action, Wait):
             self._wait(client, action.request)
         elif isinstance(action, Forfeit):
-            run = client.run
-            assert run is not None
-            self._apply(run, run.table.forfeit(client.seat, action.reason, (action.reason,)))
-        elif isinstance(action, GameCommand):
-            self._game_command(client, action)
+            self._input(client, Forfeited(client.seat, action.reason))
+        elif isinstance(action, Play):
+            self._input(client, Request(client.seat, action.command))
 
-    def _game_command(self, client: Client, action: GameCommand) -> None:
+    def _input(self, client: Client, event: Input) -> None:
         run = client.run
         assert run is not None
-        table, seat = run.table, client.seat
-        word = action.word
-        if word == "PLAY_MOVE":
-            effects = table.play(seat, action.argument)
-        elif word == "GET_MOVE":
-            effects = table.get_move(seat)
-        elif word == "GET_GAME_DATA":
-            effects = table.game_data(seat)
-        elif word == "DISP_GAME":
-            effects = table.display(seat)
-        else:
-            effects = table.comment(seat, action.argument)
-        self._apply(run, effects)
+        self._apply(run, run.table.apply(event))
 
     def _wait(self, client: Client, request: WaitRequest) -> None:
         if request.tournament is not None:
@@ -254,7 +253,7 @@ class LabyrinthServer:
                 run.changed = trio.Event()
                 unchanged = run.deadline_seat == seat and run.deadline_at == deadline
                 if seat is not None and unchanged and trio.current_time() >= deadline:
-                    self._apply(run, table.timeout(seat))
+                    self._apply(run, table.apply(TimeUp(seat)))
         finally:
             self._finish(run)
 
@@ -263,7 +262,7 @@ class LabyrinthServer:
             if isinstance(effect, Send):
                 client = run.clients[effect.seat]
                 if client is not None and not client.closed and not client.closing:
-                    client.send(effect.messages, effect.close)
+                    client.send(effect.message, effect.close)
             elif isinstance(effect, Deadline):
                 run.deadline_seat = effect.seat
                 run.deadline_at = trio.current_time() + run.timeout
@@ -272,14 +271,15 @@ class LabyrinthServer:
                 run.bot_due = True
                 run.changed.set()
             elif isinstance(effect, Record):
-                self._record(run, effect.data)
-        if run.table.over:
-            run.changed.set()
-            for client in run.clients:
-                if client is not None:
-                    client.session.ended()
+                self._record(run, effect.entry)
+            elif isinstance(effect, Over):
+                run.changed.set()
+                for client in run.clients:
+                    if client is not None and client.run is run:
+                        client.session.ended()
 
-    def _record(self, run: GameRun, data: dict[str, Any]) -> None:
+    def _record(self, run: GameRun, entry: LogEntry) -> None:
+        data = entry.to_json()
         run.records.append(data)
         if run.log is not None:
             run.log.write(data)
@@ -319,7 +319,7 @@ class LabyrinthServer:
             self._player_log(client.name, {"type": "disconnected"})
         run = client.run
         if run is not None and not run.table.over:
-            self._apply(run, run.table.disconnect(client.seat))
+            self._apply(run, run.table.apply(Disconnect(client.seat)))
         if self._pending:
             self._start_pending()
         self._lobby_changed()

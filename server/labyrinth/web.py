@@ -137,7 +137,7 @@ rules {escape(run.rules)}, seed {run.seed}</p>
         client = server.clients.get(name)
         if client is None and not rows:
             raise HTTPException(404)
-        state = "not connected" if client is None else client.session.phase
+        state = "not connected" if client is None else client.session.phase.value
         body = (
             f"<h1>Player {escape(name)}</h1><p>{escape(state)}</p><h2>Games</h2><table>"
             "<thead><tr><th>game</th><th>players</th><th>result</th><th>how</th></tr></thead>"
