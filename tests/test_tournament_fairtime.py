@@ -13,7 +13,7 @@ from tournament_kit import arena_team, sandbox_mode, write_teams
 
 from arena.tournament.cli import main
 from replay.reader import read_log
-from server.competition.dungeon import judge
+from server.competition.dungeon_judge import judge
 from server.competition.outputs import cpu_table, cpu_texts
 
 #: Takes its six slots (then ``LOOP`` follows).

@@ -12,7 +12,8 @@ from tournament_kit import CRASHING, arena_team, sandbox_mode, write_teams
 
 from arena.tournament.cli import main
 from arena.tournament.players import PLAYERS, load_teams
-from server.competition.dungeon import RunOptions, TournamentRun, judge
+from server.competition.dungeon import RunOptions, TournamentRun
+from server.competition.dungeon_judge import judge
 
 TEAMS = [
     {"name": "house", "builtin": "reference"},

@@ -3,20 +3,10 @@
 For each game of the :class:`~server.competition.pairings.Plan` the runner names a match, gives
 each team a fresh token and the game's seed to the server, starts both teams
 (:mod:`server.competition.programs`), waits for the match to start (``connect_seconds``) and end
-(``match_seconds``), stops both programs, and judges it (:func:`judge`). Every finished match is
-journaled (replay.journal) before the next batch is planned, so ``--resume`` loses none. A team
-that fails loses; the reasons (docs/tournament.md):
-
-* ``never_connected``: its six sockets were not all in the match ``connect_seconds`` after it
-  was started;
-* ``protocol_error``: the server closed one of its sockets for a protocol fault (a line that
-  is not JSON or too long, the error limit, a socket it stopped reading);
-* ``crashed``: all its sockets closed before the end and the program had failed (non-zero
-  exit, a signal: the sandbox's limits end a program that exceeds them this way), waited for
-  up to ``EXIT_GRACE`` seconds after the sockets closed;
-* ``disconnected``: all its sockets closed before the end, the program exiting cleanly;
-* ``hung``: the match reached ``match_seconds`` and the team had not crossed a single corridor;
-* ``time_limit``: the team went past its CPU budget (``--cpu-budget``) and forfeited.
+(``match_seconds``), stops both programs, and judges it (:mod:`server.competition.dungeon_judge`:
+a team that fails loses). Every finished match is journaled (replay.journal) before the next
+batch is planned, so ``--resume`` loses none. A program is pre-flighted by ``arena
+check-client``'s probe (:mod:`server.competition.dungeon_preflight`).
 
 With ``--time cpu`` (the default) each program runs in a cgroup of its own
 (:class:`server.sandbox.cpu.CpuMeter`) whose meter the server reads to apply the match's requests
@@ -39,22 +29,22 @@ from typing import Any
 import structlog
 import trio
 
-from protocol.conformance import PASSED, Observations, evaluate
 from replay.keyfile import default_key_path, load_key
 from replay.matchlog import LogFormatError
 from server.app import Server, serve
-from server.competition.board import Board, BoardMatch
+from server.competition.board import Board
 from server.competition.competition import Competition, RunOptions
-from server.competition.pairings import Game, Points
+from server.competition.dungeon_judge import cpu_by_team, judge, result_line
+from server.competition.dungeon_preflight import check_program
+from server.competition.pairings import Game
 from server.competition.programs import Entrant, MatchTicket
 from server.competition.teams import Team, Tournament
 from server.connection import Connection
 from server.fairtime import Meter
-from server.probe import ProbeConfig, run_probe
 from server.sandbox import Limits
 from server.sandbox.cpu import CpuMeter
 
-__all__ = ["RunOptions", "TournamentRun", "judge"]
+__all__ = ["RunOptions", "TournamentRun"]
 
 log = structlog.get_logger()
 
@@ -77,62 +67,6 @@ class _Watch:
     over: trio.Event = field(default_factory=trio.Event)
     actor: Any = None
     faults: dict[int, str] = field(default_factory=dict)
-
-
-#: Signals the sandbox's limits send: the program went past a limit (spec: sandbox_limit).
-LIMIT_SIGNALS = ("SIGXCPU", "SIGXFSZ")
-
-
-def _failed_kind(exit_text: str | None) -> str:
-    """crashed, or sandbox_limit when a limit's signal ended the program."""
-    return "sandbox_limit" if any(s in (exit_text or "") for s in LIMIT_SIGNALS) else "crashed"
-
-
-def judge(
-    *,
-    connected: tuple[bool, bool],
-    winner: int | None,
-    reason: str | None,
-    faults: dict[int, str],
-    exits: tuple[tuple[str | None, bool], tuple[str | None, bool]],
-    crossings: tuple[int, int],
-    match_seconds: float,
-) -> tuple[Points, list[dict[str, Any]], str]:
-    """Each seat's points, the failures (seat, reason, detail) and the result's reason."""
-    failures: list[dict[str, Any]] = []
-    for seat in (0, 1):
-        exit_text, failed = exits[seat]
-        if not connected[seat]:
-            if failed:
-                detail = f"{exit_text} before its six sockets joined"
-                failures.append({"seat": seat, "reason": _failed_kind(exit_text), "detail": detail})
-            else:
-                detail = exit_text or "its six sockets did not all join in time"
-                failures.append({"seat": seat, "reason": "never_connected", "detail": detail})
-        elif reason == "forfeit" and winner == 1 - seat and failed:
-            # An exit code or a signal wins over a protocol fault and the closed sockets.
-            failures.append({"seat": seat, "reason": _failed_kind(exit_text), "detail": exit_text})
-        elif reason == "time_limit" and winner == 1 - seat:
-            detail = "it went past its CPU budget for the match"
-            failures.append({"seat": seat, "reason": "time_limit", "detail": detail})
-        elif seat in faults:
-            failures.append({"seat": seat, "reason": "protocol_error", "detail": faults[seat]})
-        elif reason == "forfeit" and winner == 1 - seat:
-            detail = exit_text or "its sockets closed before the end"
-            failures.append({"seat": seat, "reason": "disconnected", "detail": detail})
-        elif reason == "time" and crossings[seat] == 0:
-            detail = f"no corridor crossed in {match_seconds:g} s"
-            failures.append({"seat": seat, "reason": "hung", "detail": detail})
-    failed_seats = {f["seat"] for f in failures}
-    if len(failed_seats) == 2:
-        return (0.0, 0.0), failures, failures[0]["reason"]
-    if failed_seats:
-        loser = failed_seats.pop()
-        points: Points = (0.0, 1.0) if loser == 0 else (1.0, 0.0)
-        return points, failures, failures[0]["reason"]
-    if winner is None:
-        return (0.5, 0.5), failures, reason or "draw"
-    return ((1.0, 0.0) if winner == 0 else (0.0, 1.0)), failures, reason or "win"
 
 
 class TournamentRun(Competition):
@@ -201,74 +135,13 @@ class TournamentRun(Competition):
             shutil.rmtree(self._scratch, ignore_errors=True)
 
     async def _check_program(self, number: int, team: Team) -> dict[str, Any]:
-        """A dungeon program's pre-flight is ``arena check-client``'s: the scripted server
-        (:func:`server.probe.run_probe`) plays the other team and probes it, and
-        :func:`protocol.conformance.evaluate` judges what it saw; the program runs sandboxed,
-        started as in a match. The first check that did not pass is its reason."""
+        """A dungeon program's pre-flight: ``arena check-client``'s probe
+        (:mod:`server.competition.dungeon_preflight`)."""
         assert self._scratch is not None
-        name = f"{self.t.name}-preflight-{team.name}"[:64]
-        output = f"programs/{name}-{team.name}.txt"
-        token = secrets.token_hex(16)
-        config = ProbeConfig(
-            match=name, token=token, seed=self.t.seed, rules=self.t.config,
-            start_timeout=self.t.connect_seconds,
+        return await check_program(
+            team, tournament=self.t, options=self.options, board=self.board, out=self.out,
+            scratch=self._scratch, limits=self._sandbox_limits, host=HOST, grace=END_GRACE,
         )  # fmt: skip
-        seen = Observations(team=0, start_timeout=config.start_timeout)
-        exited = trio.Event()
-        listeners = await trio.open_tcp_listeners(0, host=HOST)
-        port = listeners[0].socket.getsockname()[1]
-        seconds = config.start_timeout + config.flood_timeout + config.play_seconds + END_GRACE
-        entrant = Entrant(
-            team, MatchTicket(HOST, port, 0, name, token), scratch=self._scratch / name,
-            output=self.out / output, limits=self._sandbox_limits(seconds),
-            sandbox=self.options.sandbox, seed=self.t.seed, players=self.options.players,
-        )  # fmt: skip
-        self.board.matches[name] = BoardMatch(name, (team.name, "check-client"))
-        self.board.start(name, None)
-        stopping = False
-        try:
-            async with trio.open_nursery() as nursery:
-                await nursery.start(entrant.run)
-
-                async def watch() -> None:
-                    await entrant.ended.wait()
-                    if stopping:
-                        return
-                    # Judged as it exits (as arena check-client judges it).
-                    seen.exited_after_game_over = seen.game_over_sent
-                    seen.exited_early = not seen.game_over_sent
-                    seen.exit_status = entrant.status
-                    exited.set()
-
-                nursery.start_soon(watch)
-                await run_probe(listeners, config, seen, exited)
-                with trio.move_on_after(END_GRACE if seen.sockets else 0):
-                    await exited.wait()
-                stopping = True
-                entrant.stop()
-                nursery.cancel_scope.cancel()
-        finally:
-            for listener in listeners:
-                await listener.aclose()
-        seen.stderr_tail = await trio.to_thread.run_sync(_tail, self.out / output)
-        verdicts = evaluate(seen)
-        passed = sum(v.status == PASSED for v in verdicts)
-        result = f"{passed} of {len(verdicts)} checks of arena check-client passed"
-        self.board.finish(name, result, None)
-        first = next((v for v in verdicts if v.status != PASSED), None)
-        reason = detail = None
-        if first is not None:
-            detail = f"{first.check.name}: {first.detail} (see {first.check.section})"
-            reason = "protocol_error"
-            if first.check.name == "runs" and seen.exit_status is not None:
-                reason, detail = "crashed", f"{entrant.exit}; {detail}"
-            elif first.check.name == "runs" and seen.sockets == 0:
-                reason = "never_connected"
-        return {
-            "passed": first is None, "reason": reason, "detail": detail, "output": output,
-            "result": result, "replay": None,
-            "checks": [v.as_dict() for v in verdicts],
-        }  # fmt: skip
 
     async def _play(self, game: Game) -> dict[str, Any]:
         name = game.name(self.t.name)
@@ -401,14 +274,7 @@ class TournamentRun(Competition):
             match_seconds=self.t.match_seconds,
         )
         a, b = game.seats
-        # Worded by who failed: "ann wins; fay lost: crashed", never "ann wins (crashed)".
-        lost = [f"{game.seats[f['seat']]} lost: {f['reason']}" for f in failures]
-        if points[0] == points[1]:
-            result = f"draw ({reason})" if points[0] else "both lose"
-        else:
-            result = f"{a if points[0] > points[1] else b} wins"
-            result += "" if failures else f" ({reason})"
-        result = "; ".join([result, *lost])
+        result = result_line(game.seats, points, failures, reason)
         self.watches.pop(name, None)
         return {
             "index": game.index,
@@ -426,25 +292,7 @@ class TournamentRun(Competition):
             "deaths": summary["deaths"],
             "seconds": round(seconds, 3),
             "time": None if actor is None or actor.fair is None else self.options.time,
-            "cpu": _cpu_by_team(None if actor is None else actor.cpu, game.seats),
+            "cpu": cpu_by_team(None if actor is None else actor.cpu, game.seats),
             "log": None if log_path is None else str(Path(log_path).relative_to(self.out)),
             "replay": replay,
         }
-
-
-def _cpu_by_team(cpu: dict[str, Any] | None, seats: tuple[str, ...]) -> dict[str, Any] | None:
-    """The match's CPU per team name (the actor's is per seat); None: not measured."""
-    if cpu is None:
-        return None
-    return {team: cpu[str(seat)] for seat, team in enumerate(seats) if str(seat) in cpu}
-
-
-def _tail(path: Path, lines: int = 5) -> list[str]:
-    """The last lines a program wrote (its output file's last 4 KiB)."""
-    try:
-        with path.open("rb") as file:
-            file.seek(max(0, path.stat().st_size - 4096))
-            text = file.read().decode("utf-8", "replace")
-    except OSError:
-        return []
-    return [line for line in text.splitlines() if line.strip()][-lines:]
