@@ -9,7 +9,7 @@ from pathlib import Path
 
 from replay_logs import sim_log
 
-from server.competition.web import live_json_of, viewer_json_of
+from server.competition.live_feed import live_json_of, viewer_json_of
 
 
 def test_following_a_growing_log_gives_the_frames_of_the_whole_log(tmp_path: Path) -> None:

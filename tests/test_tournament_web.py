@@ -220,10 +220,11 @@ async def test_a_long_live_match_opens_on_its_newest_steps_then_fetches_the_rest
     from replay_logs import sim_log
 
     from server.competition import web
+    from server.competition.live_feed import viewer_json_of
 
     monkeypatch.setattr(web, "LIVE_WINDOW", 5)
     log = sim_log(tmp_path / "long.jsonl", seed=4, maps="digest")
-    whole = web.viewer_json_of(log, True)
+    whole = viewer_json_of(log, True)
     assert whole is not None
     board = Board("long")
     board.start("long", log)  # still running
