@@ -10,9 +10,10 @@ order of joining); an odd player out gets a bye (a win, in a league no points).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Container
 from typing import Any
 
-__all__ = ["KINDS", "Pairing", "Tournament"]
+__all__ = ["KINDS", "Pairing", "Tournament", "take_due"]
 
 KINDS = ("league", "knockout")
 
@@ -154,3 +155,29 @@ class Tournament:
             "games": [dataclasses.asdict(p) for p in (self.phases[-1] if self.phases else [])],
             "standings": self.standings(),
         }
+
+
+def take_due(
+    pending: list[tuple[Tournament, Pairing]],
+    connected: Container[str],
+    waiting: set[tuple[str, str]],
+) -> list[tuple[Tournament, Pairing]]:
+    """Take out of ``pending`` (the games of the current phases not started yet) each game that
+    is decided now: one whose player is not ``connected`` is recorded as lost by that player
+    (both absent: a draw); one whose two players wait for it (``waiting`` holds (tournament,
+    player) pairs, and loses those it gives a game) is returned, to be started in that order.
+    A game with a player still busy stays."""
+    due = []
+    for tournament, pairing in list(pending):
+        names = (pairing.first, pairing.second)
+        present = [name for name in names if name in connected]
+        seats = {(tournament.name, name) for name in names}
+        if len(present) < 2:
+            tournament.record(pairing, present[0] if present else None)
+        elif seats <= waiting:
+            waiting -= seats
+            due.append((tournament, pairing))
+        else:
+            continue
+        pending.remove((tournament, pairing))
+    return due

@@ -2,7 +2,7 @@
 layer (:mod:`server.net`) around the pure parts: :mod:`protocol.labyrinth` (framing, commands),
 :mod:`labyrinth.session` (a connection's phases), :mod:`labyrinth.table` (one game) and
 :mod:`labyrinth.tournament`; the records it keeps per connection and per game, and the page's
-views of a game, are :mod:`server.labyrinth.gamerun`'s.
+views of a game, are :mod:`server.labyrinth.gamerun`'s, its files :mod:`server.labyrinth.logs`'s.
 
 ``await nursery.start(server.run)`` then ``await nursery.start(serve_tcp, server.handle)``
 (``serve_labyrinth`` does both and reports the port). One task per connection reads commands
@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
-import json
 import math
 import random
 from collections.abc import Callable
@@ -41,12 +40,11 @@ from labyrinth.table import (
     TimeUp,
 )
 from labyrinth.table import Forfeit as Forfeited
-from labyrinth.tournament import Pairing, Tournament
+from labyrinth.tournament import Pairing, Tournament, take_due
 from protocol.labyrinth import Malformed, WaitRequest
-from replay.chainlog import software_version
-from replay.labyrinthlog import LabyrinthGameLog
 from server.cycle import Ending, Fault, attribute
 from server.labyrinth.gamerun import Client, GameRun, game_state, lobby_view, new_run
+from server.labyrinth.logs import ServerLogs
 from server.net import DEFAULT_LIMITS, Gate, Limits, OverBudget, serve_tcp
 
 __all__ = ["Client", "GameRun", "LabyrinthServer", "Settings", "game_state", "serve_labyrinth"]
@@ -82,6 +80,7 @@ class LabyrinthServer:
             raise ValueError(f"rules is one of {sorted(PROFILES)}, got {self.settings.rules!r}")
         self.rng = random.Random(seed)
         self.gate = Gate(self.settings.limits)
+        self.logs = ServerLogs(self.settings.log_dir, self.settings.log_key)
         self.clients: dict[str, Client] = {}
         self.waiting: list[Client] = []
         self.games: dict[str, GameRun] = {}
@@ -147,7 +146,7 @@ class LabyrinthServer:
                 return
             client.session.registered(action.name)
             self.clients[action.name] = client
-            self._player_log(action.name, {"type": "connected"})
+            self.logs.player(action.name, {"type": "connected"})
             client.send(("OK",))
             self._lobby_changed()
         elif isinstance(action, Wait):
@@ -214,14 +213,8 @@ class LabyrinthServer:
             timeout=request.timeout or settings.move_timeout,
             pairing=pairing,
         )
-        name, header, labyrinth, seats = run.table.name, run.header, run.table.lab, run.clients
-        if self.settings.log_dir is not None:
-            games = self.settings.log_dir / "games"
-            games.mkdir(parents=True, exist_ok=True)
-            run.log = LabyrinthGameLog(
-                games / f"{name}.jsonl.gz", header, clock=trio.current_time,
-                key=self.settings.log_key, version=software_version(),
-            )  # fmt: skip
+        name, labyrinth, seats = run.table.name, run.table.lab, run.clients
+        run.log = self.logs.game(name, run.header)
         self.games[name] = run
         for seat, player in enumerate(seats):
             if player is None:
@@ -231,7 +224,7 @@ class LabyrinthServer:
             player.run, player.seat = run, seat
             player.session.playing()
             player.send((name, f"{labyrinth.width} {labyrinth.height}"))
-            self._player_log(player.name, {"type": "game", "game": name, "seat": seat})
+            self.logs.player(player.name, {"type": "game", "game": name, "seat": seat})
         assert self._nursery is not None, "start the server's run() first"
         self._nursery.start_soon(self._run_game, run)
         self._lobby_changed()
@@ -302,7 +295,7 @@ class LabyrinthServer:
         for seat, name in enumerate(table.names):
             if run.clients[seat] is not None:
                 result = "draw" if winner is None else ("won" if winner == name else "lost")
-                self._player_log(
+                self.logs.player(
                     name, {"type": "result", "game": table.name, "result": result,
                            "reason": table.reason}
                 )  # fmt: skip
@@ -316,7 +309,7 @@ class LabyrinthServer:
             self.waiting.remove(client)
         if self.clients.get(client.name) is client:
             del self.clients[client.name]
-            self._player_log(client.name, {"type": "disconnected"})
+            self.logs.player(client.name, {"type": "disconnected"})
         run = client.run
         if run is not None and not run.table.over:
             self._apply(run, run.table.apply(Disconnect(client.seat)))
@@ -361,27 +354,17 @@ class LabyrinthServer:
     def _start_pending(self) -> None:
         """Start each pending tournament game whose two players wait for it. A player who is
         not connected loses it (both absent: a draw); one still busy is waited for."""
-        for tournament, pairing in list(self._pending):
-            names = (pairing.first, pairing.second)
-            connected = [self.clients.get(name) for name in names]
-            waiting = [self._tournament_waiter(tournament, name) for name in names]
-            if connected[0] is None or connected[1] is None:
-                present = [name for name, c in zip(names, connected, strict=True) if c]
-                tournament.record(pairing, present[0] if present else None)
-            elif waiting[0] is not None and waiting[1] is not None:
-                request = WaitRequest(tournament=tournament.name, start=0)
-                run = self.start_game(waiting[0], waiting[1], request, (tournament, pairing))
-                pairing.game = run.table.name
-            else:
-                continue
-            self._pending.remove((tournament, pairing))
+        waiting = {
+            (client.request.tournament, client.name)
+            for client in self.waiting
+            if client.request is not None and client.request.tournament is not None
+        }
+        for tournament, pairing in take_due(self._pending, self.clients, waiting):
+            request = WaitRequest(tournament=tournament.name, start=0)
+            first, second = self.clients[pairing.first], self.clients[pairing.second]
+            run = self.start_game(first, second, request, (tournament, pairing))
+            pairing.game = run.table.name
         self._lobby_changed()
-
-    def _tournament_waiter(self, tournament: Tournament, name: str) -> Client | None:
-        client = self.clients.get(name)
-        if client is None or client not in self.waiting or client.request is None:
-            return None
-        return client if client.request.tournament == tournament.name else None
 
     # ----- what the page shows
     def snapshot(self) -> dict[str, Any]:
@@ -397,21 +380,6 @@ class LabyrinthServer:
     def _publish(self, kind: str, data: dict[str, Any]) -> None:
         for listener in self.listeners:
             listener(kind, data)
-
-    def _player_log(self, name: str, data: dict[str, Any]) -> None:
-        if self.settings.log_dir is None:
-            return
-        folder = self.settings.log_dir / "players"
-        folder.mkdir(parents=True, exist_ok=True)
-        with (folder / f"{name}.jsonl").open("a", encoding="utf-8") as out:
-            out.write(json.dumps({"player": name, **data}) + "\n")
-        self._seal(folder / f"{name}.jsonl")
-
-    def _seal(self, path: Path) -> None:
-        if self.settings.log_key is not None:
-            from replay.seal import seal
-
-            seal(path, self.settings.log_key)
 
 
 async def serve_labyrinth(
