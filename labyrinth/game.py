@@ -19,7 +19,7 @@ from typing import Any, Self
 from labyrinth.generation import generate
 from labyrinth.players import astar_move, do_nothing_move, random_move
 from labyrinth.rotator import Rotator
-from labyrinth.rules import Labyrinth, LabyrinthConfig, Move
+from labyrinth.rules import GAME_TYPE, Labyrinth, LabyrinthConfig, Move
 from sim.game import TERMINAL, Bot, GameInfo, MatchResult, play_turn_based
 
 __all__ = ["LabyrinthGame", "LabyrinthState"]
@@ -146,8 +146,8 @@ class LabyrinthGame:
                 raise ValueError(f"unknown labyrinth option {key!r}; known: {known}")
         self.config = dataclasses.replace(config, **changes)
         self.info = GameInfo(
-            name="labyrinth",
-            num_players=2,
+            name=GAME_TYPE.name,
+            num_players=GAME_TYPE.max_players,
             min_return=-1.0,
             max_return=1.0,
             zero_sum=True,

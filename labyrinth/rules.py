@@ -23,7 +23,10 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import NamedTuple
 
+from floes.referee import GameType
+
 __all__ = [
+    "GAME_TYPE",
     "MOVES",
     "PROFILES",
     "ROTATIONS",
@@ -36,6 +39,10 @@ __all__ = [
     "parse_move",
     "whole_number",
 ]
+
+#: The Labyrinth's facts, declared once: two players who move in turn, no chance after the
+#: maze's generation, the whole maze and both players seen by each.
+GAME_TYPE = GameType("labyrinth", "Labyrinth", min_players=2, max_players=2)
 
 
 class MoveType(IntEnum):
