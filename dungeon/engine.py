@@ -3,22 +3,36 @@
 The owner (a server's match actor, a simulator's driver, a replay) feeds inputs with
 :meth:`Match.apply` and sends what comes back; the engine never touches a socket or a clock and
 draws every random number from the match generator, in input order, so the same seed and the
-same inputs give the same match everywhere.
+same inputs give the same match everywhere. Its inputs and outputs are defined in
+:mod:`dungeon.engine_io` and importable from here, with the :class:`Match` they go with; what
+each agent is told it sees is kept by :mod:`dungeon.visibility`.
 """
 
 from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
+from dungeon.engine_io import (
+    AGENTS,
+    HEIR,
+    TEAM_SIZE,
+    AgentId,
+    Disconnect,
+    Input,
+    Outbound,
+    Output,
+    Request,
+    TimeUp,
+)
 from dungeon.events import Crossing, EngineEvent, Kill, MatchOver, NpcKilled, TrapProblem
 from dungeon.generation import Dungeon, generate
 from dungeon.traps import DrawnProblem, draw_for_policy
-from dungeon.visibility import Sightings
+from dungeon.visibility import Sightings, sighting_updates
 from protocol import messages as wire
 
 __all__ = [
@@ -33,59 +47,6 @@ __all__ = [
     "Request",
     "TimeUp",
 ]
-
-TEAM_SIZE = wire.TEAM_SIZE
-HEIR = 0
-
-
-class AgentId(NamedTuple):
-    """One of the twelve agents: team 0 or 1, agent 0 (the heir) to 5."""
-
-    team: int
-    agent: int
-
-
-#: All twelve agents in the engine's fixed order: team 0's agents 0-5, then team 1's.
-AGENTS: tuple[AgentId, ...] = tuple(AgentId(t, a) for t in (0, 1) for a in range(TEAM_SIZE))
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    """A request an agent sent (after its `start`): a move or a trap solution."""
-
-    agent: AgentId
-    message: wire.Move | wire.Solution
-
-
-@dataclass(frozen=True, slots=True)
-class Disconnect:
-    """Every socket of ``agent``'s team is gone (``agent``: the last to go): that team forfeits."""
-
-    agent: AgentId
-
-
-@dataclass(frozen=True, slots=True)
-class TimeUp:
-    """The draw limit was reached (wall time on a server, logical steps in a simulation)."""
-
-
-Input = Request | Disconnect | TimeUp
-
-
-@dataclass(frozen=True, slots=True)
-class Outbound:
-    """One message for one agent."""
-
-    to: AgentId
-    message: wire.ServerMessage
-
-
-@dataclass(frozen=True, slots=True)
-class Output:
-    """What applying one input produced: messages in spec order, and facts for the match log."""
-
-    messages: list[Outbound]
-    events: list[EngineEvent]
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,7 +188,7 @@ class Match:
             )
             for agent in AGENTS
         ]
-        messages += self._sighting_updates()
+        messages += sighting_updates(self._sightings, self.dungeon, self._locations, self._npcs)
         return Output(messages, [])
 
     def apply(self, event: Input) -> Output:
@@ -332,7 +293,9 @@ class Match:
         # The acting agent's `moved` comes first, then the `moved` of everyone it killed.
         reason: wire.Reason = "crossed" if survived else "trap"
         messages.insert(0, Outbound(agent, wire.Moved(survived, destination, killed, reason)))
-        messages += self._sighting_updates(arrivals)
+        messages += sighting_updates(
+            self._sightings, self.dungeon, self._locations, self._npcs, arrivals
+        )
         if agent.agent == HEIR and destination == self.dungeon.shrine[agent.team]:
             return self._end(agent.team, "shrine", messages, events)
         return Output(messages, events)
@@ -396,62 +359,6 @@ class Match:
         messages = messages + [Outbound(agent, over) for agent in AGENTS]
         events = (events or []) + [MatchOver(winner=winner, reason=reason)]
         return Output(messages, events)
-
-    def _sighting_updates(
-        self, arrivals: list[tuple[AgentId, int]] | None = None
-    ) -> list[Outbound]:
-        """`enemy` messages bringing every agent's sightings up to date (unseen before seen).
-
-        With ``arrivals`` (each agent put somewhere since the last update, with the node it
-        left), only the watchers whose sightings may have changed are looked at: the agents
-        that moved, everyone when the enemy heir moved (always in sight), and those whose view
-        holds a node an enemy left or reached, or one where an NPC may have died (NPCs die
-        only where an agent arrives). The others' enemies moved out of their sight, and a team
-        mate's move alone changes nothing a watcher sees, so those are skipped: most of a
-        match's sighting computations (see docs/dungeon.md, "Why the hot paths look so").
-        """
-        updates: list[Outbound] = []
-        update = self._sightings.update
-        locations = self._locations
-        npcs = self._npcs
-        views = self.dungeon.views
-        everyone = arrivals is None
-        npcs_at_start = self.dungeon.npcs
-        movers: set[AgentId] = set()
-        # touched[t]: the nodes where what team t's agents see may have changed.
-        touched: tuple[set[int], set[int]] = (set(), set())
-        heir_moved = [False, False]
-        for mover, left in arrivals or ():
-            movers.add(mover)
-            reached = locations[mover.team][mover.agent]
-            seen_by_enemy = touched[1 - mover.team]
-            seen_by_enemy.add(left)
-            seen_by_enemy.add(reached)
-            if reached in npcs_at_start:
-                touched[mover.team].add(reached)
-            if mover.agent == HEIR:
-                heir_moved[mover.team] = True
-        for team in (0, 1):
-            mine, theirs = locations[team], locations[1 - team]
-            look_at_all = everyone or heir_moved[1 - team]
-            changed_here = touched[team]
-            for number, here in enumerate(mine):
-                # AgentId is a NamedTuple: (team, number) finds it in ``movers``.
-                if (
-                    not look_at_all
-                    and (team, number) not in movers
-                    and changed_here.isdisjoint(views[here])
-                ):
-                    continue
-                watcher = team * TEAM_SIZE + number
-                sightings = update(watcher, here, theirs, npcs)
-                if sightings:
-                    agent = AGENTS[watcher]
-                    updates += [
-                        Outbound(agent, wire.Enemy(location, entity, seen))
-                        for location, entity, seen in sightings
-                    ]
-        return updates
 
 
 def _check_agent(agent: AgentId) -> None:

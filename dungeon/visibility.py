@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence, Set
 
-__all__ = ["NPC", "Sighting", "Sightings"]
+from dungeon.engine_io import AGENTS, HEIR, TEAM_SIZE, AgentId, Outbound
+from dungeon.generation import Dungeon
+from protocol import messages as wire
+
+__all__ = ["NPC", "Sighting", "Sightings", "sighting_updates"]
 
 #: The entity number of an NPC in `enemy` messages and `moved.killed`.
 NPC = -1
@@ -109,3 +113,63 @@ def _enemies_moved(
     lost.sort()
     found.sort()
     return lost + found
+
+
+def sighting_updates(
+    sightings: Sightings,
+    dungeon: Dungeon,
+    locations: Sequence[Sequence[int]],
+    npcs: Set[int],
+    arrivals: list[tuple[AgentId, int]] | None = None,
+) -> list[Outbound]:
+    """`enemy` messages bringing every agent's sightings up to date (unseen before seen), for
+    agents standing on ``locations`` (by team, then agent) among ``npcs``.
+
+    With ``arrivals`` (each agent put somewhere since the last update, with the node it
+    left), only the watchers whose sightings may have changed are looked at: the agents
+    that moved, everyone when the enemy heir moved (always in sight), and those whose view
+    holds a node an enemy left or reached, or one where an NPC may have died (NPCs die
+    only where an agent arrives). The others' enemies moved out of their sight, and a team
+    mate's move alone changes nothing a watcher sees, so those are skipped: most of a
+    match's sighting computations (see docs/dungeon.md, "Why the hot paths look so").
+    """
+    updates: list[Outbound] = []
+    update = sightings.update
+    views = dungeon.views
+    everyone = arrivals is None
+    npcs_at_start = dungeon.npcs
+    movers: set[AgentId] = set()
+    # touched[t]: the nodes where what team t's agents see may have changed.
+    touched: tuple[set[int], set[int]] = (set(), set())
+    heir_moved = [False, False]
+    for mover, left in arrivals or ():
+        movers.add(mover)
+        reached = locations[mover.team][mover.agent]
+        seen_by_enemy = touched[1 - mover.team]
+        seen_by_enemy.add(left)
+        seen_by_enemy.add(reached)
+        if reached in npcs_at_start:
+            touched[mover.team].add(reached)
+        if mover.agent == HEIR:
+            heir_moved[mover.team] = True
+    for team in (0, 1):
+        mine, theirs = locations[team], locations[1 - team]
+        look_at_all = everyone or heir_moved[1 - team]
+        changed_here = touched[team]
+        for number, here in enumerate(mine):
+            # AgentId is a NamedTuple: (team, number) finds it in ``movers``.
+            if (
+                not look_at_all
+                and (team, number) not in movers
+                and changed_here.isdisjoint(views[here])
+            ):
+                continue
+            watcher = team * TEAM_SIZE + number
+            changes = update(watcher, here, theirs, npcs)
+            if changes:
+                agent = AGENTS[watcher]
+                updates += [
+                    Outbound(agent, wire.Enemy(location, entity, seen))
+                    for location, entity, seen in changes
+                ]
+    return updates
