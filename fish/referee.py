@@ -1,14 +1,19 @@
 """The referee of one Fish game as a pure state machine (spec fish.md, "Referee").
 
-The referee says which remote call comes next (:meth:`Referee.next_call`) and judges what came
-back (:meth:`Referee.receive` with the reply, :meth:`Referee.fail` when the shell saw a timeout,
-a broken connection or bad bytes). It never touches a socket or a clock: the game's task in the
-server asks, calls, and hands the answer back, so every rule below is tested without a network.
+It speaks the games' one referee vocabulary (:mod:`floes.effects`): :meth:`Referee.start` and
+:meth:`Referee.apply` (a seat's :class:`Reply` to the pending call, or its :class:`Failure`: a
+timeout, a broken connection or bad bytes the shell saw) return the effects for the shell, in
+order: :class:`~floes.effects.Record` of the answer and of its :class:`Verdict`, :class:`Expel`
+of a seat put out, then :class:`~floes.effects.Send` of the next call (a typed call of
+:mod:`fish.calls`) and its :class:`~floes.effects.Deadline`, or, once nobody can move, the
+:class:`Record` of the :class:`GameResult` and :class:`~floes.effects.Over`. It never touches a
+socket or a clock (the shell measures an answer's ``seconds``), so every rule below is tested
+without a network.
 
 The calls, in order: ``playing-as`` to every seat, then ``playing-with`` (the other colours) to
 every seat, then ``setup`` round robin until every penguin is placed, then ``take-turn`` to
 whoever can move, until nobody can. A State sent to a seat lists the remaining players with that
-seat first. ``take-turn`` carries the moves made since that seat's last turn, or ``[]`` after a
+seat first. ``take-turn`` carries the moves made since that seat's last turn, or none after a
 player was removed (the seed's rule).
 
 Verdicts: a reply of the wrong shape (``"void"`` expected, a Position ``[r, c]``, an Action
@@ -21,33 +26,62 @@ called again in this game.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Any
 
-from fish.data import action_to_json, board_to_json, position_to_json
+from fish.calls import FishCall, PlayerView, PlayingAs, PlayingWith, Setup, StateView, TakeTurn
 from fish.rules import COLORS, FISH_RULES, GAME_TYPE, penguins_each
 from floes import MOVEMENT, OVER, PLACEMENT, Floes
+from floes.effects import Deadline, Over, Record, Send
 
-__all__ = ["Call", "GameResult", "Referee", "Verdict"]
+__all__ = [
+    "Effect",
+    "Expel",
+    "Failure",
+    "FishRecord",
+    "GameResult",
+    "Input",
+    "Kind",
+    "Referee",
+    "Reply",
+    "Verdict",
+]
 
-Kind = Literal["ok", "failed", "cheated"]
+
+class Kind(StrEnum):
+    """What a verdict found."""
+
+    OK = "ok"
+    FAILED = "failed"
+    CHEATED = "cheated"
 
 
-@dataclass(frozen=True)
-class Call:
-    """One remote call for ``seat``: ``["name", args]`` on the wire."""
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """``seat`` answered the pending call with ``value`` after ``seconds``."""
 
     seat: int
-    name: str
-    args: list[Any]
-
-    def to_json(self) -> list[Any]:
-        return [self.name, self.args]
+    value: Any
+    seconds: float = 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """``seat`` did not answer the pending call: ``reason`` (a timeout, a broken connection,
+    bad bytes), after ``seconds``."""
+
+    seat: int
+    reason: str
+    seconds: float = 0.0
+
+
+Input = Reply | Failure
+
+
+@dataclass(frozen=True, slots=True)
 class Verdict:
-    """What the referee made of a call's outcome; ``action`` is the placement (a tile) or the
-    move (from, to) it played, for the log."""
+    """What the referee made of an answer; ``action`` is the placement (a tile) or the move
+    (from, to) it played."""
 
     seat: int
     kind: Kind
@@ -55,7 +89,7 @@ class Verdict:
     action: int | tuple[int, int] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameResult:
     """Seats of a finished game: the winners (top score among the remaining), the failed, the
     cheaters, and the rest; the scores of every seat."""
@@ -65,6 +99,21 @@ class GameResult:
     cheaters: tuple[int, ...]
     rest: tuple[int, ...]
     scores: tuple[int, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class Expel:
+    """Fish's own effect: ``seat`` failed or cheated (``kind``, ``reason``); it is never called
+    again, its connection may close."""
+
+    seat: int
+    kind: Kind
+    reason: str
+
+
+#: The lines of a Fish game's log, in order: each answer, its verdict; the result.
+FishRecord = Reply | Failure | Verdict | GameResult
+Effect = Send[FishCall] | Deadline | Record[FishRecord] | Expel | Over
 
 
 def _is_int(value: object) -> bool:
@@ -85,86 +134,104 @@ class Referee:
         self.colors = COLORS[:players]
         self.failed: list[int] = []
         self.cheaters: list[int] = []
-        self._intro: list[tuple[int, str]] = [(seat, "playing-as") for seat in range(players)]
-        self._intro += [(seat, "playing-with") for seat in range(players)]
-        self._since: list[list[list[list[int]]]] = [[] for _ in range(players)]
-        self._pending: Call | None = None
+        #: The introductions still to make: (seat, whether it is its playing-with).
+        self._intro = [(seat, False) for seat in range(players)]
+        self._intro += [(seat, True) for seat in range(players)]
+        self._since: list[list[tuple[int, int]]] = [[] for _ in range(players)]
+        self._pending: Send[FishCall] | None = None
+        self._started = False
 
     # ----------------------------------------------------------------- queries
 
     @property
     def over(self) -> bool:
-        return not self._intro and self.floes.phase == OVER
+        return self._started and self._pending is None
 
-    def state_for(self, seat: int) -> dict[str, Any]:
-        """The State as ``seat`` sees it: remaining players, ``seat`` first."""
-        floes = self.floes
-        seats = floes.seats
-        order = [(seat + k) % seats for k in range(seats) if floes.active[(seat + k) % seats]]
-        return {
-            "players": [
-                {
-                    "color": self.colors[other],
-                    "score": floes.scores[other],
-                    "places": [position_to_json(floes, tile) for tile in floes.penguins[other]],
-                }
-                for other in order
-            ],
-            "board": board_to_json(floes),
-        }
-
-    def next_call(self) -> Call | None:
-        """The call to make now (the same one until it is answered), or None: the game is over."""
-        if self._pending is None:
-            self._pending = self._make_call()
+    @property
+    def pending(self) -> Send[FishCall] | None:
+        """The call awaiting its answer (None before :meth:`start` and once the game is over)."""
         return self._pending
 
-    def _make_call(self) -> Call | None:
+    def state_for(self, seat: int) -> StateView:
+        """The State as ``seat`` sees it: remaining players, ``seat`` first."""
+        floes = self.floes
+        seats, colors, scores, penguins = floes.seats, self.colors, floes.scores, floes.penguins
+        order = [(seat + k) % seats for k in range(seats) if floes.active[(seat + k) % seats]]
+        players = tuple(
+            PlayerView(colors[other], scores[other], tuple(penguins[other])) for other in order
+        )
+        layout = floes.layout
+        return StateView(players, layout.rows, layout.cols, tuple(floes.fish))
+
+    # ----------------------------------------------------------------- inputs
+
+    def start(self) -> list[Effect]:
+        """The game's first call (or its end, if nobody can act)."""
+        if self._started:
+            raise RuntimeError("the game has started already")
+        self._started = True
+        return self._next([])
+
+    def apply(self, answer: Input) -> list[Effect]:
+        """Judge ``answer`` to the pending call; the effects that follow from it."""
+        call = self._pending
+        if call is None:
+            raise RuntimeError("no call is pending: the game is over or not started")
+        if answer.seat != call.seat:
+            raise ValueError(f"seat {answer.seat} answered, the call was to seat {call.seat}")
+        self._pending = None
+        name = call.message.name
+        if isinstance(answer, Reply):
+            verdict = self._judge(call.seat, call.message, answer.value)
+        else:
+            verdict = self._remove(call.seat, Kind.FAILED, f"{name}: {answer.reason}")
+        effects: list[Effect] = [Record(answer), Record(verdict)]
+        if verdict.kind is not Kind.OK:
+            effects.append(Expel(verdict.seat, verdict.kind, verdict.reason))
+        return self._next(effects)
+
+    def _next(self, effects: list[Effect]) -> list[Effect]:
+        send = self._make_call()
+        if send is None:
+            result = self.result()
+            reason = "nobody can move" if any(self.floes.active) else "every player is out"
+            effects += [Record(result), Over(result.winners, reason)]
+            return effects
+        self._pending = send
+        effects += [send, Deadline(send.seat)]
+        return effects
+
+    def _make_call(self) -> Send[FishCall] | None:
         floes = self.floes
         seats = floes.seats
         while self._intro:
-            seat, name = self._intro.pop(0)
+            seat, playing_with = self._intro.pop(0)
             if not floes.active[seat]:
                 continue
-            if name == "playing-as":
-                return Call(seat, name, [self.colors[seat]])
+            if not playing_with:
+                return Send(seat, PlayingAs(self.colors[seat]))
             others = [(seat + k) % seats for k in range(1, seats)]
-            return Call(seat, name, [[self.colors[o] for o in others if floes.active[o]]])
+            colors = tuple(self.colors[o] for o in others if floes.active[o])
+            return Send(seat, PlayingWith(colors))
         seat = floes.current
         if floes.phase == PLACEMENT:
-            return Call(seat, "setup", [self.state_for(seat)])
+            return Send(seat, Setup(self.state_for(seat)))
         if floes.phase == MOVEMENT:
             since, self._since[seat] = self._since[seat], []
-            return Call(seat, "take-turn", [self.state_for(seat), since])
+            return Send(seat, TakeTurn(self.state_for(seat), tuple(since)))
         return None
 
-    # ------------------------------------------------------------------ answers
-
-    def receive(self, reply: object) -> Verdict:
-        """Judge the reply to the pending call."""
-        call = self._take_pending()
-        if call.name in ("playing-as", "playing-with"):
+    def _judge(self, seat: int, call: FishCall, reply: object) -> Verdict:
+        if isinstance(call, PlayingAs | PlayingWith):
             if reply != "void":
-                return self._remove(call.seat, "failed", f'{call.name}: expected "void"')
-            return Verdict(call.seat, "ok")
-        if call.name == "setup":
-            return self._place(call.seat, reply)
-        return self._move(call.seat, reply)
-
-    def fail(self, reason: str) -> Verdict:
-        """The pending call's player timed out, disconnected or sent bad bytes."""
-        call = self._take_pending()
-        return self._remove(call.seat, "failed", f"{call.name}: {reason}")
-
-    def _take_pending(self) -> Call:
-        call = self.next_call()
-        if call is None:
-            raise RuntimeError("the game is over: no call is pending")
-        self._pending = None
-        return call
+                return self._remove(seat, Kind.FAILED, f'{call.name}: expected "void"')
+            return Verdict(seat, Kind.OK)
+        if isinstance(call, Setup):
+            return self._place(seat, reply)
+        return self._move(seat, reply)
 
     def _remove(self, seat: int, kind: Kind, reason: str) -> Verdict:
-        (self.failed if kind == "failed" else self.cheaters).append(seat)
+        (self.failed if kind is Kind.FAILED else self.cheaters).append(seat)
         self.floes.eliminate(seat)
         for since in self._since:
             since.clear()  # the seed: [] after a player was eliminated
@@ -179,43 +246,42 @@ class Referee:
     def _place(self, seat: int, reply: object) -> Verdict:
         if not _is_position(reply):
             return self._remove(
-                seat, "failed", f"setup: expected a position [r, c], got {reply!r:.60}"
+                seat, Kind.FAILED, f"setup: expected a position [r, c], got {reply!r:.60}"
             )
         assert isinstance(reply, list)
         floes = self.floes
         tile = self._tile(reply)
         if tile is None:
-            return self._remove(seat, "cheated", f"placed off the board at {reply}")
+            return self._remove(seat, Kind.CHEATED, f"placed off the board at {reply}")
         if floes.fish[tile] == 0:
-            return self._remove(seat, "cheated", f"placed on a hole at {reply}")
+            return self._remove(seat, Kind.CHEATED, f"placed on a hole at {reply}")
         if floes.owner[tile] >= 0:
-            return self._remove(seat, "cheated", f"placed on a penguin at {reply}")
+            return self._remove(seat, Kind.CHEATED, f"placed on a penguin at {reply}")
         floes.place(tile)
-        return Verdict(seat, "ok", action=tile)
+        return Verdict(seat, Kind.OK, action=tile)
 
     def _move(self, seat: int, reply: object) -> Verdict:
         if not (isinstance(reply, list) and len(reply) == 2 and all(map(_is_position, reply))):
-            return self._remove(
-                seat, "failed", f"take-turn: expected an action [[r, c], [r, c]], got {reply!r:.60}"
-            )
+            wanted = "take-turn: expected an action [[r, c], [r, c]]"
+            return self._remove(seat, Kind.FAILED, f"{wanted}, got {reply!r:.60}")
         floes = self.floes
         src, dst = self._tile(reply[0]), self._tile(reply[1])
         if src is None or dst is None:
-            return self._remove(seat, "cheated", f"moved off the board: {reply}")
+            return self._remove(seat, Kind.CHEATED, f"moved off the board: {reply}")
         if floes.owner[src] != seat:
-            return self._remove(seat, "cheated", f"no penguin of its own on {reply[0]}")
+            return self._remove(seat, Kind.CHEATED, f"no penguin of its own on {reply[0]}")
         if floes.fish[dst] == 0:
-            return self._remove(seat, "cheated", f"moved onto a hole at {reply[1]}")
+            return self._remove(seat, Kind.CHEATED, f"moved onto a hole at {reply[1]}")
         if floes.owner[dst] >= 0:
-            return self._remove(seat, "cheated", f"moved onto a penguin at {reply[1]}")
+            return self._remove(seat, Kind.CHEATED, f"moved onto a penguin at {reply[1]}")
         problem = self._line_problem(src, dst)
         if problem:
-            return self._remove(seat, "cheated", f"{problem}: {reply}")
+            return self._remove(seat, Kind.CHEATED, f"{problem}: {reply}")
         floes.move(src, dst)
         for other, since in enumerate(self._since):
             if other != seat:
-                since.append(action_to_json(floes, (src, dst)))
-        return Verdict(seat, "ok", action=(src, dst))
+                since.append((src, dst))
+        return Verdict(seat, Kind.OK, action=(src, dst))
 
     def _line_problem(self, src: int, dst: int) -> str:
         """Why src -> dst is not a straight unobstructed line, or ""."""

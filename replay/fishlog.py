@@ -15,7 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from fish.referee import Referee, Verdict
+from fish.loglines import action_json, call_line, game_line
+from fish.referee import Effect, Failure, Referee, Reply, Verdict
+from floes.effects import Record
 from replay.chainlog import GameLogWriter, records_digest
 from replay.gamerecord import GameRecord, read_one
 
@@ -31,21 +33,32 @@ __all__ = [
 _CONFIG_KEYS = ("round", "game", "colors", "rows", "cols", "board")
 
 
-def action_json(action: int | tuple[int, int], cols: int) -> list[Any]:
-    if isinstance(action, int):
-        return list(divmod(action, cols))
-    return [list(divmod(action[0], cols)), list(divmod(action[1], cols))]
-
-
 def _verdict_record(verdict: Verdict, cols: int) -> dict[str, Any]:
-    action = verdict.action
-    return {
-        "event": "verdict",
-        "seat": verdict.seat,
-        "kind": verdict.kind,
-        "reason": verdict.reason,
-        "action": None if action is None else action_json(action, cols),
-    }
+    event, fields = game_line(verdict, cols, ())
+    return {"event": event, **fields}
+
+
+def _verdict(effects: list[Effect]) -> Verdict:
+    """The verdict among the referee's effects of an answer."""
+    return next(e.entry for e in effects if isinstance(e, Record) and isinstance(e.entry, Verdict))
+
+
+def _call(referee: Referee) -> dict[str, Any] | None:
+    """The pending call as its log line (``seat``, ``name``, ``args`` as sent), or None."""
+    send = referee.pending
+    if send is None:
+        return None
+    return call_line(send, send.message.to_json())[1]
+
+
+def _answer(referee: Referee, event: str, record: dict[str, Any]) -> Verdict:
+    """The verdict of the logged answer ``record`` (a ``reply`` or ``failure``) to the pending
+    call."""
+    send = referee.pending
+    assert send is not None
+    if event == "reply":
+        return _verdict(referee.apply(Reply(send.seat, record.get("value"))))
+    return _verdict(referee.apply(Failure(send.seat, str(record.get("reason")))))
 
 
 def _derived(call: dict[str, Any], verdict: dict[str, Any]) -> list[dict[str, Any]]:
@@ -122,25 +135,25 @@ def regenerate(
     records = [old_header]
     problems: list[str] = []
     referee = Referee(config["rows"], config["cols"], list(config["board"]), len(players))
+    referee.start()
     for number, data in lines:
         event, t = data["event"], data.get("t", 0.0)
         if event in ("reply", "failure"):
-            call = referee.next_call()
+            call = _call(referee)
             if call is None:
                 problems.append(f"line {number}: an answer after the game ended")
                 break
-            if data.get("seat") != call.seat:
+            seat = call["seat"]
+            if data.get("seat") != seat:
                 problems.append(f"line {number}: seat {data.get('seat')} answered, the "
-                                f"referee called seat {call.seat}")  # fmt: skip
+                                f"referee called seat {seat}")  # fmt: skip
                 break
-            call_record = {"t": t, "event": "call", "seat": call.seat, "name": call.name}
-            call_record["args"] = call.args
+            call_record = {"t": t, "event": "call", **call}
+            verdict = _answer(referee, event, data)
             if event == "reply":
-                verdict = referee.receive(data.get("value"))
-                answer = {"seat": call.seat, "value": data.get("value")}
+                answer = {"seat": seat, "value": data.get("value")}
             else:
-                verdict = referee.fail(str(data.get("reason")))
-                answer = {"seat": call.seat, "reason": data.get("reason")}
+                answer = {"seat": seat, "reason": data.get("reason")}
             answer["seconds"] = data.get("seconds")
             verdict_record = {"t": t, **_verdict_record(verdict, config["cols"])}
             # JSON round trip: the call's arguments as a reader of the log sees them
@@ -165,7 +178,7 @@ def _result_problems(
     referee: Referee, players: list[str], found: dict[str, Any], number: int
 ) -> list[str]:
     """What is wrong with a logged result, the referee's game being where the log ends."""
-    if referee.next_call() is not None:
+    if referee.pending is not None:
         return [f"line {number}: a result before the referee ended the game"]
     result = referee.result()
     expected = {
@@ -187,15 +200,14 @@ def verify_records(records: list[dict[str, Any]]) -> tuple[list[str], int]:
     players = header["players"]
     cols = header["cols"]
     referee = Referee(header["rows"], cols, list(header["board"]), len(players))
+    referee.start()
     problems: list[str] = []
     call = None
     answers = 0
     for number, record in enumerate(records[1:], start=2):
         event = record.get("event")
         if event == "call":
-            call = referee.next_call()
-            expected = None if call is None else {"seat": call.seat, "name": call.name,
-                                                  "args": call.args}  # fmt: skip
+            call = expected = _call(referee)
             found = {k: record.get(k) for k in ("seat", "name", "args")}
             if expected is None or _plain(expected) != _plain(found):
                 problems.append(f"line {number}: the call is not the referee's ({expected})")
@@ -205,10 +217,7 @@ def verify_records(records: list[dict[str, Any]]) -> tuple[list[str], int]:
                 problems.append(f"line {number}: an answer without its call")
                 break
             answers += 1
-            if event == "reply":
-                verdict = referee.receive(record.get("value"))
-            else:
-                verdict = referee.fail(str(record.get("reason")))
+            verdict = _answer(referee, event, record)
             call = None
         elif event == "verdict":
             expected_verdict = _verdict_record(verdict, cols)

@@ -77,8 +77,10 @@ def _fish(
     forked: dict[str, Any],
 ) -> list[str]:
     from client.fish import choose
-    from fish.referee import Referee
-    from replay.fishlog import FishGameLog, action_json
+    from fish.loglines import call_line, game_line
+    from fish.referee import Failure, GameResult, Referee, Reply
+    from floes.effects import Record, Send
+    from replay.fishlog import FishGameLog
 
     header = record.header
     players, cols = list(header["players"]), header["cols"]
@@ -92,32 +94,39 @@ def _fish(
     log.write("game", **{k: v for k, v in header.items() if k not in ("t", "event")})
     answers = [r for r in record.records if r.get("event") in ("reply", "failure")][:keep]
     played = 0
-    while (call := referee.next_call()) is not None:
-        log.write("call", seat=call.seat, name=call.name, args=call.args)
+    effects = referee.start()
+    result: GameResult | None = None
+    while result is None:
+        call = None
+        for effect in effects:
+            if isinstance(effect, Send):
+                call = (effect.seat, effect.message.to_json())
+                event, fields = call_line(effect, call[1])
+                log.write(event, **fields)
+            elif isinstance(effect, Record):
+                event, fields = game_line(effect.entry, cols, players)
+                log.write(event, **fields)
+                if isinstance(effect.entry, GameResult):
+                    result = effect.entry
+        if call is None:
+            break
+        seat, (name, args) = call
         if answers:
             answer = answers.pop(0)
-            fields = {k: v for k, v in answer.items() if k not in ("t", "event")}
-            log.write(answer["event"], **fields)
+            seconds = answer.get("seconds", 0.0)
             if answer["event"] == "reply":
-                verdict = referee.receive(answer.get("value"))
+                effects = referee.apply(Reply(seat, answer.get("value"), seconds))
             else:
-                verdict = referee.fail(str(answer.get("reason")))
+                effects = referee.apply(Failure(seat, str(answer.get("reason")), seconds))
         else:
             played += 1
             value: Any = "void"
-            if call.name in ("setup", "take-turn"):
-                value = choose(strategies[call.seat], call.name, call.args, rng)
-            log.write("reply", seat=call.seat, value=value, seconds=0.0)
-            verdict = referee.receive(value)
-        action = None if verdict.action is None else action_json(verdict.action, cols)
-        log.write("verdict", seat=verdict.seat, kind=verdict.kind, reason=verdict.reason,
-                  action=action)  # fmt: skip
-    result = referee.result()
-    winners = [players[s] for s in result.winners]
-    log.write("result", winners=winners, failed=[players[s] for s in result.failed],
-              cheaters=[players[s] for s in result.cheaters],
-              rest=[players[s] for s in result.rest], scores=list(result.scores))  # fmt: skip
+            if name in ("setup", "take-turn"):
+                value = choose(strategies[seat], name, args, rng)
+            effects = referee.apply(Reply(seat, value))
     log.close()
+    assert result is not None
+    winners = [players[s] for s in result.winners]
     lines = [
         f"fork of {forked['log']} after line {forked['at']}: {keep} answers as logged, "
         f"{played} played by {', '.join(strategies)}",

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fish.calls import PlayingAs, Setup, TakeTurn
 from fish.game import FishGame
-from fish.referee import Call, Referee
+from fish.referee import Effect, Expel, Failure, GameResult, Kind, Referee, Reply, Verdict
 from fish.rules import GAME_TYPE
 from floes import Floes
+from floes.effects import Deadline, Over, Record, Send
 
 ROWS, COLS = 6, 4
 #: Row 2 is all holes but one, so penguins placed in rows 0-1 can try to jump over holes.
@@ -20,7 +23,41 @@ BOARD = [1] * 8 + [0, 0, 0, 3] + [2] * 12
 
 
 def referee(players: int = 2) -> Referee:
-    return Referee(ROWS, COLS, list(BOARD), players)
+    ref = Referee(ROWS, COLS, list(BOARD), players)
+    ref.start()
+    return ref
+
+
+@dataclass(frozen=True)
+class Call:
+    """The pending call as the wire carries it."""
+
+    seat: int
+    name: str
+    args: list[Any]
+
+
+def next_call(ref: Referee) -> Call | None:
+    send = ref.pending
+    return None if send is None else Call(send.seat, send.message.name, send.message.to_json()[1])
+
+
+def verdict_of(effects: list[Effect]) -> Verdict:
+    verdicts = [e.entry for e in effects if isinstance(e, Record) and isinstance(e.entry, Verdict)]
+    assert len(verdicts) == 1
+    return verdicts[0]
+
+
+def receive(ref: Referee, value: object) -> Verdict:
+    """The verdict of the pending call's player answering ``value``."""
+    assert ref.pending is not None
+    return verdict_of(ref.apply(Reply(ref.pending.seat, value)))
+
+
+def fail(ref: Referee, reason: str) -> Verdict:
+    """The verdict of the pending call's player not answering (``reason``)."""
+    seat = 0 if ref.pending is None else ref.pending.seat
+    return verdict_of(ref.apply(Failure(seat, reason)))
 
 
 def good(ref: Referee, call: Call) -> Any:
@@ -36,9 +73,9 @@ def good(ref: Referee, call: Call) -> Any:
 
 def run(ref: Referee, reply: Callable[[Referee, Call], Any]) -> list[Call]:
     calls = []
-    while (call := ref.next_call()) is not None:
+    while (call := next_call(ref)) is not None:
         calls.append(call)
-        verdict = ref.receive(reply(ref, call))
+        verdict = receive(ref, reply(ref, call))
         assert verdict.seat == call.seat
     return calls
 
@@ -56,7 +93,7 @@ def test_a_game_of_good_players_runs_to_the_end() -> None:
     assert calls[4].args == [["brown", "red"]]
     assert [seat for seat, name in names if name == "setup"] == [0, 1, 2] * 3
     assert ref.over
-    assert ref.next_call() is None
+    assert next_call(ref) is None
     result = ref.result()
     assert result.failed == result.cheaters == ()
     assert set(result.winners) | set(result.rest) == {0, 1, 2}
@@ -148,20 +185,20 @@ def test_a_bad_reply_removes_the_player_and_the_game_goes_on(
     cheater = 1
     done = False
     verdicts = []
-    while (call := ref.next_call()) is not None:
+    while (call := next_call(ref)) is not None:
         assert not (done and call.seat == cheater), "a removed player was called again"
         if call.seat == cheater and call.name == call_name and not done:
             reply = bad(ref.floes, cheater)
             if reply is None:
-                verdicts.append(ref.receive(good(ref, call)))
+                verdicts.append(receive(ref, good(ref, call)))
                 continue  # no such move yet: try at the next turn
-            verdict = ref.receive(reply)
+            verdict = receive(ref, reply)
             assert (verdict.kind, verdict.seat) == (kind, cheater)
             assert reason in verdict.reason
             assert ref.floes.penguins[cheater] == []
             done = True
         else:
-            verdicts.append(ref.receive(good(ref, call)))
+            verdicts.append(receive(ref, good(ref, call)))
     assert done, f"the game never offered a chance to {what}"
     assert all(verdict.kind == "ok" for verdict in verdicts)
     result = ref.result()
@@ -173,17 +210,17 @@ def test_a_bad_reply_removes_the_player_and_the_game_goes_on(
 def test_a_player_that_times_out_fails_and_leaves_the_state() -> None:
     """fail() removes the pending call's player; later States no longer list it."""
     ref = referee(3)
-    while (call := ref.next_call()) is not None and call.name != "setup":
-        ref.receive("void")
+    while (call := next_call(ref)) is not None and call.name != "setup":
+        receive(ref, "void")
     assert call is not None
     assert call.seat == 0
-    verdict = ref.fail("timed out after 3 s")
+    verdict = fail(ref, "timed out after 3 s")
     assert (verdict.kind, verdict.seat, verdict.reason) == (
         "failed",
         0,
         "setup: timed out after 3 s",
     )
-    call = ref.next_call()
+    call = next_call(ref)
     assert call is not None
     assert call.seat == 1
     assert [p["color"] for p in call.args[0]["players"]] == ["white", "brown"]
@@ -191,13 +228,13 @@ def test_a_player_that_times_out_fails_and_leaves_the_state() -> None:
 
 def test_a_game_where_everyone_fails_ends_without_winners() -> None:
     ref = referee(2)
-    ref.fail("gone")
-    ref.fail("gone")
-    assert ref.next_call() is None
+    fail(ref, "gone")
+    fail(ref, "gone")
+    assert next_call(ref) is None
     assert ref.result().winners == ()
     assert ref.result().failed == (0, 1)
     with pytest.raises(RuntimeError):
-        ref.fail("again")
+        fail(ref, "again")
 
 
 replies = st.one_of(
@@ -216,11 +253,11 @@ def test_no_reply_can_crash_or_stall_the_referee(players: int, script: list[obje
     ref = referee(players)
     answers = iter(script)
     calls = 0
-    while (call := ref.next_call()) is not None:
+    while (call := next_call(ref)) is not None:
         calls += 1
         assert calls <= 2 * players + 2 * len(BOARD), "the game does not end"
         reply = next(answers, None)
-        verdict = ref.receive(good(ref, call) if reply is None else reply)
+        verdict = receive(ref, good(ref, call) if reply is None else reply)
         assert verdict.kind in ("ok", "failed", "cheated")
     result = ref.result()
     assert sorted(result.winners + result.failed + result.cheaters + result.rest) == list(
@@ -237,3 +274,72 @@ def test_fish_takes_the_players_its_game_type_declares(players: int) -> None:
         referee(players)
     with pytest.raises(ValueError, match=f"^players: Fish is for 2-4 players, got {players}"):
         FishGame(players=players)
+
+
+def test_the_referee_answers_each_input_with_typed_effects_in_order() -> None:
+    """start() sends the first call and sets its deadline; an answer is recorded, then its
+    verdict, then a put-out seat is expelled, then the next call; the end records the result
+    and says Over with the winners."""
+    ref = Referee(ROWS, COLS, list(BOARD), 2)
+    first = ref.start()
+    assert first == [Send(0, PlayingAs("red")), Deadline(0)]
+    assert PlayingAs("red").to_json() == ["playing-as", ["red"]]
+    effects = ref.apply(Reply(0, "void", 0.25))
+    assert effects[:2] == [Record(Reply(0, "void", 0.25)), Record(Verdict(0, Kind.OK))]
+    assert isinstance(effects[2], Send)
+    assert effects[2].seat == 1
+    assert effects[3] == Deadline(1)
+    with pytest.raises(ValueError, match="seat 0 answered, the call was to seat 1"):
+        ref.apply(Reply(0, "void"))
+    effects = ref.apply(Failure(1, "no reply within 3 s", 3.0))
+    verdict = Verdict(1, Kind.FAILED, "playing-as: no reply within 3 s")
+    assert effects[:3] == [
+        Record(Failure(1, "no reply within 3 s", 3.0)),
+        Record(verdict),
+        Expel(1, Kind.FAILED, verdict.reason),
+    ]
+    while ref.pending is not None:
+        call = next_call(ref)
+        assert call is not None
+        assert call.seat == 0
+        effects = ref.apply(Reply(0, good(ref, call)))
+    result = effects[-2]
+    assert isinstance(result, Record)
+    assert isinstance(result.entry, GameResult)
+    assert result.entry.winners == (0,)
+    assert result.entry.failed == (1,)
+    assert effects[-1] == Over((0,), "nobody can move")
+    assert ref.over
+    with pytest.raises(RuntimeError):
+        ref.apply(Reply(0, "void"))
+
+
+def test_a_call_carries_a_typed_state_and_sends_the_courses_json() -> None:
+    """setup and take-turn carry a StateView (tiles as ints); on the wire it is the course's
+    State: players (color, score, places as [r, c]) then the board's rows."""
+    ref = referee(2)
+    while (call := next_call(ref)) is not None and call.name != "setup":
+        receive(ref, "void")
+    assert ref.pending is not None
+    message = ref.pending.message
+    assert isinstance(message, Setup)
+    assert [p.color for p in message.state.players] == ["red", "white"]
+    assert message.state.fish == tuple(BOARD)
+    assert message.to_json() == [
+        "setup",
+        [
+            {
+                "players": [
+                    {"color": "red", "score": 0, "places": []},
+                    {"color": "white", "score": 0, "places": []},
+                ],
+                "board": [BOARD[r * COLS : (r + 1) * COLS] for r in range(ROWS)],
+            }
+        ],
+    ]
+    while ref.pending is not None and not isinstance(ref.pending.message, TakeTurn):
+        receive(ref, good(ref, next_call(ref)))  # type: ignore[arg-type]
+    turn = ref.pending.message if ref.pending else None
+    assert isinstance(turn, TakeTurn)
+    places = [list(divmod(t, COLS)) for t in ref.floes.penguins[0]]
+    assert turn.to_json()[1][0]["players"][0]["places"] == places

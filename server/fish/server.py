@@ -31,9 +31,11 @@ import structlog
 import trio
 
 from fish.gamelog import JsonlLog
+from fish.loglines import call_line, game_line
 from fish.manager import Manager, Outcome
-from fish.referee import Referee
+from fish.referee import Expel, Failure, GameResult, Referee, Reply
 from fish.rules import MAX_FISH
+from floes.effects import Deadline, Record, Send
 from replay.chainlog import software_version
 from replay.fishlog import FishGameLog
 from server.cycle import Ending, Fault
@@ -328,45 +330,44 @@ class FishServer:
             cols=config.cols,
             board=config.board(),
         )
+        names = [p.name for p in players]
         try:
-            while (call := referee.next_call()) is not None:
-                remote = players[call.seat]
-                glog.write("call", seat=call.seat, name=call.name, args=call.args)
+            effects = referee.start()
+            result: GameResult | None = None
+            while result is None:
+                call: tuple[int, list[Any]] | None = None
+                timeout = config.call_timeout
+                for effect in effects:
+                    if isinstance(effect, Record):
+                        event, fields = game_line(effect.entry, config.cols, names)
+                        glog.write(event, **fields)
+                        if isinstance(effect.entry, GameResult):
+                            result = effect.entry
+                    elif isinstance(effect, Send):
+                        wire = effect.message.to_json()
+                        event, fields = call_line(effect, wire)
+                        glog.write(event, **fields)
+                        call = (effect.seat, wire)
+                    elif isinstance(effect, Expel):
+                        remote = players[effect.seat]
+                        log.info(
+                            "fish_player_removed", name=remote.name, kind=effect.kind.value,
+                            reason=effect.reason,
+                        )  # fmt: skip
+                        remote.fail(Ending(Fault.REMOTE, effect.reason))
+                        remote.release()
+                    elif isinstance(effect, Deadline) and effect.seconds is not None:
+                        timeout = effect.seconds
+                if call is None:
+                    break
+                seat, wire = call
                 self.calls += 1
-                answer = await remote.call(call.to_json(), config.call_timeout)
+                answer = await players[seat].call(wire, timeout)
                 if answer.ok:
-                    glog.write("reply", seat=call.seat, value=answer.value, seconds=answer.seconds)
-                    verdict = referee.receive(answer.value)
+                    effects = referee.apply(Reply(seat, answer.value, answer.seconds))
                 else:
-                    glog.write(
-                        "failure", seat=call.seat, reason=answer.reason, seconds=answer.seconds
-                    )
-                    verdict = referee.fail(answer.reason)
-                action = verdict.action
-                glog.write(
-                    "verdict",
-                    seat=verdict.seat,
-                    kind=verdict.kind,
-                    reason=verdict.reason,
-                    action=None if action is None else _action_json(action, config.cols),
-                )
-                if verdict.kind != "ok":
-                    log.info(
-                        "fish_player_removed", name=remote.name, kind=verdict.kind,
-                        reason=verdict.reason,
-                    )  # fmt: skip
-                    remote.fail(Ending(Fault.REMOTE, verdict.reason))
-                    remote.release()
-            result = referee.result()
-            names = [p.name for p in players]
-            glog.write(
-                "result",
-                winners=[names[s] for s in result.winners],
-                failed=[names[s] for s in result.failed],
-                cheaters=[names[s] for s in result.cheaters],
-                rest=[names[s] for s in result.rest],
-                scores=list(result.scores),
-            )
+                    effects = referee.apply(Failure(seat, answer.reason, answer.seconds))
+            assert result is not None, "the referee ended the game without a result"
             self.tournament_log.write(
                 "game_result",
                 round=round_number,
@@ -387,12 +388,6 @@ class FishServer:
 
 def _names(by_id: dict[int, Remote], ids: list[int]) -> list[str]:
     return [by_id[i].name for i in ids]
-
-
-def _action_json(action: int | tuple[int, int], cols: int) -> list[Any]:
-    if isinstance(action, int):
-        return list(divmod(action, cols))
-    return [list(divmod(action[0], cols)), list(divmod(action[1], cols))]
 
 
 async def serve(

@@ -1,0 +1,119 @@
+"""The calls Fish's referee makes, typed (spec fish.md, "Referee"), and their JSON for the wire.
+
+A call is one of :class:`PlayingAs`, :class:`PlayingWith`, :class:`Setup`, :class:`TakeTurn`;
+its ``name`` is a :class:`CallName`. The State a call carries is a :class:`StateView`: the
+remaining players as the called seat sees them (that seat first) and the board, with tiles as
+ints ``row * cols + col``. ``to_json()`` gives the value sent: ``["name", args]``, the State as
+the course's data definition (``{"players": [{"color", "score", "places"}], "board"}``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, ClassVar
+
+__all__ = [
+    "CallName",
+    "FishCall",
+    "PlayerView",
+    "PlayingAs",
+    "PlayingWith",
+    "Setup",
+    "StateView",
+    "TakeTurn",
+]
+
+
+class CallName(StrEnum):
+    """The name of a call on the wire."""
+
+    PLAYING_AS = "playing-as"
+    PLAYING_WITH = "playing-with"
+    SETUP = "setup"
+    TAKE_TURN = "take-turn"
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """A remaining player in a State: its colour, its fish, its penguins' tiles."""
+
+    color: str
+    score: int
+    places: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StateView:
+    """A State as one seat sees it: the remaining players (that seat first) and the board's
+    fish per tile (0: a hole), ``rows`` x ``cols``."""
+
+    players: tuple[PlayerView, ...]
+    rows: int
+    cols: int
+    fish: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        cols, fish = self.cols, self.fish
+        return {
+            "players": [
+                {
+                    "color": player.color,
+                    "score": player.score,
+                    "places": [list(divmod(tile, cols)) for tile in player.places],
+                }
+                for player in self.players
+            ],
+            "board": [list(fish[row * cols : (row + 1) * cols]) for row in range(self.rows)],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class PlayingAs:
+    """``playing-as``: the seat's colour."""
+
+    name: ClassVar[CallName] = CallName.PLAYING_AS
+    color: str
+
+    def to_json(self) -> list[Any]:
+        return [self.name.value, [self.color]]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayingWith:
+    """``playing-with``: the other remaining players' colours, in turn order after the seat."""
+
+    name: ClassVar[CallName] = CallName.PLAYING_WITH
+    colors: tuple[str, ...]
+
+    def to_json(self) -> list[Any]:
+        return [self.name.value, [list(self.colors)]]
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """``setup``: place a penguin."""
+
+    name: ClassVar[CallName] = CallName.SETUP
+    state: StateView
+
+    def to_json(self) -> list[Any]:
+        return [self.name.value, [self.state.to_json()]]
+
+
+@dataclass(frozen=True, slots=True)
+class TakeTurn:
+    """``take-turn``: move a penguin; ``moves`` are the (from, to) tiles of the moves made since
+    the seat's last turn (none after a player was removed)."""
+
+    name: ClassVar[CallName] = CallName.TAKE_TURN
+    state: StateView
+    moves: tuple[tuple[int, int], ...]
+
+    def to_json(self) -> list[Any]:
+        cols = self.state.cols
+        moves = [[list(divmod(src, cols)), list(divmod(dst, cols))] for src, dst in self.moves]
+        return [self.name.value, [self.state.to_json(), moves]]
+
+
+FishCall = PlayingAs | PlayingWith | Setup | TakeTurn
