@@ -35,7 +35,8 @@ from arena.errors import EXIT_USAGE, command
 from arena.options import ArgumentParser, add_config_option, dungeon_rules, positive_seconds, seed
 from arena.stopping import STOP_SIGNALS, Stopped
 from protocol.conformance import FAILED, NOT_RUN, PASSED, Observations, Verdict, evaluate
-from server.probe import ProbeConfig, run_probe
+from server.probe import run_probe
+from server.probe_checks import ProbeConfig
 
 __all__ = ["main"]
 

@@ -11,7 +11,8 @@ are :func:`protocol.conformance.evaluate`'s.
 
 It is not the match server (no match log, no combat between the two teams' agents, no NPC
 kills, and a heir that reaches its shrine before the probes are made gets its `game_over` only
-once they are): only what a conformance probe needs, kept in this one module.
+once they are): only what a conformance probe needs. Its settings and its checks of a start and
+a move are :mod:`server.probe_checks`; its sockets' reading and writing :mod:`server.probe_socket`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from typing import Literal
 import numpy as np
 import trio
 
-from dungeon.config import DEFAULT_RULES, RulesConfig
 from dungeon.generation import Dungeon, generate
 from dungeon.traps import active_traps, draw_problem
 from protocol.codec import RemoteProtocolError
@@ -42,32 +42,10 @@ from protocol.messages import (
     Solution,
     Start,
 )
+from server.probe_checks import ProbeConfig, illegal_move, start_fault
 from server.probe_socket import ProbeSocket, drain_and_close, shortest_path, with_buffer
 
-__all__ = ["ProbeConfig", "run_probe"]
-
-
-@dataclass(frozen=True)
-class ProbeConfig:
-    team: int = 0
-    match: str = "check"
-    token: str | None = None
-    seed: int = 1
-    rules: RulesConfig = DEFAULT_RULES
-    start_timeout: float = 10.0
-    #: pieces of this many bytes the `dungeon` line is written in
-    chunk: int = 1500
-    #: `enemy` lines of the flood each socket gets (about 55 bytes each)
-    flood_lines: int = 20000
-    flood_timeout: float = 15.0
-    #: seconds the killed and the refused agent have to move again before game_over
-    grace: float = 3.0
-    #: the longest the match runs (then game_over, a draw)
-    play_seconds: float = 30.0
-    #: a sat unanswered this long at game_over is a fault
-    sat_timeout: float = 5.0
-    #: a kernel send buffer this small makes a program that stops reading show quickly
-    send_buffer: int = 32768
+__all__ = ["run_probe"]
 
 
 @dataclass
@@ -113,7 +91,7 @@ class _Probe:
         first: Message | RemoteProtocolError | None = None
         with trio.move_on_after(self.config.start_timeout):
             first = await conn.next()
-        fault = self._start_fault(first)
+        fault = start_fault(first, self.config, self.sockets)
         if fault is not None:
             self.seen.start_faults.append(f"socket {self.seen.sockets}: {fault}")
             code = ErrorCode.START_TIMEOUT if first is None else ErrorCode.START_REQUIRED
@@ -128,25 +106,6 @@ class _Probe:
         if len(self.sockets) == 6:
             self.all_started.set()
         await self.closed.wait()  # trio closes the stream when this handler returns
-
-    def _start_fault(self, first: Message | RemoteProtocolError | None) -> str | None:
-        config = self.config
-        if first is None:
-            return f"no start within {config.start_timeout:g} s (or the socket closed)"
-        if isinstance(first, RemoteProtocolError):
-            return f"the first line is not a valid start: {first.text}"
-        if not isinstance(first, Start):
-            return f"the first line is a {type(first).__name__.lower()}, not a start"
-        if first.team != config.team:
-            return f"start for team {first.team}, but the program was told team {config.team}"
-        if first.match != config.match:
-            return f"start for match {first.match!r}, but the program was told {config.match!r}"
-        if first.token != config.token:
-            told = "no token" if config.token is None else "a token"
-            return f"start with token {first.token!r}, but the program was given {told}"
-        if first.agent in self.sockets:
-            return f"a second start for agent {first.agent}"
-        return None
 
     # -- the match -------------------------------------------------------------------------------
 
@@ -252,7 +211,8 @@ class _Probe:
             self.seen.killed_then_moved = True
         if number == self.seen.errored_agent and self.error_sent:
             self.seen.errored_then_moved = True
-        fault = self._illegal(agent, to)
+        committed = None if agent.pending is None else agent.pending[0]
+        fault = illegal_move(self.dungeon, self.enemy, agent.location, committed, to)
         if fault is not None:
             code, text = fault
             target = (
@@ -283,23 +243,6 @@ class _Probe:
         rules = self.config.rules
         drawn = draw_problem(self.rng, rules.switches, rules.traps)
         return tuple(tuple(int(lit) for lit in trap) for trap in drawn.tolist())
-
-    def _illegal(self, agent: _Agent, to: int) -> tuple[ErrorCode, str] | None:
-        d = self.dungeon
-        if agent.pending is not None:
-            return (
-                ErrorCode.ALREADY_COMMITTED,
-                f"move to {to} while committed to {agent.pending[0]}",
-            )
-        if not 0 <= to < d.node_count:
-            return ErrorCode.NO_SUCH_NODE, f"there is no node {to}"
-        if to not in d.adjacency[agent.location]:
-            return ErrorCode.NOT_ADJACENT, f"node {to} is not adjacent to its node {agent.location}"
-        if to == d.start[self.enemy]:
-            return ErrorCode.ENEMY_START, f"node {to} is the other team's start"
-        if to == d.shrine[self.enemy]:
-            return ErrorCode.ENEMY_SHRINE, f"node {to} is the other team's shrine"
-        return None
 
     async def _kill_while_committed(
         self, number: int, conn: ProbeSocket, agent: _Agent, to: int

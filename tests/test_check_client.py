@@ -18,7 +18,7 @@ import trio
 from arena import check_client
 from dungeon.config import RulesConfig
 from protocol.conformance import CHECKS, FAILED, NOT_RUN, PASSED, evaluate
-from server.probe import ProbeConfig
+from server.probe_checks import ProbeConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 FAULTY = ROOT / "tests" / "fixtures" / "faulty_team.py"

@@ -18,7 +18,8 @@ from server.competition.board import Board, BoardMatch
 from server.competition.competition import RunOptions
 from server.competition.programs import Entrant, MatchTicket
 from server.competition.teams import Team, Tournament
-from server.probe import ProbeConfig, run_probe
+from server.probe import run_probe
+from server.probe_checks import ProbeConfig
 from server.sandbox import Limits
 
 __all__ = ["check_program"]
