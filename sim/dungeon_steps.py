@@ -51,10 +51,10 @@ def step_order(generator: np.random.Generator) -> list[AgentId]:
 
 class StepSchedule:
     """The one step schedule of a headless match (spec section 6), for :func:`play_steps` and
-    :class:`DungeonState` alike: in each logical step the twelve agents act once each, in an
-    order drawn from the step-order generator when the step begins; after ``limit`` steps the
-    time is up. Orders are drawn only for steps that begin, so the generator's stream is the
-    same whichever driver runs the match."""
+    :class:`sim.dungeon_state.DungeonState` alike: in each logical step the twelve agents act
+    once each, in an order drawn from the step-order generator when the step begins; after
+    ``limit`` steps the time is up. Orders are drawn only for steps that begin, so the
+    generator's stream is the same whichever driver runs the match."""
 
     def __init__(self, order: np.random.Generator, limit: int) -> None:
         self._generator = order

@@ -15,7 +15,9 @@ from dungeon.engine import AgentId
 from protocol.messages import Error, Sat, ServerMessage
 from replay.matchlog import read_log
 from sim.backends import DaskBackend, LocalBackend
-from sim.dungeon import STAY, DungeonGame, strategy_seed
+from sim.dungeon import DungeonGame
+from sim.dungeon_state import STAY
+from sim.dungeon_steps import strategy_seed
 from sim.runner import RunSpec, run
 
 SMALL: dict[str, Any] = {"nodes": 300, "radius": 0.1}
