@@ -3,7 +3,9 @@
 Modules: ``rules`` (the square-grid rules over the shared floes core), ``strategies`` (random,
 greedy, alphabeta, minimax2, territory), ``naming`` (the player's ``name`` call, alone),
 ``interactive`` (``arena penguins play``), ``judge`` (a call's board file against the one
-before) and ``game`` (the simulator's ``sim.game.Game``). The board file (parser and
+before), ``referee`` (a game of player programs: which call comes next and what a call did, in
+the referees' one vocabulary, :mod:`floes.effects`), ``facts`` (the game's facts, declared once)
+and ``game`` (the simulator's ``sim.game.Game``). The board file (parser and
 byte-preserving writer) is :mod:`protocol.penguins`, the player program :mod:`client.penguins`,
 the game master running sandboxed player programs :mod:`server.penguins` (its command line is
 ``arena/penguins.py``).

@@ -3,9 +3,10 @@
     arena penguins master --player "penguins-player strategy=greedy id=greedy" \\
                           --player "penguins-player strategy=alphabeta id=ab" --seed 3
 
-(``arena/penguins.py`` holds the command line; this module the game.) It asks each program its
-``name``, then calls the programs in the given order, as the course's script does: placement
-rounds until every program returns 1, then movement rounds until every program returns 1.
+(``arena/penguins.py`` holds the command line; this module the game's shell.) It asks each
+program its ``name``, then plays the calls the pure referee (:mod:`penguins.referee`) asks for,
+in the given order, as the course's script does: placement rounds until every program returns
+1, then movement rounds until every program returns 1.
 
 Every call runs in the project's sandbox (:mod:`server.sandbox`, bubblewrap): its own user, a
 fresh PID namespace (everything it starts dies with the call), resource limits, no network, and
@@ -17,7 +18,8 @@ authoritative board in memory; the log
 (``WORKDIR/log.jsonl.gz``, the shared log format, one line per step) and the final board
 (``WORKDIR/board.txt``) live in a directory no program can see, opened without following
 links. After the call it reads the program's board file once (no link, a regular file of at
-most :data:`~server.penguins.folder.MAX_FILE_BYTES`) and judges it (:func:`judge`).
+most :data:`~server.penguins.folder.MAX_FILE_BYTES`) and hands it to the referee, which judges
+it (:func:`penguins.judge.judge`) and says what to log.
 
 A move that breaks the rules, a changed score or field of someone else, a malformed file, a
 crash (named by its signal), a timeout, an exit code other than 0 or 1, exit 1 while a legal
@@ -35,11 +37,23 @@ import shutil
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from floes import MOVEMENT, PLACEMENT
-from penguins.judge import changed_on_exit_1, judge, legal_action_exists
+from floes.effects import Deadline, Record, Send
+from penguins.judge import judge, legal_action_exists
+from penguins.referee import (
+    BOARD,
+    Answer,
+    Call,
+    Entrant,
+    Fault,
+    Referee,
+    Unprepared,
+    failure,
+    failure_kind,
+    ranking,
+)
 from protocol.penguins import BoardFile
 from replay.chainlog import software_version
 from replay.penguinslog import PenguinsGameLog
@@ -65,33 +79,18 @@ __all__ = [
     "sandbox_runner",
 ]
 
-#: How much of a program's stderr the log keeps per call.
-STDERR_KEPT = 2000
-
-#: The kinds of disqualification (the tournament's reasons, spec tournament.md).
-CRASHED, PROTOCOL, ILLEGAL, TIME, LIMIT = (
-    "crashed", "protocol_error", "illegal_move", "time_limit", "sandbox_limit",
-)  # fmt: skip
-
 #: Runs argv in a folder within a time limit: the only place the master touches processes.
 Runner = Callable[[Sequence[str], Path, float], Outcome]
 
 
 @dataclass
-class Program:
-    """A player program in the game: its command, its name (its id in the file), its private
-    folder and its fate."""
+class Program(Entrant):
+    """A player program in the game (:class:`penguins.referee.Entrant`: its command, name and
+    fate), with its private folder and the folder that folder starts as (a tournament team's,
+    or None: empty)."""
 
-    command: list[str]
-    name: str = ""
     directory: Path = Path()
-    disqualified: str | None = None
-    #: The kind of the disqualification: crashed, protocol_error, illegal_move, time_limit or
-    #: sandbox_limit.
-    kind: str | None = None
-    #: A folder whose copy the private folder starts as (a tournament team's), or None: empty.
     seed_folder: Path | None = None
-    finished: bool = field(default=False, repr=False)
 
 
 def limits_for(timeout: float) -> sandbox.Limits:
@@ -151,34 +150,6 @@ def resolve(command: list[str], folder: Path | None = None) -> str | None:
     return None
 
 
-#: Signals the sandbox's limits send (prlimit): the limit, not the program, ended the call.
-LIMIT_SIGNALS = {"SIGXCPU": "CPU time", "SIGXFSZ": "file size"}
-
-
-def failure_kind(outcome: Outcome) -> str:
-    """The kind of a call that neither moved nor declined (see :func:`failure`)."""
-    if outcome.timed_out:
-        return TIME
-    if outcome.signal in LIMIT_SIGNALS:
-        return LIMIT
-    return CRASHED
-
-
-def failure(outcome: Outcome, timeout: float) -> str:
-    """Why a call that neither moved nor declined disqualifies: the signal, the timeout, the
-    exit code."""
-    if outcome.timed_out:
-        return f"timed out after {timeout:g} s"
-    if outcome.signal in LIMIT_SIGNALS:
-        return f"sandbox limit: {LIMIT_SIGNALS[outcome.signal]} (killed by {outcome.signal})"
-    if outcome.signal is not None:
-        return f"crashed: killed by {outcome.signal}"
-    if outcome.code == 127 and "failed to execute" in outcome.stderr:
-        return "the program could not be executed (exit code 127)"
-    kind = "bad input" if outcome.code == 2 else "error"
-    return f"exit code {outcome.code} ({kind})"
-
-
 # -- the game ----------------------------------------------------------------------------------
 
 
@@ -208,7 +179,7 @@ def name_programs(
         seed_folder(program)
         inside = program.directory if program.seed_folder is not None else None
         reason = resolve(program.command, inside)
-        kind: str | None = CRASHED if reason is not None else None
+        kind: Fault | None = Fault.CRASHED if reason is not None else None
         name = ""
         if reason is None:
             outcome = runner([*program.command, "name"], program.directory, timeout)
@@ -218,10 +189,10 @@ def name_programs(
                 kind = failure_kind(outcome)
             elif len(words) != 1:
                 reason = f"'name' gave no single id: output {outcome.stdout[:100]!r}"
-                kind = PROTOCOL
+                kind = Fault.PROTOCOL
             elif words[0] in taken:
                 reason = f"its name {words[0]!r} is already the name of player {taken[words[0]]}"
-                kind = PROTOCOL
+                kind = Fault.PROTOCOL
             else:
                 name = words[0]
                 taken[name] = index
@@ -245,116 +216,44 @@ def run_game(
     timeout: float = 2.0,
     max_rounds: int = 10_000,
 ) -> BoardFile:
-    """Play a whole game; return the final board. Programs must have their name and folder."""
-    for phase in (PLACEMENT, MOVEMENT):
-        for program in programs:
-            program.finished = False
-        for _ in range(max_rounds):
-            active = [p for p in programs if p.disqualified is None]
-            if not active or all(p.finished for p in active):
-                break
-            for program in active:
-                program.finished = False
-                board = _call(program, board, phase, penguins, log, runner, timeout)
-            if all(p.finished for p in programs if p.disqualified is None):
-                break
-    return board
+    """Play a whole game (:class:`penguins.referee.Referee`); return the final board. Programs
+    must have their name and folder."""
+    referee = Referee(
+        programs, board, penguins, timeout=timeout, max_file_bytes=MAX_FILE_BYTES,
+        max_rounds=max_rounds,
+    )  # fmt: skip
+    effects = referee.start()
+    while True:
+        call: Send[Call] | None = None
+        seconds = timeout
+        for effect in effects:
+            if isinstance(effect, Record):
+                log(effect.entry.to_json())
+            elif isinstance(effect, Deadline) and effect.seconds is not None:
+                seconds = effect.seconds
+            elif isinstance(effect, Send):
+                call = effect
+        if call is None:
+            return referee.board
+        effects = referee.apply(
+            _call(call.seat, programs[call.seat], call.message, runner, seconds)
+        )
 
 
 def _call(
-    program: Program,
-    board: BoardFile,
-    phase: str,
-    penguins: int,
-    log: Callable[[dict[str, object]], None],
-    runner: Runner,
-    timeout: float,
-) -> BoardFile:
-    text = board.render()
-    path = program.directory / "board.txt"
-    argv = [*program.command, f"phase={phase}"]
-    if phase == PLACEMENT:
-        argv.append(f"penguins={penguins}")
-    argv += ["board.txt", "board.txt"]
-    entry: dict[str, object] = {"event": "call", "player": program.name, "phase": phase}
-    entry["argv"] = argv
+    seat: int, program: Program, call: Call, runner: Runner, timeout: float
+) -> Answer | Unprepared:
+    """Run one call: the board file written afresh in the program's folder (the folder is the
+    program's for the whole game: only the board file is replaced), the program run, the file
+    read back once and the folder measured."""
+    path = program.directory / BOARD
     try:
-        # The folder is the program's for the whole game: only the board file is replaced.
-        write_fresh(path, text.encode("utf-8", "surrogateescape"))
+        write_fresh(path, call.board.encode("utf-8", "surrogateescape"))
     except OSError as error:
-        # What a program left in its own folder is its fault, not a reason for the game master
-        # to stop (a sandboxed program cannot leave anything the master cannot remove).
-        reason = f"its folder cannot be prepared afresh: {error}"
-        program.disqualified, program.finished, program.kind = reason, True, PROTOCOL
-        log({**entry, "verdict": "disqualified", "reason": reason})
-        return board
-    outcome = runner(argv, program.directory, timeout)
-    entry["exit"] = outcome.code
-    if outcome.signal:
-        entry["signal"] = outcome.signal
-    entry["seconds"] = round(outcome.seconds, 4)
-    if outcome.stderr:
-        entry["stderr"] = outcome.stderr[:STDERR_KEPT]
-    verdict, reason, new_board = "", "", board
-    kind = PROTOCOL
-    after = read_once(path) if outcome.code in (0, 1) and not outcome.timed_out else None
-    if outcome.timed_out or outcome.code not in (0, 1):
-        reason, kind = failure(outcome, timeout), failure_kind(outcome)
-    elif outcome.code == 1:
-        if after is None and os.path.lexists(path):
-            reason = (
-                "exit 1 (cannot move) but it left a board file that is not a regular file "
-                f"of at most {MAX_FILE_BYTES} bytes"
-            )
-        elif after is not None and after != text:
-            reason = changed_on_exit_1(board, after)
-            kind = PROTOCOL if "malformed" in reason else ILLEGAL
-        if not reason and legal_action_exists(board, program.name, phase, penguins):
-            reason, kind = "exit 1 (cannot move) while a legal move existed", ILLEGAL
-        if not reason:
-            verdict = "cannot_move"
-            program.finished = True
-    elif after is None:
-        reason = "exit 0 but the board file is missing, a link, not a regular file or too big"
-    else:
-        judged, description = judge(board, after, program.name, phase, penguins)
-        if judged is None:
-            reason = description
-            kind = PROTOCOL if description.startswith(("malformed", "exit 0")) else ILLEGAL
-        else:
-            verdict, new_board = "moved", judged
-            entry["move"] = description
-    if bounds := over_bounds(program.directory):
-        # A sandbox limit comes first among the reasons (spec tournament.md): whatever else
-        # the call did, its folder outgrew its bound.
-        reason, kind = bounds, LIMIT
-    if reason:
-        verdict, new_board = "disqualified", board
-        program.kind = kind
-        program.disqualified = reason
-        program.finished = True
-        entry["reason"] = reason
-    entry["verdict"] = verdict
-    if verdict == "moved":
-        entry["board"] = new_board.render()
-    log(entry)
-    return new_board
-
-
-def ranking(programs: Sequence[Program], board: BoardFile) -> list[tuple[int | None, Program, int]]:
-    """(place, program, fish): the most fish first (equal fish, equal place), then the
-    disqualified programs, with no place."""
-    scores = {p.ident: p.score for p in board.players}
-    fair = sorted(
-        (p for p in programs if p.disqualified is None), key=lambda p: -scores.get(p.name, 0)
-    )
-    out: list[tuple[int | None, Program, int]] = []
-    for program in fair:
-        fish = scores.get(program.name, 0)
-        place = next((rank for rank, q, f in out if f == fish), len(out) + 1)
-        out.append((place, program, fish))
-    out += [(None, p, scores.get(p.name, 0)) for p in programs if p.disqualified]
-    return out
+        return Unprepared(seat, str(error))
+    outcome = runner([*program.command, *call.arguments], program.directory, timeout)
+    after = read_once(path)
+    return Answer(seat, outcome, after, os.path.lexists(path), over_bounds(program.directory))
 
 
 def host(
