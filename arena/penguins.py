@@ -41,7 +41,8 @@ def master_main(argv: list[str]) -> int:
 
     from arena.logopts import add_key_option, log_key
     from arena.options import positive_seconds
-    from penguins.rules import MAX_PLAYERS, generate_fish, penguins_each
+    from penguins.facts import GAME_TYPE
+    from penguins.rules import generate_fish, penguins_each
     from protocol.penguins import BoardFile, BoardFileError, parse
     from server.penguins.master import LOG_NAME, host, sandbox_runner
     from server.sandbox import check_available
@@ -77,8 +78,8 @@ def master_main(argv: list[str]) -> int:
     add_key_option(parser, "the game's log (log.jsonl.gz, signed in its lines)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every step")
     args = parser.parse_args(argv)
-    if not 1 <= len(args.player) <= MAX_PLAYERS:
-        parser.error(f"give 1-{MAX_PLAYERS} --player programs")
+    if not 1 <= len(args.player) <= GAME_TYPE.max_players:
+        parser.error(f"give 1-{GAME_TYPE.max_players} --player programs")
     if args.penguins is not None and args.penguins < 1:
         parser.error(f"--penguins must be at least 1, got {args.penguins}")
     try:

@@ -23,9 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from floes import MOVEMENT, PLACEMENT, Floes
+from penguins.facts import GAME_TYPE
 from penguins.rules import (
     MAX_FISH,
-    MAX_PLAYERS,
     PENGUINS_RULES,
     board_of,
     generate_fish,
@@ -124,8 +124,7 @@ class PenguinsGame:
         penguins: int | None = None,
         budget: int = 3000,
     ) -> None:
-        if not 2 <= players <= MAX_PLAYERS:
-            raise ValueError(f"players must be 2-{MAX_PLAYERS}, got {players}")
+        GAME_TYPE.check_players(players)
         if rows < 1 or cols < 1:
             raise ValueError(f"the board needs at least one row and column, got {rows} x {cols}")
         each = penguins_each(players, rows, cols) if penguins is None else penguins
@@ -137,7 +136,7 @@ class PenguinsGame:
         self.budget = budget
         size = rows * cols
         self.info = GameInfo(
-            name="penguins",
+            name=GAME_TYPE.name,
             num_players=players,
             min_return=0.0,
             max_return=float(MAX_FISH * size),

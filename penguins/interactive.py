@@ -20,8 +20,8 @@ import re
 import sys
 
 from floes import MOVEMENT, PLACEMENT, Floes
+from penguins.facts import GAME_TYPE
 from penguins.rules import (
-    MAX_PLAYERS,
     PENGUINS_RULES,
     generate_fish,
     penguins_each,
@@ -270,11 +270,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rows", type=int, default=8, help="board rows (default 8)")
     parser.add_argument("--cols", type=int, default=8, help="board columns (default 8)")
     parser.add_argument("--seed", type=int, default=0, help="board and bot seed (default 0)")
-    parser.add_argument("--players", type=int, default=2, help=f"2-{MAX_PLAYERS} (default 2)")
+    low, high = GAME_TYPE.min_players, GAME_TYPE.max_players
+    parser.add_argument("--players", type=int, default=2, help=f"{low}-{high} (default 2)")
     parser.add_argument("--penguins", type=int, help="penguins each (default: by board size)")
     args = parser.parse_args(argv)
-    if not 2 <= args.players <= MAX_PLAYERS:
-        parser.error(f"--players must be 2-{MAX_PLAYERS}")
+    if not low <= args.players <= high:
+        parser.error(f"--players must be {low}-{high}")
     if args.rows < 1 or args.cols < 1 or args.rows * args.cols > 900:
         parser.error("the board needs 1-900 tiles (--rows x --cols)")
     each = (
