@@ -289,7 +289,7 @@ def _check_output_files(args: argparse.Namespace) -> None:
 
 
 def _check_game(spec: Any) -> Any:
-    from sim.runner import load_game_cached
+    from sim.job import load_game_cached
 
     _check_option_types(spec.game, spec.options)
     try:

@@ -18,7 +18,7 @@ from bench.common import print_table
 from labyrinth.game import STRATEGIES, LabyrinthGame
 
 try:  # the simulator's seed list, when the runner is installed
-    from sim.runner import match_seeds
+    from sim.schedule import match_seeds
 except ImportError:  # pragma: no cover - the runner ships with the project
 
     def match_seeds(seed: int, count: int) -> list[int]:

@@ -44,7 +44,7 @@ CALLGRIND_MATCHES = 4  # seeds: each played in both seatings, after one warm-up 
 _PLAY = """
 import resource, sys
 from sim.dungeon import DungeonGame
-from sim.runner import match_seeds
+from sim.schedule import match_seeds
 game = DungeonGame()
 game.play(1, ("reference", "rusher"))
 for seed in match_seeds(2, int(sys.argv[1])):

@@ -17,7 +17,8 @@ from typing import Any
 from bench.common import env_number, print_table
 from replay import stats
 from sim.backends import LocalBackend
-from sim.runner import RunSpec, match_seeds, run
+from sim.runner import RunSpec, run
+from sim.schedule import match_seeds
 
 GAMES = env_number("BENCH_TIMED_GAMES", 200, minimum=2)
 SEED = 21

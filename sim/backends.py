@@ -76,7 +76,7 @@ class DaskBackend:
     """A Dask distributed cluster reached through its scheduler's address.
 
     Every worker needs this project installed (the same version): tasks name
-    ``sim.runner.play_job`` by reference, and the games are loaded on the worker.
+    ``sim.job.play_job`` by reference, and the games are loaded on the worker.
     """
 
     def __init__(self, scheduler: str) -> None:

@@ -15,7 +15,9 @@ from replay.journal import Journal, JournalError, journal_path
 from sim.backends import DaskBackend, LocalBackend
 from sim.game import GameInfo
 from sim.games import GAMES
-from sim.runner import MatchTimeout, RunSpec, Schedule, _with_timeout, match_seeds, run
+from sim.job import MatchTimeout, _with_timeout
+from sim.runner import RunSpec, run
+from sim.schedule import Schedule, match_seeds
 
 
 @pytest.fixture(autouse=True)
