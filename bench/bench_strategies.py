@@ -166,7 +166,8 @@ def strength_rows() -> list[tuple[object, ...]]:
     from bench.bench_timed import network_games
     from replay import stats
     from sim.backends import LocalBackend
-    from sim.runner import RunSpec, match_seeds, run
+    from sim.runner import RunSpec, run
+    from sim.schedule import match_seeds
 
     rows: list[tuple[object, ...]] = []
     for partner in PARTNERS:
