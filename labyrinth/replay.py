@@ -23,7 +23,7 @@ from typing import Any
 
 from labyrinth.generation import generate
 from labyrinth.render import render_text
-from labyrinth.rules import PROFILES, Labyrinth, LabyrinthConfig, Move
+from labyrinth.rules import GAME_TYPE, PROFILES, Labyrinth, LabyrinthConfig, Move
 from replay.page import VIEW_SCHEMA, render_page
 
 __all__ = [
@@ -329,7 +329,7 @@ def view_data(log: GameLog) -> dict[str, Any]:
         outcome = {"text": text + reason, "winner": winner}
     return {
         "schema": VIEW_SCHEMA,
-        "game": "labyrinth",
+        "game": GAME_TYPE.name,
         "title": str(h.get("game", "")),
         "players": [str(name) for name in h["players"]],
         "colors": COLORS,
@@ -359,4 +359,4 @@ def render_html(
         data["warning"] = None
     if players:
         data["players"] = list(players)
-    return render_page(data, "labyrinth", "Labyrinth")
+    return render_page(data, "labyrinth", GAME_TYPE.long_name)

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from penguins.facts import GAME_TYPE
 from protocol.penguins import BoardFile, BoardFileError, parse
 from replay.page import VIEW_SCHEMA, render_page
 
@@ -135,7 +136,7 @@ def view_data(events: list[dict[str, Any]], path: str | Path = "") -> dict[str, 
         outcome = {"text": f"{'wins' if len(first) == 1 else 'first'}: {text}", "winner": winner}
     return {
         "schema": VIEW_SCHEMA,
-        "game": "penguins",
+        "game": GAME_TYPE.name,
         "title": "",
         "players": names,
         "colors": COLORS[: len(names)],
@@ -165,4 +166,4 @@ def render_html(
         data["players"] = [
             f"{teams[name]} ({name})" if name in teams else name for name in data["players"]
         ]
-    return render_page(data, "floes", "Penguins"), len(data["frames"])
+    return render_page(data, "floes", GAME_TYPE.long_name), len(data["frames"])
