@@ -4,14 +4,14 @@ each :class:`~floes.effects.Send` is a ``call`` line, each record a ``reply``, `
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from fish.calls import FishCall
-from fish.referee import Failure, FishRecord, GameResult, Reply, Verdict
+from fish.referee import Failure, FishRecord, Reply, Verdict
 from floes.effects import Send
 
-__all__ = ["action_json", "call_line", "game_line"]
+__all__ = ["Write", "action_json", "as_dict", "log_call", "log_record"]
 
 
 def action_json(action: int | tuple[int, int], cols: int) -> list[Any]:
@@ -21,27 +21,37 @@ def action_json(action: int | tuple[int, int], cols: int) -> list[Any]:
     return [list(divmod(action[0], cols)), list(divmod(action[1], cols))]
 
 
-def call_line(send: Send[FishCall], wire: list[Any]) -> tuple[str, dict[str, Any]]:
-    """A game log's ``call`` line: the call ``send`` whose value on the wire is ``wire``."""
-    return "call", {"seat": send.seat, "name": wire[0], "args": wire[1]}
+#: Writes one line of a game log: ``write(event, **fields)`` (replay.fishlog.FishGameLog).
+Write = Callable[..., None]
 
 
-def game_line(entry: FishRecord, cols: int, names: Sequence[str]) -> tuple[str, dict[str, Any]]:
-    """A game log's line (its event and fields) for a record of the referee on a board of
-    ``cols`` columns between players ``names``: ``reply``, ``failure``, ``verdict``, ``result``."""
+def log_call(write: Write, send: Send[FishCall], wire: list[Any]) -> None:
+    """The ``call`` line of ``send``, whose value on the wire is ``wire``."""
+    write("call", seat=send.seat, name=wire[0], args=wire[1])
+
+
+def log_record(write: Write, entry: FishRecord, cols: int, names: Sequence[str]) -> None:
+    """The line of a referee's record on a board of ``cols`` columns between players
+    ``names``: ``reply``, ``failure``, ``verdict`` or ``result``."""
     if isinstance(entry, Reply):
-        return "reply", {"seat": entry.seat, "value": entry.value, "seconds": entry.seconds}
-    if isinstance(entry, Failure):
-        return "failure", {"seat": entry.seat, "reason": entry.reason, "seconds": entry.seconds}
-    if isinstance(entry, Verdict):
+        write("reply", seat=entry.seat, value=entry.value, seconds=entry.seconds)
+    elif isinstance(entry, Failure):
+        write("failure", seat=entry.seat, reason=entry.reason, seconds=entry.seconds)
+    elif isinstance(entry, Verdict):
         action = None if entry.action is None else action_json(entry.action, cols)
-        fields = {"seat": entry.seat, "kind": entry.kind.value, "reason": entry.reason}
-        return "verdict", fields | {"action": action}
-    assert isinstance(entry, GameResult)
-    return "result", {
-        "winners": [names[s] for s in entry.winners],
-        "failed": [names[s] for s in entry.failed],
-        "cheaters": [names[s] for s in entry.cheaters],
-        "rest": [names[s] for s in entry.rest],
-        "scores": list(entry.scores),
-    }
+        write("verdict", seat=entry.seat, kind=entry.kind.value, reason=entry.reason,
+              action=action)  # fmt: skip
+    else:
+        write(
+            "result",
+            winners=[names[s] for s in entry.winners],
+            failed=[names[s] for s in entry.failed],
+            cheaters=[names[s] for s in entry.cheaters],
+            rest=[names[s] for s in entry.rest],
+            scores=list(entry.scores),
+        )
+
+
+def as_dict(event: str, /, **fields: Any) -> dict[str, Any]:
+    """A line as a dict, ``event`` first (for a caller that compares lines)."""
+    return {"event": event, **fields}

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from fish.loglines import action_json, call_line, game_line
+from fish.loglines import action_json, as_dict, log_record
 from fish.referee import Effect, Failure, Referee, Reply, Verdict
 from floes.effects import Record
 from replay.chainlog import GameLogWriter, records_digest
@@ -34,8 +34,9 @@ _CONFIG_KEYS = ("round", "game", "colors", "rows", "cols", "board")
 
 
 def _verdict_record(verdict: Verdict, cols: int) -> dict[str, Any]:
-    event, fields = game_line(verdict, cols, ())
-    return {"event": event, **fields}
+    lines: list[dict[str, Any]] = []
+    log_record(lambda event, **fields: lines.append(as_dict(event, **fields)), verdict, cols, ())
+    return lines[0]
 
 
 def _verdict(effects: list[Effect]) -> Verdict:
@@ -48,7 +49,8 @@ def _call(referee: Referee) -> dict[str, Any] | None:
     send = referee.pending
     if send is None:
         return None
-    return call_line(send, send.message.to_json())[1]
+    wire = send.message.to_json()
+    return {"seat": send.seat, "name": wire[0], "args": wire[1]}
 
 
 def _answer(referee: Referee, event: str, record: dict[str, Any]) -> Verdict:

@@ -77,7 +77,7 @@ def _fish(
     forked: dict[str, Any],
 ) -> list[str]:
     from client.fish import choose
-    from fish.loglines import call_line, game_line
+    from fish.loglines import log_call, log_record
     from fish.referee import Failure, GameResult, Referee, Reply
     from floes.effects import Record, Send
     from replay.fishlog import FishGameLog
@@ -101,11 +101,9 @@ def _fish(
         for effect in effects:
             if isinstance(effect, Send):
                 call = (effect.seat, effect.message.to_json())
-                event, fields = call_line(effect, call[1])
-                log.write(event, **fields)
+                log_call(log.write, effect, call[1])
             elif isinstance(effect, Record):
-                event, fields = game_line(effect.entry, cols, players)
-                log.write(event, **fields)
+                log_record(log.write, effect.entry, cols, players)
                 if isinstance(effect.entry, GameResult):
                     result = effect.entry
         if call is None:

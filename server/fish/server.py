@@ -31,14 +31,12 @@ import structlog
 import trio
 
 from fish.gamelog import JsonlLog
-from fish.loglines import call_line, game_line
 from fish.manager import Manager, Outcome
-from fish.referee import Expel, Failure, GameResult, Referee, Reply
+from fish.referee import Referee
 from fish.rules import MAX_FISH
-from floes.effects import Deadline, Record, Send
 from replay.chainlog import software_version
 from replay.fishlog import FishGameLog
-from server.cycle import Ending, Fault
+from server.fish.game import play_game
 from server.fish.remote import Answer, Remote, valid_name
 from server.net import DEFAULT_LIMITS, Gate, Limits, open_listeners, serve_tcp
 
@@ -332,42 +330,8 @@ class FishServer:
         )
         names = [p.name for p in players]
         try:
-            effects = referee.start()
-            result: GameResult | None = None
-            while result is None:
-                call: tuple[int, list[Any]] | None = None
-                timeout = config.call_timeout
-                for effect in effects:
-                    if isinstance(effect, Record):
-                        event, fields = game_line(effect.entry, config.cols, names)
-                        glog.write(event, **fields)
-                        if isinstance(effect.entry, GameResult):
-                            result = effect.entry
-                    elif isinstance(effect, Send):
-                        wire = effect.message.to_json()
-                        event, fields = call_line(effect, wire)
-                        glog.write(event, **fields)
-                        call = (effect.seat, wire)
-                    elif isinstance(effect, Expel):
-                        remote = players[effect.seat]
-                        log.info(
-                            "fish_player_removed", name=remote.name, kind=effect.kind.value,
-                            reason=effect.reason,
-                        )  # fmt: skip
-                        remote.fail(Ending(Fault.REMOTE, effect.reason))
-                        remote.release()
-                    elif isinstance(effect, Deadline) and effect.seconds is not None:
-                        timeout = effect.seconds
-                if call is None:
-                    break
-                seat, wire = call
-                self.calls += 1
-                answer = await players[seat].call(wire, timeout)
-                if answer.ok:
-                    effects = referee.apply(Reply(seat, answer.value, answer.seconds))
-                else:
-                    effects = referee.apply(Failure(seat, answer.reason, answer.seconds))
-            assert result is not None, "the referee ended the game without a result"
+            result, calls = await play_game(referee, players, glog, config.call_timeout)
+            self.calls += calls
             self.tournament_log.write(
                 "game_result",
                 round=round_number,
