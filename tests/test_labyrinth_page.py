@@ -335,7 +335,7 @@ async def test_wrong_tokens_at_the_login_form_are_rate_limited() -> None:
         now[0] += 61
         status, _, _ = await http(port, "/login", "POST", f"token={TOKEN}")
         assert status == 303
-        assert gate._failures == {}  # a guesser is forgotten once its window has passed
+        assert gate.throttle.failures == {}  # a guesser is forgotten once its window has passed
         nursery.cancel_scope.cancel()
 
 

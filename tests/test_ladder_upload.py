@@ -109,3 +109,23 @@ def test_a_malformed_form_is_one_line_and_leaves_no_file(
 )
 def test_a_browser_file_name_becomes_a_safe_base_name(given: str, safe: str) -> None:
     assert safe_name(given) == safe
+
+
+def test_a_file_is_not_written_before_its_form_is_authorized(tmp_path: Path) -> None:
+    """As the file's part begins, the fields before it (the token) are handed to ``authorize``:
+    refused, the form ends there and no file was ever created."""
+    seen: list[tuple[dict[str, str], list[Path]]] = []
+
+    def refuse(fields: dict[str, str]) -> None:
+        seen.append((fields, list(tmp_path.iterdir())))
+        raise LadderError("wrong token")
+
+    form = FormReader(TYPE, tmp_path, 1 << 20, refuse)
+    with pytest.raises(LadderError, match=r"^wrong token$"):
+        form.feed(_body(_part("token", b"guess"), _part("program", b"x" * 100, "bot.zip")))
+    assert seen == [({"token": "guess"}, [])]
+    assert form.upload.path is None
+    assert list(tmp_path.iterdir()) == []
+    allowed = FormReader(TYPE, tmp_path, 1 << 20, lambda fields: None)
+    allowed.feed(_body(_part("token", b"t0ken"), _part("program", b"zip", "bot.zip")))
+    assert allowed.close().path == tmp_path / "bot.zip"

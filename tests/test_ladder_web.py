@@ -201,14 +201,16 @@ async def test_a_teams_output_opens_with_its_own_token_only(played: Class) -> No
 
 
 async def test_wrong_team_tokens_are_rate_limited(played: Class) -> None:
+    """Five wrong tokens from one address, then even the right one waits: 429, Retry-After."""
     statuses = [
-        (await http(played.port, "/teams/ann/login", "POST", "token=nope"))[0] for _ in range(6)
+        (await http(played.port, "/teams/ann/login", "POST", "token=nope"))[0] for _ in range(5)
     ]
-    assert statuses[:5] == [401] * 5
-    status, _, body = await http(
+    assert statuses == [401] * 5
+    status, headers, body = await http(
         played.port, "/teams/ann/login", "POST", f"token={played.tokens['ann']}"
     )  # fmt: skip
-    assert status == 401
+    assert status == 429
+    assert 1 <= int(headers["retry-after"]) <= 60
     assert "too many wrong tokens" in body
 
 
@@ -341,7 +343,10 @@ async def test_an_upload_larger_than_the_limit_is_refused_before_it_is_read(
             b"POST /submit HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
             b"Content-Type: multipart/form-data; boundary=x\r\nTransfer-Encoding: chunked\r\n\r\n"
         )
-        head = b"--x\r\nContent-Disposition: form-data; name=program; filename=a.zip\r\n\r\n"
+        head = (
+            f"--x\r\nContent-Disposition: form-data; name=token\r\n\r\n{played.tokens['ann']}\r\n"
+            "--x\r\nContent-Disposition: form-data; name=program; filename=a.zip\r\n\r\n"
+        ).encode()
 
         async def send_too_much() -> None:
             # The server may answer and stop reading while this still sends (its window
@@ -394,11 +399,14 @@ def multipart(fields: dict[str, str], file_name: str, content: bytes) -> tuple[s
     return f"multipart/form-data; boundary={boundary}", parts
 
 
-async def post_bytes(port: int, path: str, content_type: str, body: bytes) -> tuple[int, str]:
+async def post_bytes(
+    port: int, path: str, content_type: str, body: bytes, headers: dict[str, str] | None = None
+) -> tuple[int, str]:
+    extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     async with stream:
         await stream.send_all(
-            f"POST {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+            f"POST {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{extra}"
             f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
             + body
         )
@@ -421,7 +429,7 @@ async def test_a_student_uploads_a_version_that_is_checked_then_plays(played: Cl
     assert "cat version 3: FAILED: pre-flight" in page
     kind, body = multipart({"token": "not-a-token"}, "bot.py", player)
     status, page = await post_bytes(played.port, "/submit", kind, body)
-    assert status == 400
+    assert status == 401
     assert "wrong token" in page
     with played.ladder.engine.connect() as db:
         statuses = dict(

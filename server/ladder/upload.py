@@ -2,10 +2,15 @@
 fields kept in memory, its one file written to disk and refused as soon as it passes the
 ladder's upload limit, so a 1 GB upload costs at most the limit in bytes read and written.
 
-    form = FormReader(content_type, folder, limit)     # sans-I/O: feed it the body's chunks
+    form = FormReader(content_type, folder, limit, authorize)  # sans-I/O: feed it the chunks
     for chunk in chunks: form.feed(chunk)
     upload = form.close()                              # Upload(fields, path, filename)
-    upload = await read_upload(request.stream(), content_type, folder, limit)
+    upload = await read_upload(request.stream(), content_type, folder, limit, authorize)
+
+``authorize(fields)`` is called with the fields read so far when the file's part begins, before
+a byte of it is written: it raises to refuse the form (a wrong token), so that a form whose
+credential is wrong writes nothing (the token's field must come before the file, as a browser
+sends the fields of the page's form).
 
 Refused with :class:`~server.ladder.db.LadderError` (one line): not a multipart form, more than
 one file or :data:`MAX_FIELDS` fields, a field over :data:`MAX_FIELD` bytes, a file past
@@ -16,20 +21,32 @@ one file or :data:`MAX_FIELDS` fields, a field over :data:`MAX_FIELD` bytes, a f
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterable
+from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+import trio
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import MultipartParser, parse_options_header
 
 from server.ladder.db import LadderError
 
-__all__ = ["MAX_FIELD", "MAX_FIELDS", "FormReader", "Upload", "read_upload", "safe_name"]
+__all__ = [
+    "MAX_FIELD",
+    "MAX_FIELDS",
+    "OVERHEAD",
+    "Authorize",
+    "FormReader",
+    "Upload",
+    "read_upload",
+    "safe_name",
+]
 
 MAX_FIELDS = 8
 MAX_FIELD = 4096
+#: What a form may hold beside its file (its fields, the parts' heads and boundaries).
+OVERHEAD = MAX_FIELDS * MAX_FIELD + 65536
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -51,15 +68,21 @@ def _mib(size: int) -> str:
     return f"{size / (1 << 20):g} MiB"
 
 
+#: Says whether a form may write its file, from the fields before it (raises to refuse).
+Authorize = Callable[[dict[str, str]], None]
+
+
 class FormReader:
     """Feeds a multipart body to python-multipart's push parser within limits."""
 
-    def __init__(self, content_type: str, folder: Path, limit: int) -> None:
+    def __init__(
+        self, content_type: str, folder: Path, limit: int, authorize: Authorize | None = None
+    ) -> None:
         kind, options = parse_options_header(content_type)
         boundary = options.get(b"boundary")
         if kind != b"multipart/form-data" or not boundary:
             raise LadderError("the upload is not a multipart form (multipart/form-data)")
-        self.folder, self.limit = folder, limit
+        self.folder, self.limit, self.authorize = folder, limit, authorize
         self.upload = Upload()
         self._headers: dict[str, str] = {}
         self._header = self._value = b""
@@ -102,6 +125,8 @@ class FormReader:
         if b"filename" in options:
             if self.upload.path is not None:
                 raise LadderError("the form holds more than one file")
+            if self.authorize is not None:
+                self.authorize(dict(self.upload.fields))
             filename = options[b"filename"].decode("utf-8", "replace")
             self.upload.filename = safe_name(filename)
             self.upload.path = self.folder / self.upload.filename
@@ -141,7 +166,7 @@ class FormReader:
         except BaseException:
             self._discard()
             raise
-        if self._received > self.limit + MAX_FIELDS * MAX_FIELD + 65536:  # beside the parts
+        if self._received > self.limit + OVERHEAD:
             self._discard()
             raise LadderError(f"the upload is larger than {_mib(self.limit)}")
 
@@ -161,11 +186,16 @@ class FormReader:
 
 
 async def read_upload(
-    chunks: AsyncIterable[bytes], content_type: str, folder: Path, limit: int
+    chunks: AsyncIterable[bytes],
+    content_type: str,
+    folder: Path,
+    limit: int,
+    authorize: Authorize | None = None,
 ) -> Upload:
-    """Read a streamed form (Starlette's ``request.stream()``) into ``folder``."""
-    form = FormReader(content_type, folder, limit)
+    """Read a streamed form (Starlette's ``request.stream()``) into ``folder``; each chunk is
+    parsed and written in a worker thread (a disk, or ``authorize``, never stalls the pages)."""
+    form = FormReader(content_type, folder, limit, authorize)
     async for chunk in chunks:
         if chunk:
-            form.feed(chunk)
+            await trio.to_thread.run_sync(form.feed, chunk)
     return form.close()

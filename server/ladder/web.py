@@ -7,10 +7,12 @@ and the live view.
 
 Who may do what: anyone may read the ladder, team pages, matches and replays. A team's build,
 pre-flight and match output opens with that team's token (the team's login sets a cookie
-signed for that team) or the teacher's credential. A submission carries its team's token in
-the form. Every state change of the teacher's page needs the teacher's credential (the admin
-token: bearer, or the login cookie plus the page's CSRF token; :class:`server.web.TeacherGate`).
-Every database read runs in a worker thread, so a slow database never stalls the pages.
+signed for that team) or the teacher's credential. A submission carries its team's token as a
+bearer token or in the form before its file, checked before the file is read. Every state
+change of the teacher's page needs the teacher's credential (the admin token: bearer, or the
+login cookie plus the page's CSRF token; :class:`server.web.TeacherGate`). Every token is
+checked by :func:`server.ladder.auth.authenticate` (its wrong ones counted per address: then
+429). Every database read runs in a worker thread, so a slow database never stalls the pages.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import trio
-from sqlalchemy import false, select
+from sqlalchemy import select
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -39,24 +41,45 @@ from starlette.routing import Route
 
 from server.ladder import pages, teacher, views
 from server.ladder import schema as s
-from server.ladder.auth import Identity, authenticate, token_hash
+from server.ladder.auth import Identity, Throttled, authenticate
 from server.ladder.db import LadderError
 from server.ladder.ladder import DEFAULT_LIMITS, Ladder
 from server.ladder.store import StoreError
-from server.ladder.upload import read_upload
+from server.ladder.upload import OVERHEAD, read_upload
 from server.web import escape, event_stream, sse_event, web_app
-from server.web.auth import TeacherGate, form_fields, same_origin
+from server.web.app import SANDBOXED, STRICT_POLICY
+from server.web.auth import (
+    TeacherGate,
+    TooManyTries,
+    client_address,
+    form_fields,
+    same_origin,
+)
 
 __all__ = ["LadderSite"]
 
 #: The cookie a team's browser carries after it gave its token.
 TEAM_COOKIE = "arena_team"
-#: What a form holds beside its file (a token, a boundary or two), over the upload limit.
-MAX_FORM_EXTRA = 64 * 1024
 #: How often the live view looks at the database for a change.
 LIVE_POLL = 1.0
 
 T = TypeVar("T")
+
+
+class _Denied(LadderError):
+    """A credential refused: 401 (none, or a wrong one) or 403 (not one that may do this)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _refusal(error: LadderError, status: int) -> tuple[int, dict[str, str] | None]:
+    """The status of a refused token: ``status``, or 429 with ``Retry-After`` for a client
+    that used up its wrong tokens."""
+    if isinstance(error, Throttled):
+        return 429, {"Retry-After": str(error.retry_after)}
+    return status, None
 
 
 Submit = Callable[[Ladder, str, Path, str], Any]
@@ -73,7 +96,7 @@ class LadderSite:
 
     def __post_init__(self) -> None:
         self._key = secrets.token_bytes(32)  # team sessions end with the server
-        self.gate = TeacherGate(check=self._is_admin_token, home="/admin")
+        self.gate = TeacherGate(check=self._is_admin_token, clock=self.clock, home="/admin")
 
     # -- the app -------------------------------------------------------------------------------
 
@@ -100,7 +123,7 @@ class LadderSite:
             Route("/live/events", self._live_events, methods=get),
             *self.gate.routes(),
         ]
-        return web_app(routes, {"ladder": "server.ladder"})
+        return web_app(routes, {"ladder": "server.ladder"}, policy=STRICT_POLICY)
 
     async def _read(self, read: Callable[[Any], T]) -> T:
         """``read(connection)`` in a worker thread, in one read transaction."""
@@ -119,18 +142,20 @@ class LadderSite:
 
     # -- credentials ---------------------------------------------------------------------------
 
-    def _is_admin_token(self, given: str) -> bool:
-        digest = token_hash(given).encode()
-        with self.ladder.engine.connect() as db:
-            stored = db.execute(
-                select(s.tokens.c.token_hash)
-                .where(s.tokens.c.role == "admin")
-                .where(s.tokens.c.revoked.is_(false()))
-            ).scalars()
-            found = False
-            for value in stored:
-                found |= hmac.compare_digest(value.encode(), digest)
-        return found
+    async def _identity(self, token: str, address: str) -> Identity:
+        """Whose ``token`` is (:func:`server.ladder.auth.authenticate`, in a worker thread:
+        its wrong tokens counted in the database per address)."""
+        now = self.clock()
+        return await trio.to_thread.run_sync(authenticate, self.ladder.engine, token, address, now)
+
+    async def _is_admin_token(self, given: str, address: str) -> bool:
+        try:
+            who = await self._identity(given, address)
+        except Throttled as error:
+            raise TooManyTries(error.retry_after) from None
+        except LadderError:
+            return False
+        return who.role == "admin"
 
     def _team_mac(self, team: str) -> str:
         return hmac.new(self._key, b"team:" + team.encode(), hashlib.sha256).hexdigest()
@@ -141,12 +166,8 @@ class LadderSite:
             return name
         return None
 
-    def _may_see(self, request: Request, team: str) -> bool:
-        return self.gate.is_teacher(request) or self._signed_team(request) == team
-
-    @staticmethod
-    def _address(request: Request) -> str:
-        return request.client.host if request.client else "?"
+    async def _may_see(self, request: Request, team: str) -> bool:
+        return self._signed_team(request) == team or await self.gate.is_teacher(request)
 
     # -- pages anyone may read -----------------------------------------------------------------
 
@@ -164,21 +185,18 @@ class LadderSite:
 
     async def _team(self, request: Request) -> Response:
         team = await self._team_view(request.path_params["name"])
-        return HTMLResponse(pages.team_page(team, self._may_see(request, team.name)))
+        return HTMLResponse(pages.team_page(team, await self._may_see(request, team.name)))
 
     async def _team_login(self, request: Request) -> Response:
         same_origin(request)
         team = await self._team_view(request.path_params["name"])
         name = team.name
         form = await form_fields(request)
-        address = self._address(request)
-        now = self.clock()
         try:
-            who: Identity = await trio.to_thread.run_sync(
-                lambda: authenticate(self.ladder.engine, form.get("token", ""), address, now)
-            )
+            who = await self._identity(form.get("token", ""), client_address(request))
         except LadderError as error:
-            return HTMLResponse(pages.team_page(team, False, str(error)), status_code=401)
+            status, headers = _refusal(error, 401)
+            return HTMLResponse(pages.team_page(team, False, str(error)), status, headers)
         if who.role != "admin" and who.team != name:
             message = "this token is another team's"
             return HTMLResponse(pages.team_page(team, False, message), status_code=403)
@@ -199,7 +217,7 @@ class LadderSite:
     async def _version_output(self, request: Request) -> Response:
         name, number = request.path_params["name"], request.path_params["number"]
         team = await self._team_view(name)
-        if not self._may_see(request, name):
+        if not await self._may_see(request, name):
             page = pages.team_page(team, False, "give your team's token to see its output")
             return HTMLResponse(page, status_code=403)
         version = next((v for v in team.versions if v.number == number), None)
@@ -221,7 +239,7 @@ class LadderSite:
 
     async def _match(self, request: Request) -> Response:
         match = await self._match_row(request)
-        visible = [seat.seat for seat in match.seats if self._may_see(request, seat.team)]
+        visible = [seat.seat for seat in match.seats if await self._may_see(request, seat.team)]
         return HTMLResponse(pages.match_page(match, visible))
 
     async def _replay(self, request: Request) -> Response:
@@ -239,7 +257,8 @@ class LadderSite:
         if tag:
             opened, _, after = rest.partition(">")
             html = f"{head}{tag}{opened}>{back}{after}"
-        return HTMLResponse(html)
+        # Self-contained (inline scripts): a sandbox of its own, away from the site's cookies.
+        return HTMLResponse(html, headers={"Content-Security-Policy": SANDBOXED})
 
     async def _log(self, request: Request) -> Response:
         match = await self._match_row(request)
@@ -255,7 +274,7 @@ class LadderSite:
         seat = next((x for x in match.seats if x.seat == request.path_params["seat"]), None)
         if seat is None or not seat.output_hash:
             raise HTTPException(404, "no such output")
-        if not self._may_see(request, seat.team):
+        if not await self._may_see(request, seat.team):
             return HTMLResponse(
                 pages.message_page("Not yours", f"this output is {seat.team}'s", "bad"), 403
             )
@@ -275,29 +294,54 @@ class LadderSite:
         limits = {**DEFAULT_LIMITS, **self.ladder.settings.get("limits", {})}
         return int(limits["upload_bytes"])
 
+    def _team_token(self, token: str, address: str, now: float) -> None:
+        """Refuse (:class:`LadderError`) a token that is not a team's, before its upload is
+        read on (blocking: called in the upload's worker thread)."""
+        if not token:
+            raise _Denied("the form has no team token before its file", 401)
+        try:
+            who = authenticate(self.ladder.engine, token, address, now)
+        except Throttled:
+            raise
+        except LadderError as error:
+            raise _Denied(str(error), 401) from None
+        if who.role != "team":
+            raise _Denied("the admin token cannot submit: use the team's own token", 403)
+
     async def _submit(self, request: Request) -> Response:
+        """The credential first: a bearer token before the body is read, else the form's token
+        field as soon as the file's part begins, before a byte of it is written."""
         same_origin(request)
         limit = self._upload_limit()
         declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit + MAX_FORM_EXTRA:
+        if declared.isdigit() and int(declared) > limit + OVERHEAD:
             return await self._refused(f"the upload is larger than {limit >> 20} MiB", 413)
-        kind = request.headers.get("content-type", "")
-        with tempfile.TemporaryDirectory(prefix="ladder-upload-") as scratch:
-            try:
+        address, kind = client_address(request), request.headers.get("content-type", "")
+        scheme, _, bearer = request.headers.get("authorization", "").partition(" ")
+        bearer = bearer.strip() if scheme.lower() == "bearer" else ""
+        now = self.clock()
+
+        def authorize(fields: dict[str, str]) -> None:
+            self._team_token(fields.get("token", ""), address, now)
+
+        try:
+            if bearer:
+                await trio.to_thread.run_sync(self._team_token, bearer, address, now)
+            with tempfile.TemporaryDirectory(prefix="ladder-upload-") as scratch:
                 async with contextlib.aclosing(request.stream()) as chunks:
-                    upload = await read_upload(chunks, kind, Path(scratch), limit)
-            except LadderError as error:
-                status = 413 if "larger than" in str(error) else 400
-                return await self._refused(str(error), status)
-            token = upload.fields.get("token", "")
-            if not token:
-                return await self._refused("the form has no team token", 400)
-            if upload.path is None or upload.path.stat().st_size == 0:
-                return await self._refused("the form has no program file", 400)
-            try:
-                done = await self.submit(self.ladder, token, upload.path, self._address(request))
-            except LadderError as error:
-                return await self._refused(str(error), 400)
+                    upload = await read_upload(
+                        chunks, kind, Path(scratch), limit, None if bearer else authorize
+                    )
+                token = bearer or upload.fields.get("token", "")
+                if upload.path is None or upload.path.stat().st_size == 0:
+                    return await self._refused("the form has no program file", 400)
+                done = await self.submit(self.ladder, token, upload.path, address)
+        except LadderError as error:
+            status = error.status if isinstance(error, _Denied) else 400
+            if "larger than" in str(error):
+                status = 413
+            status, headers = _refusal(error, status)
+            return await self._refused(str(error), status, headers)
         verdict = "active" if done.status == "active" else f"FAILED: {done.reason}"
         lines = [f"{done.team} version {done.number}: {verdict}"]
         for title, text in (("build", done.build_output), ("pre-flight", done.preflight_output)):
@@ -307,13 +351,16 @@ class LadderSite:
         page = pages.submit_page(await self._team_names(), "\n".join(lines), good=good)
         return HTMLResponse(page, status_code=200 if good else 422)
 
-    async def _refused(self, message: str, status: int) -> Response:
-        return HTMLResponse(pages.submit_page(await self._team_names(), message), status)
+    async def _refused(
+        self, message: str, status: int, headers: dict[str, str] | None = None
+    ) -> Response:
+        page = pages.submit_page(await self._team_names(), message)
+        return HTMLResponse(page, status, headers)
 
     # -- the teacher's page --------------------------------------------------------------------
 
     async def _admin(self, request: Request, message: str = "", status: int = 200) -> Response:
-        if not self.gate.is_teacher(request):
+        if not await self.gate.is_teacher(request):
             return Response(status_code=303, headers={"Location": "/login"})
         info = await self._info()
 
@@ -383,19 +430,19 @@ class LadderSite:
 
         return await self._act(request, act)
 
-    def _require_teacher(self, request: Request) -> None:
-        if not self.gate.is_teacher(request):
+    async def _require_teacher(self, request: Request) -> None:
+        if not await self.gate.is_teacher(request):
             raise HTTPException(401, "the teacher's credential is needed: log in at /login")
 
     async def _grades(self, request: Request) -> Response:
-        self._require_teacher(request)
+        await self._require_teacher(request)
         rows = await trio.to_thread.run_sync(teacher.grades, self.ladder.engine)
         text = teacher.grades_csv(rows)
         headers = {"Content-Disposition": 'attachment; filename="grades.csv"'}
         return Response(text, media_type="text/csv; charset=utf-8", headers=headers)
 
     async def _bundle(self, request: Request) -> Response:
-        self._require_teacher(request)
+        await self._require_teacher(request)
         team = await self._team_view(request.path_params["name"], limit=None)  # all of them
         data = await trio.to_thread.run_sync(self._bundle_bytes, team)
         headers = {"Content-Disposition": f'attachment; filename="{team.name}.zip"'}

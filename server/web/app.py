@@ -1,5 +1,12 @@
-"""The ASGI application frame (static assets, 404 and 500 pages) and serving it with Hypercorn's
-trio worker in the caller's nursery."""
+"""The ASGI application frame (static assets, 404 and 500 pages, the security headers of every
+response) and serving it with Hypercorn's trio worker in the caller's nursery.
+
+Every response carries :data:`SECURITY_HEADERS` unless its handler set its own: no MIME
+sniffing, no framing by another site, no plugins, forms posting only to the site. An app whose
+pages run no inline script asks for :data:`STRICT_POLICY` (scripts only from the site's own
+files: a text a user wrote that slipped into a page still runs nothing); a page of it that must
+run inline scripts (a self-contained replay) sets :data:`SANDBOXED`: it then runs as an opaque
+origin, without the site's cookies or its other pages."""
 
 from __future__ import annotations
 
@@ -11,13 +18,43 @@ from hypercorn.config import Config
 from hypercorn.trio import serve
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.web.page import escape, page
 
-__all__ = ["serve_web", "static_assets", "web_app"]
+__all__ = [
+    "BASE_POLICY",
+    "SANDBOXED",
+    "SECURITY_HEADERS",
+    "STRICT_POLICY",
+    "serve_web",
+    "static_assets",
+    "web_app",
+]
+
+#: The policy of every page (some pages inline their scripts: a replay, a live view).
+BASE_POLICY = "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+#: The policy of an app whose pages take scripts and style sheets from the site's files only
+#: (styles may be inline: a drawing sets them).
+STRICT_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    f"img-src 'self' data: blob:; {BASE_POLICY}"
+)
+SECURITY_HEADERS = {
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    "referrer-policy": "same-origin",
+}
+#: The policy of a self-contained page that runs inline scripts (a replay): a sandbox of its
+#: own origin (no cookie, no reading the site's other pages), nothing fetched from anywhere.
+SANDBOXED = (
+    "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; "
+    "style-src 'unsafe-inline'; img-src data: blob:; frame-ancestors 'none'"
+)
 
 
 #: Media types of the assets by suffix.
@@ -54,9 +91,10 @@ def _static_route(prefix: str, package: str) -> Route:
 
 async def _http_error(request: Request, error: Exception) -> Response:
     status = error.status_code if isinstance(error, HTTPException) else 500
+    headers = error.headers if isinstance(error, HTTPException) else None  # a Retry-After
     if request.method == "POST":  # the pages' scripts read {"ok": false, "error": ...}
         detail = str(getattr(error, "detail", "")) or "refused"
-        return JSONResponse({"ok": False, "error": detail}, status_code=status)
+        return JSONResponse({"ok": False, "error": detail}, status, headers)
     title = "Not found" if status == 404 else f"Error {status}"
     detail = (
         f"There is no page at <code>{escape(request.url.path)}</code>."
@@ -64,7 +102,7 @@ async def _http_error(request: Request, error: Exception) -> Response:
         else escape(str(getattr(error, "detail", "")) or "The server could not answer this.")
     )
     body = f"<h1>{title}</h1><p>{detail}</p><p><a href='/'>Back to the start page</a></p>"
-    return HTMLResponse(page(title, body), status_code=status)
+    return HTMLResponse(page(title, body), status, headers)
 
 
 async def _server_error(request: Request, error: Exception) -> Response:
@@ -72,14 +110,48 @@ async def _server_error(request: Request, error: Exception) -> Response:
     return HTMLResponse(page("Server error", body), status_code=500)
 
 
-def web_app(routes: Sequence[BaseRoute], assets: Mapping[str, str] | None = None) -> Starlette:
+class _SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` and the app's Content-Security-Policy on every
+    response that lacks them."""
+
+    def __init__(self, app: ASGIApp, policy: str) -> None:
+        self.app = app
+        self.headers = {**SECURITY_HEADERS, "content-security-policy": policy}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                headers += [
+                    (name.encode(), value.encode())
+                    for name, value in self.headers.items()
+                    if name.encode() not in present
+                ]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def web_app(
+    routes: Sequence[BaseRoute],
+    assets: Mapping[str, str] | None = None,
+    policy: str = BASE_POLICY,
+) -> Starlette:
     """An app of ``routes`` plus ``/static/NAME`` (the shared assets), the error pages and, for
     each ``prefix: package`` of ``assets``, a page's own assets: ``package``'s ``static/``
-    folder served as ``/prefix/NAME`` the same way."""
+    folder served as ``/prefix/NAME`` the same way; every response with the security headers
+    and ``policy`` as its Content-Security-Policy (unless it set its own)."""
     served = {"static": "server.web", **(assets or {})}
     return Starlette(
         routes=[*routes, *(_static_route(prefix, package) for prefix, package in served.items())],
         exception_handlers={HTTPException: _http_error, 500: _server_error},
+        middleware=[Middleware(_SecurityHeaders, policy=policy)],
     )
 
 

@@ -4,12 +4,16 @@ binds; pages that only show stay open.
 A request is the teacher's when it carries ``Authorization: Bearer TOKEN`` (scripts, curl) or
 the session cookie the login form sets (a browser) together with the page's CSRF token (the form
 field ``csrf`` or the header ``X-CSRF-Token``). The cookie is HttpOnly and SameSite=Strict; a
-request whose ``Origin`` is another site is refused before anything else. Wrong tokens at the
-login form are rate limited per client address. Tokens are compared in constant time.
+request sent by a page of another site (its ``Origin``, or its ``Sec-Fetch-Site``) is refused
+before anything else. Wrong tokens, at the login form or as a bearer token, are rate limited per
+client address (:class:`Throttle`: then 429 with ``Retry-After``, the token not looked at).
+Tokens are compared in constant time.
 
     gate = TeacherGate(token)                 # or TeacherGate.from_env(): given or generated
+    gate = TeacherGate(check=is_admin)        # or await is_admin(token, address) -> bool
     app = web_app([*routes, *gate.routes()])  # GET/POST /login, POST /logout
     await gate.require(request, form)         # in each state-changing handler
+    await gate.is_teacher(request)            # in a page that only reads
     gate.csrf_meta(request)                   # in pages: the token arena.post() sends
 """
 
@@ -17,12 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import os
 import secrets
 import time
 import urllib.parse
-from collections import defaultdict, deque
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Awaitable, Callable
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -31,22 +36,94 @@ from starlette.routing import Route
 
 from server.web.page import escape, page
 
-__all__ = ["COOKIE", "ENV_TOKEN", "TeacherGate", "form_fields", "same_origin"]
+__all__ = [
+    "COOKIE",
+    "ENV_TOKEN",
+    "TeacherGate",
+    "Throttle",
+    "TooManyTries",
+    "client_address",
+    "form_fields",
+    "same_origin",
+    "too_many",
+]
 
 #: The cookie a logged-in browser carries, and the variable that gives the token.
 COOKIE = "arena_teacher"
 ENV_TOKEN = "ARENA_TEACHER_TOKEN"
-#: Wrong tokens at the login form: at most this many per address in WINDOW seconds.
+#: Wrong tokens (the login form, a bearer token): at most this many per address in WINDOW s.
 ATTEMPTS, WINDOW = 5, 60.0
+#: Addresses whose wrong tokens are remembered at most; past it the oldest guesser is forgotten.
+MAX_ADDRESSES = 10_000
+
+#: Whether a token given by a client address is the teacher's (may raise TooManyTries).
+Check = Callable[[str, str], Awaitable[bool]]
 #: A form body larger than this is refused (the pages' forms are a few fields).
 MAX_FORM = 64 * 1024
 
 
 def same_origin(request: Request) -> None:
-    """Refuse a request sent by a page of another site (its ``Origin`` is not this host)."""
+    """Refuse a request sent by a page of another site: its ``Origin`` is not this host, or the
+    browser says it came from elsewhere (``Sec-Fetch-Site``; ``none`` is a typed address)."""
     origin = request.headers.get("origin")
     if origin is not None and origin.split("://", 1)[-1] != request.headers.get("host"):
         raise HTTPException(403, "a page of another site cannot act here")
+    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        raise HTTPException(403, "a page of another site cannot act here")
+
+
+def client_address(request: Request) -> str:
+    return request.client.host if request.client else "?"
+
+
+class TooManyTries(Exception):
+    """A client address that used up its wrong tokens (raised by a gate's ``check`` that
+    counts them itself, such as the ladder's, in its database)."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"too many wrong tokens: try again in {retry_after} s")
+        self.retry_after = retry_after
+
+
+def too_many(retry_after: int) -> HTTPException:
+    """The 429 of a client address that used up its wrong tokens."""
+    return HTTPException(
+        429,
+        f"too many wrong tokens: try again in {retry_after} s",
+        headers={"Retry-After": str(retry_after)},
+    )
+
+
+class Throttle:
+    """Wrong tokens per client address: after ``attempts`` within ``window`` seconds, every try
+    from that address is refused until its oldest wrong token is ``window`` seconds old. Plain
+    data: the caller gives the time."""
+
+    def __init__(
+        self, attempts: int = ATTEMPTS, window: float = WINDOW, most: int = MAX_ADDRESSES
+    ) -> None:
+        self.attempts, self.window, self.most = attempts, window, most
+        self.failures: dict[str, deque[float]] = {}
+
+    def wait(self, address: str, now: float) -> int:
+        """Whole seconds ``address`` must wait before its next try (0: it may try now). Forgets
+        every address whose wrong tokens are all older than the window."""
+        for known in list(self.failures):
+            failures = self.failures[known]
+            while failures and failures[0] <= now - self.window:
+                failures.popleft()
+            if not failures:
+                del self.failures[known]
+        mine = self.failures.get(address)
+        if mine is None or len(mine) < self.attempts:
+            return 0
+        return max(1, math.ceil(mine[0] + self.window - now))
+
+    def failed(self, address: str, now: float) -> None:
+        """One more wrong token from ``address``."""
+        if address not in self.failures and len(self.failures) >= self.most:
+            del self.failures[next(iter(self.failures))]  # the longest known
+        self.failures.setdefault(address, deque(maxlen=self.attempts)).append(now)
 
 
 async def form_fields(request: Request) -> dict[str, str]:
@@ -74,11 +151,12 @@ class TeacherGate:
         self,
         token: str = "",
         clock: Callable[[], float] = time.monotonic,
-        check: Callable[[str], bool] | None = None,
+        check: Check | None = None,
         home: str = "/",
     ) -> None:
-        """``token``: the teacher's token; or ``check``, which says whether a token given is the
-        teacher's (for a token kept only as a hash)."""
+        """``token``: the teacher's token; or ``check``, awaited with a token and the client's
+        address, which says whether the token is the teacher's (for a token kept only as a
+        hash: it runs its lookup off the event loop)."""
         if not token and check is None:
             raise ValueError("the teacher's token cannot be empty")
         self.token = token
@@ -86,22 +164,41 @@ class TeacherGate:
         self.home = home  # where the login form leads
         self._key = secrets.token_bytes(32)  # sessions end with the server
         self._clock = clock
-        self._failures: dict[str, deque[float]] = defaultdict(deque)
+        self.throttle = Throttle()
 
     @classmethod
     def from_env(cls, given: str | None = None) -> TeacherGate:
         """The token given (a flag), else ``ARENA_TEACHER_TOKEN``, else a new random one."""
         return cls(given or os.environ.get(ENV_TOKEN) or _new_token())
 
-    def _same_token(self, given: str) -> bool:
+    async def _same_token(self, given: str, address: str) -> bool:
         return hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode())
 
-    def is_teacher(self, request: Request) -> bool:
+    async def is_token(self, request: Request, given: str) -> bool:
+        """Whether ``given`` is the teacher's token; raises 429 (:func:`too_many`) for an
+        address that used up its wrong tokens, without looking at ``given``."""
+        address, now = client_address(request), self._clock()
+        if wait := self.throttle.wait(address, now):
+            raise too_many(wait)
+        try:
+            right = await self._check(given, address)
+        except TooManyTries as error:
+            raise too_many(error.retry_after) from None
+        if not right:
+            self.throttle.failed(address, now)
+        return right
+
+    @staticmethod
+    def _bearer(request: Request) -> str | None:
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        return (given.strip() or None) if scheme.lower() == "bearer" else None
+
+    async def is_teacher(self, request: Request) -> bool:
         """Whether a request that only reads (a GET) comes from the teacher: the bearer token
         or the login cookie (no CSRF token needed for reading)."""
-        scheme, _, given = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and given:
-            return self._check(given.strip())
+        given = self._bearer(request)
+        if given is not None:
+            return await self.is_token(request, given)
         return self.logged_in(request)
 
     def _mac(self, label: str) -> str:
@@ -127,9 +224,9 @@ class TeacherGate:
     async def require(self, request: Request, form: dict[str, str]) -> None:
         """Return when the request is the teacher's; raise 401 or 403 otherwise."""
         same_origin(request)
-        scheme, _, given = request.headers.get("authorization", "").partition(" ")
-        if scheme.lower() == "bearer" and given:
-            if self._check(given.strip()):
+        given = self._bearer(request)
+        if given is not None:
+            if await self.is_token(request, given):
                 return
             raise HTTPException(401, "wrong teacher token")
         if not self.logged_in(request):
@@ -137,18 +234,6 @@ class TeacherGate:
         sent = form.get("csrf") or request.headers.get("x-csrf-token", "")
         if not hmac.compare_digest(sent.encode(), self.csrf_token().encode()):
             raise HTTPException(403, "a form without this page's CSRF token")
-
-    def _limited(self, address: str) -> bool:
-        """Whether ``address`` used up its wrong tokens; forgets every address whose wrong
-        tokens are all older than the window, so the table holds recent guessers only."""
-        now = self._clock()
-        for known in list(self._failures):
-            failures = self._failures[known]
-            while failures and failures[0] <= now - WINDOW:
-                failures.popleft()
-            if not failures:
-                del self._failures[known]
-        return len(self._failures.get(address, ())) >= ATTEMPTS
 
     def routes(self) -> list[Route]:
         return [
@@ -174,14 +259,12 @@ class TeacherGate:
 
     async def _login(self, request: Request) -> Response:
         same_origin(request)
-        address = request.client.host if request.client else "?"
-        if self._limited(address):
-            return HTMLResponse(
-                self._form_page(f"too many wrong tokens: try again in {WINDOW:g} s"), 429
-            )
         form = await form_fields(request)
-        if not self._check(form.get("token", "")):
-            self._failures[address].append(self._clock())
+        try:
+            right = await self.is_token(request, form.get("token", ""))
+        except HTTPException as error:  # too many wrong tokens
+            return HTMLResponse(self._form_page(error.detail), error.status_code, error.headers)
+        if not right:
             return HTMLResponse(self._form_page("wrong token"), 401)
         response = RedirectResponse(self.home, status_code=303)
         response.set_cookie(COOKIE, self._session, httponly=True, samesite="strict", path="/")
