@@ -198,6 +198,11 @@ def _show(args: argparse.Namespace) -> int:
 
     if (status := _fish(args)) is not None:
         return status
+    if args.wire:
+        raise UsageError(
+            f"--wire: {args.log} is not a Labyrinth game log (--wire shows a Labyrinth game's "
+            "messages; --records a Fish game's calls and replies)"
+        )
     log = _read(args.log)
     console = Console(highlight=False, width=args.width)
     print_timeline(
@@ -311,6 +316,12 @@ def _parser() -> argparse.ArgumentParser:
         "the wire), regenerated, as JSON Lines",
     )
     show.add_argument(
+        "--wire",
+        action="store_true",
+        help="a Labyrinth game log: print every message of the game as it was on the wire "
+        "(each program's commands, the server's framed answers), regenerated, as JSON Lines",
+    )
+    show.add_argument(
         "--width", type=positive_count, default=None, help="terminal width (default: auto)"
     )
     show.set_defaults(run=_show)
@@ -368,7 +379,7 @@ def main(argv: list[str]) -> int:
             return sealed_status
     if args.command in ("verify", "show", "render", "fork"):
         paths = args.logs if args.command == "verify" else [args.log]
-        games = game_paths(paths, args.command)
+        games = game_paths(paths, args.command, wire=getattr(args, "wire", False))
         if games:
             # Fish, Labyrinth and Penguins game logs (replay/games.py); any others after them
             try:

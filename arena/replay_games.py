@@ -70,11 +70,11 @@ def verify_seals(args: argparse.Namespace) -> tuple[int, list[str]]:
 _TITLES = {"fish": "Fish", "labyrinth": "Labyrinth", "penguins": "Penguins"}
 
 
-def game_paths(paths: list[str], command: str) -> list[str]:
+def game_paths(paths: list[str], command: str, wire: bool = False) -> list[str]:
     """Which of ``paths`` are game logs for :func:`games_command`: Penguins' and Fish's (but for
     show and render of Fish's old logs, which keep their own tools), and Labyrinth's to verify
-    in the shared format or to fork; Labyrinth's others go to arena/labyrinth.py, which reads
-    both formats."""
+    in the shared format, to fork or to show ``wire`` messages; Labyrinth's others go to
+    arena/labyrinth.py, which reads both formats."""
     from replay.games import GZIP_MAGIC, detect
 
     chosen = []
@@ -92,6 +92,7 @@ def game_paths(paths: list[str], command: str) -> list[str]:
             or (game == "fish" and (shared or command in ("verify", "fork")))
             or (game == "labyrinth" and (shared or mixed) and command == "verify")
             or (game == "labyrinth" and command == "fork")
+            or (game == "labyrinth" and command == "show" and wire)
         ):
             chosen.append(path)
     return chosen
@@ -143,7 +144,19 @@ def games_command(args: argparse.Namespace, paths: list[str]) -> int:
     if args.command == "show":
         from replay.games import penguins_show
 
-        if args.records:
+        if getattr(args, "wire", False):
+            if record.game != "labyrinth":
+                raise UsageError(
+                    f"--wire: {record.path} is a {_TITLES[record.game]} log; --wire shows a "
+                    "Labyrinth game's messages (--records prints a Fish game's calls and replies)"
+                )
+            from labyrinth.replay import GameLog
+            from replay.labyrinthwire import wire_lines
+
+            log = GameLog(record.path, record.header, record.records)
+            for line in wire_lines(log):
+                print(json.dumps(line, ensure_ascii=False))
+        elif args.records:
             for entry in [record.header, *record.records]:
                 print(json.dumps(entry, ensure_ascii=False))
         elif record.game == "fish":
