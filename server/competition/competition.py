@@ -27,7 +27,15 @@ from server.competition.standings import standings
 from server.competition.teams import Players, Team, Tournament
 from server.sandbox import Limits
 
-__all__ = ["Competition", "RunOptions", "builtin_program", "fish_result"]
+__all__ = [
+    "EXIT_GRACE",
+    "HOST",
+    "POLL_SECONDS",
+    "Competition",
+    "RunOptions",
+    "builtin_program",
+    "fish_result",
+]
 
 
 @dataclass
@@ -59,6 +67,12 @@ class RunOptions:
 
 
 #: The built-in player a program meets in its pre-flight game.
+#: Where a run's own servers listen: loopback only.
+HOST = "127.0.0.1"
+#: Seconds a team whose sockets all closed has to end by itself before it is stopped.
+EXIT_GRACE = 3.0
+#: How often a match that is filling is looked at, once one of its programs has ended.
+POLL_SECONDS = 0.05
 HOUSE = {"dungeon": "reference", "penguins": "greedy", "labyrinth": "astar", "fish": "greedy"}
 HOUSE_TEAM = "preflight-house"
 

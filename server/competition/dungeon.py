@@ -33,7 +33,13 @@ from replay.keyfile import default_key_path, load_key
 from replay.matchlog import LogFormatError
 from server.app import Server, serve
 from server.competition.board import Board
-from server.competition.competition import Competition, RunOptions
+from server.competition.competition import (
+    EXIT_GRACE,
+    HOST,
+    POLL_SECONDS,
+    Competition,
+    RunOptions,
+)
 from server.competition.dungeon_judge import cpu_by_team, judge, result_line
 from server.competition.dungeon_preflight import check_program
 from server.competition.pairings import Game
@@ -48,15 +54,10 @@ __all__ = ["RunOptions", "TournamentRun"]
 
 log = structlog.get_logger()
 
-HOST = "127.0.0.1"
 #: Seconds past ``match_seconds`` before a match that has not ended is stopped anyway.
 END_GRACE = 10.0
-#: Seconds a team whose sockets all closed has to end by itself before it is stopped.
-EXIT_GRACE = 3.0
 #: Seconds a match's CPU meters wait for their programs' last processes to end.
 CLOSE_SECONDS = 5.0
-#: How often a match that is filling is looked at, once one of its programs has ended.
-POLL_SECONDS = 0.05
 
 
 @dataclass

@@ -35,8 +35,14 @@ import trio
 
 from replay.journal import Journal
 from server.competition.board import Board
-from server.competition.competition import Competition, RunOptions, builtin_program, fish_result
-from server.competition.dungeon import EXIT_GRACE, HOST
+from server.competition.competition import (
+    EXIT_GRACE,
+    HOST,
+    Competition,
+    RunOptions,
+    builtin_program,
+    fish_result,
+)
 from server.competition.labyrinth import NamedTicket
 from server.competition.pairings import Game
 from server.competition.programs import Entrant

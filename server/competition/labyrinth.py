@@ -32,8 +32,14 @@ import trio
 
 from protocol.labyrinth import WaitRequest
 from server.competition.board import Board
-from server.competition.competition import Competition, RunOptions, builtin_program
-from server.competition.dungeon import EXIT_GRACE, HOST, POLL_SECONDS
+from server.competition.competition import (
+    EXIT_GRACE,
+    HOST,
+    POLL_SECONDS,
+    Competition,
+    RunOptions,
+    builtin_program,
+)
 from server.competition.pairings import Game
 from server.competition.programs import Entrant, MatchTicket
 from server.competition.teams import Team, Tournament
