@@ -15,7 +15,7 @@ import contextlib
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -30,11 +30,10 @@ from protocol.errors import ErrorCode
 from protocol.messages import Enemy, Error
 from replay.digestlog import DEFAULT_BUDGET, DigestLogWriter
 from replay.matchlog import MatchLogWriter, software_version
-from server.connection import Connection
 from server.fairtime import SETTLE, FairGate, TimeLimit
-from server.inbox import Closed, Outgoing, Refused, Submitted, last_error
+from server.inbox import Closed, Outgoing, Refused, Submitted
 from server.lobby import Filling
-from server.net import CLOSE, Close
+from server.net import Close
 from server.optimum_checks import (
     CHECK_GRACE,
     MAX_PENDING_CHECKS,
@@ -42,6 +41,7 @@ from server.optimum_checks import (
     Optimum,
     check_optimum,
 )
+from server.seat import Seat
 
 __all__ = ["MatchActor"]
 
@@ -65,7 +65,8 @@ class MatchActor:
 
     def __init__(
         self,
-        filling: Filling[Connection],
+        filling: Filling[Any],
+        seats: Mapping[AgentId, Seat],
         *,
         seed: int,
         config: RulesConfig,
@@ -93,7 +94,7 @@ class MatchActor:
         self.log_path: Path | None = None
         self.end_reason: str | None = None
         self.winner: int | None = None
-        #: Each seat's protocol fault (Connection.fault), once the match is over.
+        #: Each seat's protocol fault (Seat.fault), once the match is over.
         self.faults: dict[AgentId, str] = {}
         self._checker = checker
         self._limiter = check_limiter
@@ -101,7 +102,9 @@ class MatchActor:
         self._check_grace = check_grace
         self._on_over = on_over
         self._on_prepared = on_prepared
-        self._open: dict[AgentId, Connection] = dict(filling.seats)
+        #: Every seat, and the seats whose socket is still open.
+        self._seats: dict[AgentId, Seat] = dict(seats)
+        self._open: dict[AgentId, Seat] = dict(seats)
         #: The inbox's send side is only cloned (one clone per socket and per running check);
         #: it is closed once the match has begun.
         self._inbox, self._inbox_out = trio.open_memory_channel[_InboxItem](INBOX_SIZE)
@@ -116,7 +119,7 @@ class MatchActor:
         self._checks: trio.Nursery | None = None
         #: What the inputs applied since the last ``_send_pending`` produced for each socket, in
         #: order: sent once their log lines are on disk.
-        self._pending: dict[Connection, list[Outgoing | Close]] = {}
+        self._pending: dict[Seat, list[Outgoing | Close]] = {}
         self.log = log.bind(match=filling.number)
         #: The most inbox items handled in one step (a backlog is served without a scheduling
         #: round per item).
@@ -156,8 +159,8 @@ class MatchActor:
             await self._run()
         except Exception:
             self.log.exception("match_crashed")
-            for conn in self._open.values():
-                conn.kill("match_crashed")
+            for seat in self._open.values():
+                seat.kill("match_crashed")
         finally:
             self._inbox_out.close()
             self._release()
@@ -173,9 +176,10 @@ class MatchActor:
         # closed before the match has judged the lines it sent (the 100th error is counted
         # here), so a tournament reads the faults once the match is over.
         self.faults = {
-            slot: conn.fault for slot, conn in self.filling.seats.items() if conn.fault is not None
+            slot: seat.fault for slot, seat in self._seats.items() if seat.fault is not None
         }
         self._open.clear()
+        self._seats.clear()
         self.filling.seats.clear()
 
     async def _run(self) -> None:
@@ -375,12 +379,12 @@ class MatchActor:
                     return
 
     def _begin(self, output: Output, lines: list[bytes]) -> None:
-        gone: list[Connection] = []
-        for conn in self._open.values():
-            if conn.closed:
-                gone.append(conn)  # closed while the match was being prepared
+        gone: list[Seat] = []
+        for seat in self._open.values():
+            if seat.closed:
+                gone.append(seat)  # closed while the match was being prepared
             else:
-                conn.begin(self._inbox.clone())
+                seat.begin(self._inbox.clone(), self.config.draw_seconds)
         if self.fair is not None:
             self.fair.begin()
         self._results = self._inbox.clone()  # cloned for each optimum check
@@ -390,11 +394,11 @@ class MatchActor:
             # A socket that closed while the match was being prepared has a closed outbox.
             if receiver is not None and not self._send(receiver, line):
                 gone.append(receiver)
-        for conn in list(self._open.values()):
-            for _ in range(conn.session.held):
+        for seat in list(self._open.values()):
+            for _ in range(seat.session.held):
                 text = "request before dungeon: the match had not begun"
-                conn.log.info("error_sent", code=ErrorCode.NOT_BEGUN, message=text)
-                conn.deliver(conn.error(ErrorCode.NOT_BEGUN, text))
+                seat.log.info("error_sent", code=ErrorCode.NOT_BEGUN, message=text)
+                seat.deliver(seat.error(Error(code=ErrorCode.NOT_BEGUN, message=text)))
         for lost in gone:
             self._socket_gone(lost)
         self._send_pending()
@@ -414,7 +418,7 @@ class MatchActor:
     def _handle(self, item: _InboxItem, cost: float | None = None) -> None:
         """Apply one inbox item; ``cost``: the CPU a request cost its team (fair time)."""
         if isinstance(item, Submitted):
-            sender = self.filling.seats.get(item.seat)  # open or not, as it was when it sent
+            sender = self._seats.get(item.seat)  # open or not, as it was when it sent
             if sender is None or sender.refused:
                 return  # past the socket's error limit: nothing it sends reaches the match
             slot = item.seat
@@ -423,13 +427,11 @@ class MatchActor:
             self._apply(Request(slot, item.message), cpu=cost)
         elif isinstance(item, Refused):
             # A line the socket's reader refused: answered here, after the requests before it.
-            conn = self._open.get(item.seat)
-            if conn is None or conn.refused:
+            seat = self._open.get(item.seat)
+            if seat is None or seat.refused:
                 return
-            answer = conn.error(item.code, item.text)
-            if item.closing and answer and answer[-1] is not CLOSE:
-                answer.append(CLOSE)
-            self._pending.setdefault(conn, []).extend(answer)
+            answer = seat.error(Error(code=item.code, message=item.text), closing=item.closing)
+            self._pending.setdefault(seat, []).extend(answer)
         elif isinstance(item, Closed):
             closed = self._open.get(item.seat)
             if closed is not None:
@@ -486,48 +488,45 @@ class MatchActor:
                 return
             batches, self._pending = self._pending, {}
             if self.fair is not None:
-                for team in {conn.slot.team for conn in batches if conn.slot is not None}:
+                for team in {seat.slot.team for seat in batches if seat.slot is not None}:
                     self.fair.sent(team)
-            gone: list[Connection] = []
+            gone: list[Seat] = []
             # Each socket gets what the inputs produced for it in one delivery (one write).
-            for conn, items in batches.items():
-                if not conn.deliver(items):
-                    gone.append(conn)
+            for seat, items in batches.items():
+                if not seat.deliver(items):
+                    gone.append(seat)
             # A team gone is one more input (Disconnect), whose messages the loop sends next.
-            for conn in gone:
-                self._socket_gone(conn)
+            for seat in gone:
+                self._socket_gone(seat)
 
     def _hold(self, output: Output, lines: list[bytes]) -> None:
         batches = self._pending
         for index, outbound in enumerate(output.messages):
-            conn = self._open.get(outbound.to)
-            if conn is None:
+            seat = self._open.get(outbound.to)
+            if seat is None:
                 continue
             message = outbound.message
-            # Sightings go as bytes; answers and game over with their message, which the
-            # socket inspects (answer times, closing after game over).
-            item: Outgoing = lines[index] if type(message) is Enemy else (message, lines[index])
-            batch = batches.get(conn)
+            batch = batches.get(seat)
             if batch is None:
-                batch = batches[conn] = []
-            if type(message) is Error:
-                if not conn.count_error():
-                    continue
-                if conn.refused:
-                    # The socket's last error (the match log keeps the engine's): it closes.
-                    batch += [last_error(message), CLOSE]
-                    continue
-                batch.append(item)
+                batch = batches[seat] = []
+            if type(message) is Enemy:
+                batch.append(lines[index])  # sightings go as bytes
+            elif type(message) is Error:
+                # Counted now; past the limit, the socket's last error (the match log keeps
+                # the engine's) and it closes.
+                batch += seat.error(message, line=lines[index])
             else:
-                batch.append(item)
+                # Answers and game over with their message, which the socket inspects
+                # (answer times, closing after game over).
+                batch.append((message, lines[index]))
 
-    def _send(self, conn: Connection, message: Outgoing) -> bool:
-        """Send ``message`` to ``conn`` without waiting; False if the socket is gone or slow."""
-        return conn.deliver([message])
+    def _send(self, seat: Seat, message: Outgoing) -> bool:
+        """Send ``message`` to ``seat`` without waiting; False if the socket is gone or slow."""
+        return seat.deliver([message])
 
-    def _socket_gone(self, conn: Connection) -> None:
-        slot = conn.slot
-        if slot is None or self._open.get(slot) is not conn:
+    def _socket_gone(self, seat: Seat) -> None:
+        slot = seat.slot
+        if slot is None or self._open.get(slot) is not seat:
             return
         del self._open[slot]
         assert self._engine is not None

@@ -12,7 +12,6 @@ for a match, give writers a moment to flush, then return.
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import resource
 import secrets
@@ -24,15 +23,12 @@ import structlog
 import trio
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
-from protocol.encoding import encode
-from protocol.errors import ErrorCode
-from protocol.messages import Error
 from server.actor import MatchActor
 from server.connection import Connection
 from server.fairtime import FairGate, Meter
 from server.gc_policy import Collector
 from server.lobby import Filling, Lobby
-from server.net import DEFAULT_LIMITS, Gate, Limits, Transport, open_listeners, serve_tcp
+from server.net import DEFAULT_LIMITS, Gate, Limits, open_listeners, serve_tcp
 from server.optimum_checks import CHECK_GRACE, Checker
 
 __all__ = ["Server", "limits_for", "serve"]
@@ -41,8 +37,6 @@ log = structlog.get_logger()
 
 #: Open files the connection cap leaves for the rest: listeners, match logs, refused sockets.
 FILES_KEPT = 256
-#: Connections refused with a message at once, at most (beyond: closed without one).
-REFUSING = 64
 #: Seconds sockets get to flush their last messages at shutdown.
 SHUTDOWN_GRACE = 5.0
 
@@ -112,7 +106,6 @@ class Server:
         #: an idle limit of the draw time (the spec lets an agent stay silent that long).
         self.limits = limits if limits is not None else limits_for(config)
         self.gate = Gate(self.limits)
-        self._refusing = 0
         self._latency = latency
         #: ``tokens``: match name -> team -> the token its starts must carry (arena serve --teams,
         #: or a tournament, which fills it as it names matches)
@@ -174,14 +167,7 @@ class Server:
         if self._stopping:
             await trio.aclose_forcefully(stream)
             return
-        refused = self.gate.enter()
-        if refused is not None:
-            await self._refuse(stream, refused)
-            return
-        try:
-            await self._serve(self.connection(stream, next(self._numbers)))
-        finally:
-            self.gate.leave()
+        await self._serve(self.connection(stream, next(self._numbers)))
 
     def connection(self, stream: trio.abc.Stream, number: int) -> Connection:
         """A connection of this server for ``stream``."""
@@ -191,7 +177,7 @@ class Server:
             config=self.config,
             lobby=self.lobby,
             limits=self.limits,
-            budget=self.gate.budget,
+            gate=self.gate,
             latency=self._latency,
         )
 
@@ -218,27 +204,6 @@ class Server:
             self._sockets.start_soon(self._serve, conn)
         return self.launch(filling, seed)
 
-    async def _refuse(self, stream: trio.abc.Stream, why: str) -> None:
-        """A connection beyond the cap or the input budget: one error, then closed. At most
-        REFUSING at a time are told why (each may take a second); beyond, a flood of
-        connections is closed at once, so refusing costs bounded memory too."""
-        if self._refusing >= REFUSING:
-            await trio.aclose_forcefully(stream)
-            return
-        self._refusing += 1
-        try:
-            log.info("connection_refused", reason=why)
-            transport = Transport(stream, receive_bytes=self.limits.receive_bytes)
-            line = encode(Error(code=ErrorCode.SERVER_FULL, message=f"{why}: closing"))
-            with trio.move_on_after(1):
-                with contextlib.suppress(trio.BrokenResourceError):
-                    await transport.send_all(line)
-                limits = self.limits
-                await transport.linger(limits.linger_seconds, limits.linger_bytes, self.gate.budget)
-            await transport.aclose()
-        finally:
-            self._refusing -= 1
-
     def _start_match(self, filling: Filling[Connection]) -> None:
         assert self._matches is not None, "Server.run() must be running"
         seed = self.seeds.get(filling.name) if filling.name is not None else None
@@ -261,6 +226,7 @@ class Server:
 
         actor = MatchActor(
             filling,
+            {slot: conn.seat for slot, conn in filling.seats.items()},
             seed=seed,
             config=self.config,
             log_dir=self.log_dir,

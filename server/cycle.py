@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import enum
+import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
@@ -27,11 +28,14 @@ import trio
 from protocol.framing import LocalProtocolError, RemoteProtocolError
 from server.net import CLOSE, Decoder, FrameReader, Gate, Limits, Outbox, OverBudget, Transport
 
-__all__ = ["REFUSAL_SECONDS", "Ending", "Fault", "Link", "attribute"]
+__all__ = ["REFUSAL_SECONDS", "REFUSING", "Ending", "Fault", "Link", "attribute"]
 
 Item = TypeVar("Item")
 #: How long a refused connection may take to read its refusal before it is closed.
 REFUSAL_SECONDS = 1.0
+#: Connections refused with a word at once, at most (beyond: closed without one), so that a
+#: flood of connections costs bounded memory too.
+REFUSING = 64
 
 
 class Fault(enum.Enum):
@@ -75,7 +79,9 @@ class Link(Generic[Item]):
     ``limits`` and ``gate``'s budget, and (with ``render``) a bounded outbox of items.
 
     ``refusal(why)`` words a refusal in the game's protocol: the bytes to send before closing
-    (None: close without a word); the game may record it there too.
+    (None: close without a word); the game may record it there too. ``on_full``: called when
+    the outbox is full (default: the cycle ends at once); ``drain_seconds``: the time a closing
+    outbox's writer has to write what is left.
     """
 
     __slots__ = (
@@ -100,6 +106,9 @@ class Link(Generic[Item]):
         gate: Gate,
         refusal: Callable[[str], bytes | None],
         render: Callable[[list[Item]], tuple[bytes | bytearray, bool]] | None = None,
+        *,
+        on_full: Callable[[], None] | None = None,
+        drain_seconds: float = math.inf,
     ) -> None:
         self.limits = limits
         self.gate = gate
@@ -112,7 +121,13 @@ class Link(Generic[Item]):
         self.outbox: Outbox[Item] | None = None
         if render is not None:
             self.scope = trio.CancelScope()
-            self.outbox = Outbox(self.transport, limits.outbox_messages, render, self.scope.cancel)
+            self.outbox = Outbox(
+                self.transport,
+                limits.outbox_messages,
+                render,
+                on_full or self.scope.cancel,
+                drain_seconds,
+            )
         #: A last item was delivered: nothing more goes out.
         self.closing = False
         #: The cycle is over (the socket closed or closing).
@@ -153,18 +168,26 @@ class Link(Generic[Item]):
         body: Callable[[], Awaitable[None]] | None = None,
         *,
         on_close: Callable[[], None] | None = None,
-        linger: bool = True,
+        linger: bool | Callable[[], bool] = True,
+        leave: Callable[[], Awaitable[None]] | None = None,
+        admitted: bool = False,
+        linger_refusal: bool = False,
     ) -> bool:
         """The connection's whole cycle; False when the gate refused it.
 
         ``read`` runs beside ``body`` (default: the outbox's writer); the cycle ends when
-        ``body`` returns or :meth:`stop` is called, then lingers (if ``linger`` and nothing was
-        cut short), calls ``on_close`` and closes the socket.
+        ``body`` returns or :meth:`stop` is called, then lingers (if ``linger``, or what it
+        says when called then, and nothing was cut short), calls ``on_close``, closes the
+        socket and awaits ``leave`` (shielded from cancellation). ``admitted``: the connection
+        was admitted elsewhere (another process's gate): this gate does not count it.
+        ``linger_refusal``: a refused connection lingers after its refusal (within
+        REFUSAL_SECONDS), so that the peer reads it before the socket closes.
         """
-        why = self.gate.enter()
-        if why is not None:
-            await self._refuse(why)
-            return False
+        if not admitted:
+            why = self.gate.enter()
+            if why is not None:
+                await self._refuse(why, linger_refusal)
+                return False
         if body is None:
             assert self.outbox is not None, "a link without an outbox needs a body"
             body = self.outbox.run
@@ -175,29 +198,43 @@ class Link(Generic[Item]):
                     tasks.start_soon(read)
                     await body()
                     tasks.cancel_scope.cancel()
-                if linger:
+                if linger if isinstance(linger, bool) else linger():
                     limits = self.limits
                     await self.transport.linger(
                         limits.linger_seconds, limits.linger_bytes, self.reader.budget
                     )
         finally:
             self.closed = True
-            self.gate.leave()
+            if not admitted:
+                self.gate.leave()
             self.reader.release()
             if on_close is not None:
                 on_close()
             with trio.CancelScope(shield=True):
                 await self.transport.aclose()
+                if leave is not None:
+                    await leave()
         return True
 
-    async def _refuse(self, why: str) -> None:
+    async def _refuse(self, why: str, linger: bool) -> None:
         self.closed = True
-        data = self.refusal(why)
-        if data:
-            with (
-                trio.move_on_after(REFUSAL_SECONDS),
-                contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError),
-            ):
-                await self.transport.send_all(data)
         self.reader.release()
-        await self.transport.aclose()
+        gate = self.gate
+        data = self.refusal(why)
+        if data and gate.refusing >= REFUSING:
+            await trio.aclose_forcefully(self.transport.stream)
+            return
+        gate.refusing += 1
+        try:
+            with trio.move_on_after(REFUSAL_SECONDS):
+                if data:
+                    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                        await self.transport.send_all(data)
+                if data and linger:
+                    limits = self.limits
+                    await self.transport.linger(
+                        limits.linger_seconds, limits.linger_bytes, gate.budget
+                    )
+            await self.transport.aclose()
+        finally:
+            gate.refusing -= 1

@@ -1,7 +1,7 @@
 """A dungeon socket's handshake: its first lines, read until a ``start`` takes a slot in the
 lobby (:mod:`server.lobby`), the peer goes, or the socket must close (spec section 4: the first
-line must be a ``start``). :class:`server.connection.Connection` runs it within the start
-timeout, then plays.
+line must be a ``start``). The socket's reading loop (:class:`server.reading.Reading`) runs it
+within the start timeout, then plays.
 """
 
 from __future__ import annotations
@@ -13,20 +13,21 @@ from dungeon.engine import AgentId
 from protocol.codec import RemoteProtocolError
 from protocol.errors import ErrorCode, code_of
 from protocol.messages import Message, Start
-from protocol.session import Event, Session
+from protocol.session import Event
 from server.lobby import Filling, Lobby, SlotTaken
+from server.seat import Seat
 
 __all__ = ["Handshake", "Joining", "handshake"]
 
 
 class Joining(Protocol):
-    """What the handshake reads and sets of a socket (:class:`server.connection.Connection`)."""
+    """What the handshake reads and sets of a socket's reading (:class:`server.reading.Reading`):
+    ``holder`` is what the lobby seats."""
 
+    holder: Any
     lobby: Lobby[Any]
     filling: Filling[Any] | None
-    slot: AgentId | None
-    session: Session
-    log: Any
+    seat: Seat
 
     @property
     def refused(self) -> bool: ...
@@ -61,14 +62,15 @@ async def handshake(conn: Joining) -> Handshake:
         elif isinstance(item, Start):
             slot = AgentId(item.team, item.agent)
             try:
-                conn.filling = conn.lobby.claim(conn, slot, item.match, item.token)
+                conn.filling = conn.lobby.claim(conn.holder, slot, item.match, item.token)
             except SlotTaken as taken:
                 conn.say(taken.code, f"start: {taken}")
             else:
-                conn.slot = slot
-                conn.session.handle(Event.START_ACCEPTED)
-                conn.log = conn.log.bind(team=slot.team, agent=slot.agent)
-                conn.log.info("slot_taken", match=conn.filling.number, name=conn.filling.name)
+                seat = conn.seat
+                seat.slot = slot
+                seat.session.handle(Event.START_ACCEPTED)
+                seat.log = seat.log.bind(team=slot.team, agent=slot.agent)
+                seat.log.info("slot_taken", match=conn.filling.number, name=conn.filling.name)
                 return Handshake.JOINED
         elif first:
             text = f"{_type_name(item)} before start: the first line must be a start; closing"

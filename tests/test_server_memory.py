@@ -35,6 +35,7 @@ from protocol.encoding import encode
 from protocol.messages import Dungeon, Enemy, Error, GameOver, Move, Moved, Sat, Solution, Start
 from replay.matchlog import read_log
 from server.connection import Connection
+from server.seat import Seat
 
 # --- the start handshake --------------------------------------------------------------------
 
@@ -478,16 +479,16 @@ async def test_a_backlog_is_answered_after_all_its_lines_are_on_disk(
         [actor] = server.actors
         [path] = sorted(tmp_path.glob("*.jsonl*"))
         on_disk_at_delivery: list[bool] = []
-        deliver = Connection.deliver
+        deliver = Seat.deliver
 
-        def checked_deliver(conn: Connection, items: list[Any]) -> bool:
+        def checked_deliver(seat: Seat, items: list[Any]) -> bool:
             assert actor.log_lines_written is not None
             # As another process would see it: a digest log's flushed stream, decompressed.
             on_disk = zlib.decompressobj(31).decompress(path.read_bytes()).count(b"\n")
             on_disk_at_delivery.append(on_disk == actor.log_lines_written)
-            return deliver(conn, items)
+            return deliver(seat, items)
 
-        monkeypatch.setattr(Connection, "deliver", checked_deliver)
+        monkeypatch.setattr(Seat, "deliver", checked_deliver)
         batch_before = actor.largest_batch
         async with trio.open_nursery() as senders:  # the twelve at once: a backlog
             for slot, agent in agents.items():

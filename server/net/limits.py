@@ -168,6 +168,8 @@ class Gate:
             budget = InputBudget(limits.input_budget_bytes, rate, limits.receive_bytes)
         self.budget = budget
         self.open = 0
+        #: Refused connections still being told why (each may take a second).
+        self.refusing = 0
 
     def enter(self) -> str | None:
         """Count a new connection in; or, refusing it, say why (it is not counted then)."""
