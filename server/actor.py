@@ -1,46 +1,38 @@
 """A match actor: the one task that owns a running match's engine and its log.
 
-Sockets reach it only through its bounded inbox: when the match begins each socket gets its own
-``clone()`` of the inbox's send side (requests, then "my socket closed"), as does each optimum
-check while it runs; the actor learns that all are closed from ``EndOfChannel``. It answers by
-putting messages in each socket's outbox without ever waiting, so a client that
-stops reading is disconnected (its outbox is full) and the other eleven never wait for it. The
-trap optimum of each problem is checked off the event loop (worker processes, through a thread
-per check, bounded by a limiter) and logged when it arrives; a crossing never waits for it.
+Sockets reach it only through its bounded inbox, with plain values (:mod:`server.inbox`): when
+the match begins each socket's :class:`server.seat.Seat` gets its own ``clone()`` of the inbox's
+send side (requests, then "my socket closed"), as does each optimum check while it runs
+(:mod:`server.optimum_checks`); the actor learns that all are closed from ``EndOfChannel``. It
+answers by putting values in each seat's outbox without ever waiting, so a client that stops
+reading is disconnected (its outbox is full) and the other eleven never wait for it. It never
+sees a socket. Its log file and the match's preparation are :mod:`server.match_file`; its loop
+in fair time is :func:`server.fairtime.serve_fair`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import math
-import os
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, BinaryIO, Literal
+from typing import Any
 
 import structlog
 import trio
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
-from dungeon.events import TrapProblem
 from protocol.encoding import encode_lines
 from protocol.errors import ErrorCode
 from protocol.messages import Enemy, Error
 from replay.digestlog import DEFAULT_BUDGET, DigestLogWriter
-from replay.matchlog import MatchLogWriter, software_version
-from server.fairtime import SETTLE, FairGate, TimeLimit
+from replay.matchlog import MatchLogWriter
+from server.fairtime import FairGate, TimeLimit, serve_fair, watch_budget
 from server.inbox import Closed, Outgoing, Refused, Submitted
 from server.lobby import Filling
+from server.match_file import LogMaps, log_path, open_log, prepare, time_fields, writer_for
 from server.net import Close
-from server.optimum_checks import (
-    CHECK_GRACE,
-    MAX_PENDING_CHECKS,
-    Checker,
-    Optimum,
-    check_optimum,
-)
+from server.optimum_checks import CHECK_GRACE, Checker, Checks, Optimum
 from server.seat import Seat
 
 __all__ = ["MatchActor"]
@@ -53,8 +45,6 @@ INBOX_SIZE = 64
 #: Inbox items the actor handles in one step when they are already waiting. Their answers go
 #: out together after the last, so the first waits a little more (docs/server.md, "Batching").
 DRAIN = 8
-#: Seconds between two readings of the teams' CPU against their budget (time banks).
-BUDGET_POLL = 0.05
 
 
 _InboxItem = Submitted | Refused | Closed | Optimum | TimeLimit
@@ -71,7 +61,7 @@ class MatchActor:
         seed: int,
         config: RulesConfig,
         log_dir: Path | None,
-        log_maps: Literal["each", "once", "digest"] = "digest",
+        log_maps: LogMaps = "digest",
         log_key: bytes | None = None,
         log_budget: int | None = None,
         checker: Checker | None,
@@ -88,7 +78,7 @@ class MatchActor:
         self.seed = seed
         self.config = config
         self.log_dir = log_dir
-        self.log_maps: Literal["each", "once", "digest"] = log_maps
+        self.log_maps: LogMaps = log_maps
         self.log_key = log_key
         self.log_budget = DEFAULT_BUDGET if log_budget is None else log_budget
         self.log_path: Path | None = None
@@ -96,8 +86,6 @@ class MatchActor:
         self.winner: int | None = None
         #: Each seat's protocol fault (Seat.fault), once the match is over.
         self.faults: dict[AgentId, str] = {}
-        self._checker = checker
-        self._limiter = check_limiter
         self._prepare_limiter = prepare_limiter
         self._check_grace = check_grace
         self._on_over = on_over
@@ -108,19 +96,17 @@ class MatchActor:
         #: The inbox's send side is only cloned (one clone per socket and per running check);
         #: it is closed once the match has begun.
         self._inbox, self._inbox_out = trio.open_memory_channel[_InboxItem](INBOX_SIZE)
-        self._results: trio.MemorySendChannel[_InboxItem] | None = None
         self._stop = trio.CancelScope()
-        self._stop_checks = trio.CancelScope()
         self._stop_reason: str | None = None
-        self._pending_checks: set[int] = set()
         self._writer: MatchLogWriter | DigestLogWriter | None = None
         self._budget_warned = False
         self._engine: Match | None = None
-        self._checks: trio.Nursery | None = None
         #: What the inputs applied since the last ``_send_pending`` produced for each socket, in
         #: order: sent once their log lines are on disk.
         self._pending: dict[Seat, list[Outgoing | Close]] = {}
         self.log = log.bind(match=filling.number)
+        #: The trap optimum checks (each result comes back through the inbox).
+        self._checks: Checks | None = Checks(checker, check_limiter, self._log_optimum, self.log)
         #: The most inbox items handled in one step (a backlog is served without a scheduling
         #: round per item).
         self.largest_batch = 0
@@ -150,7 +136,8 @@ class MatchActor:
         if self._stop_reason is None:
             self._stop_reason = reason
         self._stop.cancel()
-        self._stop_checks.cancel()
+        if self._checks is not None:
+            self._checks.stop.cancel()
 
     # -- the actor -----------------------------------------------------------------------------
 
@@ -183,45 +170,38 @@ class MatchActor:
         self.filling.seats.clear()
 
     async def _run(self) -> None:
-        with self._open_log() as stream:
-            # Lines are flushed once per input, before any of its messages is queued for a
-            # socket (see _apply), not once per line: one write instead of about five per request.
-            writer: MatchLogWriter | DigestLogWriter | None = None
-            if stream is not None and self.log_maps == "digest":
-                writer = DigestLogWriter(
-                    stream,
-                    clock=time.monotonic,
-                    flush_each_line=False,
-                    key=self.log_key,
-                    budget=self.log_budget,
-                )
-            elif stream is not None:
-                maps: Literal["each", "once"] = "once" if self.log_maps == "once" else "each"
-                writer = MatchLogWriter(
-                    stream, clock=time.monotonic, flush_each_line=False, maps=maps
-                )
+        if self.log_dir is not None:
+            self.log_path = log_path(self.log_dir, self.number, self.name, self.log_maps)
+        with open_log(self.log_path) as stream:
+            writer = writer_for(stream, self.log_maps, self.log_key, self.log_budget)
             self._writer = writer
             # One match prepares at a time: its steps run between the checkpoints of _prepare,
             # and a crowd of matches starting at once (a tournament round, a wave of finished
             # matches replaced) would otherwise put one multi-millisecond step of each into the
             # same scheduling batch and hold every running match's answers up for all of them.
             async with self._prepare_limiter or contextlib.nullcontext():
-                engine, begin, lines = await self._prepare()
+                engine, begin, lines = await prepare(
+                    self.seed, self.config, writer, self.name, time_fields(self.fair)
+                )
             self._engine = engine
             if self._on_prepared is not None:
                 self._on_prepared()
-            async with trio.open_nursery() as checks:
-                self._checks = checks
+            checks = self._checks
+            assert checks is not None
+            async with trio.open_nursery() as nursery:
+                checks.nursery = nursery
                 self._begin(begin, lines)
                 # Sent: the twelve maps (about 1 MB) need not live as long as the match.
                 del begin, lines
                 deadline = trio.current_time() + self.config.draw_seconds
                 if self.fair is not None and self.fair.budget is not None:
-                    assert self._results is not None
-                    checks.start_soon(self._watch_budget, engine, self.fair, self._results)
+                    assert checks.results is not None
+                    nursery.start_soon(watch_budget, engine, self.fair, checks.results)
                 with self._stop, trio.move_on_at(deadline):
                     if self.fair is not None and self.fair.ordered:
-                        await self._serve_fair(engine, self.fair)
+                        await serve_fair(
+                            self._inbox_out, self.fair, engine, self._handle, self._send_pending
+                        )
                     else:
                         async for item in self._inbox_out:
                             self._handle(item)
@@ -256,127 +236,14 @@ class MatchActor:
                     crossings=engine.crossings,
                 )  # fmt: skip
                 self._on_over(self)
-                if self._results is not None:
-                    self._results.close()  # from now on: EndOfChannel once all have closed
-                await self._await_checks()
-                for crossing in sorted(self._pending_checks):
-                    self._log_optimum(crossing, None)
-                checks.cancel_scope.cancel()
+                if checks.results is not None:
+                    checks.results.close()  # from now on: EndOfChannel once all have closed
+                grace = min(self._check_grace, self.config.optimum_timeout + 1)
+                await checks.finish(self._inbox_out, grace)
+                nursery.cancel_scope.cancel()
             if writer is not None:
                 extra = {} if self.cpu is None else {"cpu": self.cpu}
                 writer.close(reason=self.end_reason or "over", **extra)
-
-    def _open_log(self) -> contextlib.AbstractContextManager[BinaryIO | None]:
-        if self.log_dir is None:
-            return contextlib.nullcontext()
-        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-        suffix = f"-{self.name}" if self.name else ""
-        self.log_path = self.log_dir / f"{stamp}-{os.getpid()}-{self.number:05d}{suffix}.jsonl"
-        if self.log_maps == "digest":
-            self.log_path = self.log_path.with_name(self.log_path.name + ".gz")
-        # Binary: the writer builds each line as bytes (a text stream would decode it only to
-        # encode it again).
-        return open(self.log_path, "xb")
-
-    async def _prepare(self) -> tuple[Match, Output, list[bytes]]:
-        """The engine, its begin output (logged, flushed) and the twelve encoded maps.
-
-        Done in the event loop, in steps of at most a few milliseconds (generate, begin, encode,
-        log) with a checkpoint after each, so other matches are served in between. Not a worker
-        thread: it takes as much CPU and, fighting the loop for the GIL, holds every socket call
-        of the loop up for up to the switch interval while it runs (docs/server.md).
-        """
-        engine = Match(self.seed, self.config)
-        await trio.lowlevel.checkpoint()
-        writer = self._writer
-        if writer is not None:
-            writer.header(
-                seed=self.seed,
-                config=self.config.to_dict(),
-                version=software_version(),
-                match=self.name,
-                source="server",
-                **self._time_fields(),
-            )
-        output = engine.begin()
-        await trio.lowlevel.checkpoint()
-        lines = encode_lines([outbound.message for outbound in output.messages])
-        if writer is not None:
-            # Encoding the maps and logging them in one step held the loop (docs/server.md).
-            await trio.lowlevel.checkpoint()
-            # The log's `send` lines embed the very bytes sent: each map is encoded once.
-            writer.output(output, encoded=lines)
-            writer.flush()
-        return engine, output, lines
-
-    def _time_fields(self) -> dict[str, Any]:
-        """The match log header's fair-time fields (none when the teams are not measured)."""
-        fair = self.fair
-        if fair is None:
-            return {}
-        mode = "cpu" if fair.ordered else "wall"
-        return {"time": mode, "allowance": fair.allowance, "cpu_budget": fair.budget}
-
-    # -- fair time (docs/fair-time.md) ---------------------------------------------------------
-
-    async def _serve_fair(self, engine: Match, gate: FairGate) -> None:
-        """The match's loop in fair time: every request (and what must stay in order with a
-        team's requests) is held in ``gate`` and applied when fair time lets it go; the meters
-        are read again at least every POLL_MAX while something is held."""
-        inbox = self._inbox_out
-        open_ = True
-        while open_ and not engine.is_over:
-            with trio.move_on_after(gate.wait() if gate.held() else math.inf):
-                try:
-                    self._take(gate, await inbox.receive())
-                except trio.EndOfChannel:
-                    open_ = False
-            open_ = self._take_waiting(gate) and open_
-            if gate.held():
-                # The verdict "asleep" is read first, then the readers get SETTLE rounds to
-                # queue what the team sent before it slept, which is then ordered before it.
-                gate.observe()
-                for _ in range(SETTLE):
-                    await trio.lowlevel.checkpoint()
-                open_ = self._take_waiting(gate) and open_
-                released = gate.release() if open_ else gate.flush()
-                for item, cost in released:
-                    self._handle(item, cost)
-                    if engine.is_over:
-                        break
-            self._send_pending()
-
-    def _take_waiting(self, gate: FairGate) -> bool:
-        """Take every item already in the inbox; False once it has ended."""
-        while True:
-            try:
-                item = self._inbox_out.receive_nowait()
-            except trio.WouldBlock:
-                return True
-            except trio.EndOfChannel:
-                return False
-            self._take(gate, item)
-
-    def _take(self, gate: FairGate, item: _InboxItem) -> None:
-        """A team's item goes to the gate (in order with its requests); the rest is handled."""
-        if isinstance(item, Submitted | Refused | Closed):
-            gate.arrive(item.seat.team, item, request=isinstance(item, Submitted))
-        else:
-            self._handle(item)
-
-    async def _watch_budget(
-        self, engine: Match, gate: FairGate, inbox: trio.MemorySendChannel[_InboxItem]
-    ) -> None:
-        """Reads the meters every BUDGET_POLL seconds; a team past its CPU budget is reported
-        to the actor (TimeLimit), which ends the match: that team forfeits."""
-        async with inbox.clone() as report:
-            while not engine.is_over:
-                await trio.sleep(BUDGET_POLL)
-                team = gate.over_budget()
-                if team is not None:
-                    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-                        await report.send(TimeLimit(team))
-                    return
 
     def _begin(self, output: Output, lines: list[bytes]) -> None:
         gone: list[Seat] = []
@@ -387,12 +254,13 @@ class MatchActor:
                 seat.begin(self._inbox.clone(), self.config.draw_seconds)
         if self.fair is not None:
             self.fair.begin()
-        self._results = self._inbox.clone()  # cloned for each optimum check
+        assert self._checks is not None
+        self._checks.results = self._inbox.clone()  # cloned for each optimum check
         self._inbox.close()
         for outbound, line in zip(output.messages, lines, strict=True):
             receiver = self._open.get(outbound.to)
             # A socket that closed while the match was being prepared has a closed outbox.
-            if receiver is not None and not self._send(receiver, line):
+            if receiver is not None and not receiver.deliver([line]):
                 gone.append(receiver)
         for seat in list(self._open.values()):
             for _ in range(seat.session.held):
@@ -403,17 +271,6 @@ class MatchActor:
             self._socket_gone(lost)
         self._send_pending()
         self.log.info("match_begun", name=self.name, log=str(self.log_path or ""))
-
-    async def _await_checks(self) -> None:
-        grace = min(self._check_grace, self.config.optimum_timeout + 1)
-        with self._stop_checks, trio.move_on_after(grace):
-            while self._pending_checks:
-                try:
-                    item = await self._inbox_out.receive()
-                except trio.EndOfChannel:
-                    return
-                if isinstance(item, Optimum):
-                    self._handle(item)
 
     def _handle(self, item: _InboxItem, cost: float | None = None) -> None:
         """Apply one inbox item; ``cost``: the CPU a request cost its team (fair time)."""
@@ -439,8 +296,8 @@ class MatchActor:
         elif isinstance(item, TimeLimit):
             self._out_of_time(item.team)
         else:
-            self._log_optimum(item.crossing, item.value)
-            self._pending_checks.discard(item.crossing)
+            assert self._checks is not None
+            self._checks.arrived(item)
 
     def _out_of_time(self, team: int) -> None:
         """``team`` went past its CPU budget: it forfeits (the engine's Disconnect, logged as
@@ -475,7 +332,8 @@ class MatchActor:
                 self.log.warning(
                     "log_budget_exceeded", log=str(self.log_path), budget=writer.budget
                 )
-        self._start_checks(output)
+        if self._checks is not None:
+            self._checks.start(output.events)
         self._hold(output, lines)
 
     def _send_pending(self) -> None:
@@ -520,10 +378,6 @@ class MatchActor:
                 # (answer times, closing after game over).
                 batch.append((message, lines[index]))
 
-    def _send(self, seat: Seat, message: Outgoing) -> bool:
-        """Send ``message`` to ``seat`` without waiting; False if the socket is gone or slow."""
-        return seat.deliver([message])
-
     def _socket_gone(self, seat: Seat) -> None:
         slot = seat.slot
         if slot is None or self._open.get(slot) is not seat:
@@ -536,28 +390,6 @@ class MatchActor:
             self._apply(Disconnect(slot))
 
     # -- optimum checks ------------------------------------------------------------------------
-
-    def _start_checks(self, output: Output) -> None:
-        if self._checker is None or self._checks is None or self._results is None:
-            return
-        for fact in output.events:
-            if type(fact) is not TrapProblem:
-                continue
-            crossing = fact.crossing
-            if len(self._pending_checks) >= MAX_PENDING_CHECKS:
-                self._log_optimum(crossing, None)
-                continue
-            self._pending_checks.add(crossing)
-            self._checks.start_soon(
-                check_optimum,
-                self._checker,
-                self._limiter,
-                crossing,
-                fact.traps,
-                fact.switches,
-                self._results.clone(),
-                self.log,
-            )
 
     def _log_optimum(self, crossing: int, value: int | None) -> None:
         if self._writer is not None:

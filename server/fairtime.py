@@ -15,14 +15,17 @@ the gate only measures: the CPU of each team and of each of its requests, and it
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import trio
 
 from dungeon.fairtime import ALLOWANCE, FairOrder, over_budget
+from server.inbox import Closed, Refused, Submitted
 from server.sandbox.cpu import CpuMeter, socket_owners
 
 if TYPE_CHECKING:
@@ -39,6 +42,8 @@ __all__ = [
     "TeamCpu",
     "TimeLimit",
     "loopback_meters",
+    "serve_fair",
+    "watch_budget",
 ]
 
 #: ``--time``: "cpu" orders requests by CPU used (fair time); "wall" by arrival.
@@ -55,6 +60,8 @@ SETTLE = 3
 #: message may still be in the server's outbox or the socket, and a team that has not seen it
 #: yet is not idle. (The bound covers a program that cannot be seen to run: ended, stopped.)
 WAKE_SECONDS = 0.1
+#: Seconds between two readings of the teams' CPU against their budget (time banks).
+BUDGET_POLL = 0.05
 
 
 class Meter(Protocol):
@@ -240,3 +247,73 @@ def loopback_meters(filling: Filling[Connection]) -> dict[int, Meter] | None:
             meter.watch(pid)
         meters[team] = meter
     return meters
+
+
+# -- the match's loop in fair time (its actor's, server.actor) ----------------------------------
+
+
+async def serve_fair(
+    inbox: trio.MemoryReceiveChannel[Any],
+    gate: FairGate,
+    engine: Any,
+    handle: Callable[..., None],
+    send_pending: Callable[[], None],
+) -> None:
+    """The match's loop in fair time: every request (and what must stay in order with a team's
+    requests) is held in ``gate`` and applied (``handle(item, cost)``) when fair time lets it
+    go; the meters are read again at least every POLL_MAX while something is held. Other
+    items are handled at once; ``send_pending`` after each round."""
+
+    def take(item: Any) -> None:
+        # A team's item goes to the gate (in order with its requests); the rest is handled.
+        if isinstance(item, Submitted | Refused | Closed):
+            gate.arrive(item.seat.team, item, request=isinstance(item, Submitted))
+        else:
+            handle(item)
+
+    def take_waiting() -> bool:
+        # Take every item already in the inbox; False once it has ended.
+        while True:
+            try:
+                item = inbox.receive_nowait()
+            except trio.WouldBlock:
+                return True
+            except trio.EndOfChannel:
+                return False
+            take(item)
+
+    open_ = True
+    while open_ and not engine.is_over:
+        with trio.move_on_after(gate.wait() if gate.held() else math.inf):
+            try:
+                take(await inbox.receive())
+            except trio.EndOfChannel:
+                open_ = False
+        open_ = take_waiting() and open_
+        if gate.held():
+            # The verdict "asleep" is read first, then the readers get SETTLE rounds to
+            # queue what the team sent before it slept, which is then ordered before it.
+            gate.observe()
+            for _ in range(SETTLE):
+                await trio.lowlevel.checkpoint()
+            open_ = take_waiting() and open_
+            released = gate.release() if open_ else gate.flush()
+            for item, cost in released:
+                handle(item, cost)
+                if engine.is_over:
+                    break
+        send_pending()
+
+
+async def watch_budget(engine: Any, gate: FairGate, inbox: trio.MemorySendChannel[Any]) -> None:
+    """Reads the meters every BUDGET_POLL seconds; a team past its CPU budget is reported to
+    the match's actor (TimeLimit, through ``inbox``), which ends the match: that team
+    forfeits."""
+    async with inbox.clone() as report:
+        while not engine.is_over:
+            await trio.sleep(BUDGET_POLL)
+            team = gate.over_budget()
+            if team is not None:
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    await report.send(TimeLimit(team))
+                return
