@@ -54,6 +54,25 @@ def refusal(why: str) -> bytes:
 class Connection:
     """One accepted socket: its link (the cycle), its seat (what its match sees), its reading."""
 
+    __slots__ = (
+        "__weakref__",
+        "_adopted",
+        "_handoff",
+        "_latency",
+        "codec",
+        "config",
+        "limits",
+        "link",
+        "lobby",
+        "number",
+        "outbox",
+        "reader",
+        "reading",
+        "seat",
+        "session",
+        "transport",
+    )
+
     def __init__(
         self,
         stream: trio.abc.Stream,

@@ -39,6 +39,20 @@ class Reading:
     """The reading side of one socket: its codec through its frame reader, its seat; ``holder``
     is what the lobby seats for it (the connection)."""
 
+    __slots__ = (
+        "_handoff",
+        "codec",
+        "config",
+        "filling",
+        "holder",
+        "limits",
+        "lobby",
+        "reader",
+        "request_read_at",
+        "seat",
+        "timed",
+    )
+
     def __init__(
         self,
         holder: Any,
