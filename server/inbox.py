@@ -1,12 +1,13 @@
 """What passes between a dungeon socket (:mod:`server.connection`) and its match's actor
-(:mod:`server.actor`).
+(:mod:`server.actor`): plain values only.
 
 A socket puts its items in the actor's inbox through its own clone of the inbox's send side:
 :class:`Submitted` (a request), :class:`Refused` (a line refused before it could be a request)
 and, last, :class:`Closed`. Each is a plain value naming the socket by its seat (a socket
-sends items only once its ``start`` took one), never the socket itself. The actor hands a
-socket :data:`Outgoing` items to write, and :func:`last_error` when an error reaches the
-socket's limit; :func:`render` makes the bytes the socket writes for them.
+sends items only once its ``start`` took one), never the socket itself. The actor answers
+with :data:`Outgoing` items put in the socket's outbox (:class:`server.seat.Seat`), and
+:func:`last_error` when an error reaches the socket's limit; :func:`render` makes the bytes the
+socket writes for them.
 """
 
 from __future__ import annotations

@@ -1,23 +1,14 @@
 """The shared trio network layer every game's server is built on (nothing game-specific here).
 
-A server built on it::
+Every game's server uses it through the one connection cycle, :class:`server.cycle.Link`
+(admit or refuse, read within the limits, the bounded outbox, linger, close), which is built on
+these parts::
 
     limits = DEFAULT_LIMITS.replace(idle_seconds=600)
     gate = Gate(limits)                          # the connection cap and the input budget
-
-    async def handle(stream: trio.abc.Stream) -> None:
-        transport = Transport(stream, receive_bytes=limits.receive_bytes)
-        if (why := gate.enter()) is not None:    # refused: say so in the game's words, close
-            await transport.send_all(my_error_line(why)); await transport.aclose(); return
-        decoder = MyDecoder()                    # the game's sans-I/O decoder (protocol/)
-        reader = FrameReader(transport, decoder, limits, gate.budget)
-        outbox = Outbox(transport, limits.outbox_messages, render=my_render, on_full=kill)
-        try:
-            ...  # a nursery: outbox.run() writes; a loop takes frames out of the decoder,
-                 # calling ``await reader.fill()`` when it needs data (may raise OverBudget)
-                 # and ``await reader.frame_done()`` after each frame (yields now and then)
-        finally:
-            reader.release(); gate.leave(); await transport.aclose()
+    transport = Transport(stream, receive_bytes=limits.receive_bytes)
+    reader = FrameReader(transport, decoder, limits, gate.budget)  # decoder: protocol/
+    outbox = Outbox(transport, limits.outbox_messages, render=my_render, on_full=kill)
 
     port = await nursery.start(serve_tcp, handle)      # 127.0.0.1, a free port
 
