@@ -12,7 +12,7 @@ import pytest
 from tournament_kit import sandbox_mode, write_teams
 
 from arena.tournament.cli import main
-from server.competition.fish import fish_reason
+from server.competition.fish_records import fish_reason
 
 #: Signs up with its name, then dies with exit code 3 at the first call.
 CRASH = r"""

@@ -41,8 +41,8 @@ from server.competition.competition import (
     Competition,
     RunOptions,
     builtin_program,
-    fish_result,
 )
+from server.competition.fish_records import broken_seats, game_record, read_log
 from server.competition.labyrinth import NamedTicket
 from server.competition.pairings import Game
 from server.competition.programs import Entrant
@@ -52,21 +52,9 @@ from server.fish.server import FishServer, ServerConfig
 from server.net import open_listeners, serve_tcp
 from server.sandbox import Limits
 
-__all__ = ["FishRun", "fish_reason"]
+__all__ = ["FishRun"]
 
 SEAT_NAMES = ("seata", "seatb", "seatc", "seatd")
-
-
-def fish_reason(kind: str, reason: str, failed: bool) -> str:
-    """The tournament's reason for a referee's verdict ``kind`` (failed, cheated) and its text,
-    given whether the program ended with a failure."""
-    if kind == "cheated":
-        return "illegal_move"
-    if "within" in reason:  # "no reply within 3 s", "nothing within 10 s"
-        return "time_limit"
-    if "connection broken" in reason or "disconnected" in reason or "closed" in reason:
-        return "crashed" if failed else "disconnected"
-    return "protocol_error"
 
 
 class _SeatedServer(FishServer):
@@ -237,7 +225,7 @@ class FishRun(Competition):
             )  # fmt: skip
             records.append(opening)
         signups = [
-            e.get("name") for e in self._events(log_dir / "tournament.jsonl")
+            e.get("name") for e in read_log(log_dir / "tournament.jsonl")
             if e.get("event") == "signup"
         ]  # fmt: skip
         team_of = {
@@ -250,7 +238,7 @@ class FishRun(Competition):
             key=lambda p: tuple(int(x) for x in re.findall(r"\d+", p.name)),
         )
         for path in logs:
-            events = self._events(path)
+            events = read_log(path)
             header = next((e for e in events if e.get("event") == "game"), {})
             seats_of = [team_of.get(player) for player in header.get("players", [])]
             if any(seat is None for seat in seats_of):
@@ -346,163 +334,21 @@ class FishRun(Competition):
             )
             loser_grace = trio.move_on_after(EXIT_GRACE)
             with loser_grace:
-                for seat in self._broken_seats(log_dir, order):
+                for seat in broken_seats(log_dir, order):
                     await entrants[seat].ended.wait()
             for entrant in entrants:
                 entrant.stop()
             nursery.cancel_scope.cancel()
         return self._record(game, name, entrants, order, log_dir, outputs, time.monotonic() - began)
 
-    @staticmethod
-    def _events(path: Path) -> list[dict[str, Any]]:
-        from replay.games import read_events
-
-        return read_events(path)
-
-    def _broken_seats(self, log_dir: Path, order: list[int | None]) -> list[int]:
-        """Seats whose connection broke: their programs may be ending (a crash)."""
-        out = []
-        tournament = self._events(log_dir / "tournament.jsonl")
-        started = next((e for e in tournament if e.get("event") == "started"), {})
-        signed = [e.get("name") for e in tournament if e.get("event") == "signup"]
-        for index, name in enumerate(signed):
-            seat = order[index] if index < len(order) else None
-            if seat is not None and name in started.get("failed", []):
-                out.append(seat)
-        game_order = self._game_order(log_dir, order)
-        for event in self._events(log_dir / "game-r1-g1.jsonl.gz"):
-            if event.get("event") == "verdict" and event.get("kind") == "failed":
-                seat = game_order[event["seat"]]
-                if seat is not None and "broken" in str(event.get("reason")):
-                    out.append(seat)
-        return out
-
-    def _game_order(self, log_dir: Path, order: list[int | None]) -> list[int | None]:
-        """Our seat of each seat of the server's game (the game seats the players who
-        acknowledged start, in sign-up order)."""
-        tournament = self._events(log_dir / "tournament.jsonl")
-        failed_start: list[str] = next(
-            (e.get("failed", []) for e in tournament if e.get("event") == "started"), []
-        )
-        signed = [e for e in tournament if e.get("event") == "signup"]
-        seats: list[int | None] = []
-        skipped = list(failed_start)
-        for index, event in enumerate(signed):
-            if (signed_name := str(event.get("name"))) in skipped:
-                skipped.remove(signed_name)
-                continue
-            seats.append(order[index] if index < len(order) else None)
-        return seats
-
     def _record(
         self, game: Game, name: str, entrants: list[Entrant], order: list[int | None],
         log_dir: Path, outputs: list[str], seconds: float, *, game_log: Path | None = None,
         game_order: list[int | None] | None = None, sign_up: bool = True,
     ) -> dict[str, Any]:  # fmt: skip
-        """The journal record of one game: its log ``game_log`` (default the server's only
-        game), ``game_order`` our seat of each of its seats; ``sign_up``: judge the sign-up
-        and ``start`` too (a fish-knockout's games leave that to the run)."""
-        count = len(game.seats)
-        game_log = game_log if game_log is not None else log_dir / "game-r1-g1.jsonl.gz"
-        failures: dict[int, dict[str, Any]] = {}
-
-        def fail(seat: int, reason: str, detail: str) -> None:
-            failures.setdefault(seat, {
-                "team": game.seats[seat], "seat": seat, "reason": reason, "detail": detail,
-                "output": outputs[seat],
-            })  # fmt: skip
-
-        for seat, entrant in enumerate(entrants):
-            if sign_up and seat not in order:
-                if entrant.failed:
-                    fail(seat, "crashed", f"{entrant.exit} before it signed up")
-                else:
-                    why = entrant.exit or f"no sign-up within {self.t.connect_seconds:g} s"
-                    fail(seat, "never_connected", why)
-        tournament = self._events(log_dir / "tournament.jsonl")
-        started = next((e for e in tournament if e.get("event") == "started"), None)
-        signed_names = [e.get("name") for e in tournament if e.get("event") == "signup"]
-        if started is not None and sign_up:
-            for index, signed in enumerate(signed_names):
-                where = order[index] if index < len(order) else None
-                if where is not None and signed in started.get("failed", []):
-                    if entrants[where].failed:
-                        fail(where, "crashed", f"{entrants[where].exit} before it answered start")
-                    else:
-                        fail(where, "protocol_error", 'start: no "void" in time')
-        if game_order is None:
-            game_order = self._game_order(log_dir, order)
-        catch = [0] * count
-        events = self._events(game_log)
-        winners: list[int] = []
-        for event in events:
-            if event.get("event") == "verdict" and event.get("kind") in ("failed", "cheated"):
-                where = game_order[event["seat"]]
-                if where is not None:
-                    failed = entrants[where].failed
-                    reason = fish_reason(event["kind"], str(event["reason"]), failed)
-                    detail = str(event["reason"])
-                    if reason == "crashed":
-                        detail = f"{entrants[where].exit} ({detail})"
-                    fail(where, reason, detail)
-            if event.get("event") == "result":
-                for index, score in enumerate(event.get("scores", [])):
-                    where = game_order[index] if index < len(game_order) else None
-                    if where is not None:
-                        catch[where] = score
-        result = next((e for e in events if e.get("event") == "result"), None)
-        header = next((e for e in events if e.get("event") == "game"), None)
-        if result is not None and header is not None:
-            players = header.get("players", [])
-            for winner_name in result.get("winners", []):
-                # a name may repeat (duplicates are allowed): the first seat with it not yet taken
-                for index, player in enumerate(players):
-                    where = game_order[index] if index < len(game_order) else None
-                    if player == winner_name and where is not None and where not in winners:
-                        winners.append(where)
-                        break
-        elif not failures or len(failures) == count - 1:
-            winners = [seat for seat in range(count) if seat not in failures][:1]
-        winners = [seat for seat in winners if seat not in failures]
-        points = [1.0 / len(winners) if seat in winners else 0.0 for seat in range(count)]
-        scores = [-1 if seat in failures else catch[seat] for seat in range(count)]
-        seats = list(game.seats)
-        listed = sorted(failures.values(), key=lambda f: f["seat"])
-        best = catch[winners[0]] if winners else None
-        replay = self._write_replay(game_log, name, seats, game_order)
-        return {
-            "index": game.index,
-            "name": name,
-            "round": game.round,
-            "stage": game.stage,
-            "seed": game.seed,
-            "seats": seats,
-            "points": points,
-            "scores": scores,
-            "fish": catch,
-            "winner": winners[0] if len(winners) == 1 else None,
-            "reason": listed[0]["reason"] if listed else "fish",
-            "result": fish_result(seats, winners, best, listed),
-            "failures": listed,
-            "outputs": outputs,
-            "seconds": round(seconds, 3),
-            "log": str(game_log.relative_to(self.out)),
-            "replay": replay,
-        }
-
-    def _write_replay(
-        self, path: Path, name: str, seats: list[str], game_order: list[int | None]
-    ) -> str | None:
-        from fish.replay import render_html
-
-        if not path.is_file():
-            return None
-        teams = [seats[seat] if seat is not None else "?" for seat in game_order]
-        try:
-            page, _ = render_html(path, standings="../index.html", players=teams)
-        except Exception:
-            return None
-        out = self.out / "replays" / f"{name}.html"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
-        return str(out.relative_to(self.out))
+        """The journal record of one game (:func:`server.competition.fish_records.game_record`)."""
+        return game_record(
+            game, name, entrants, order, log_dir, outputs, seconds, game_log=game_log,
+            game_order=game_order, sign_up=sign_up, out=self.out,
+            connect_seconds=self.t.connect_seconds,
+        )  # fmt: skip
