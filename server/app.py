@@ -183,14 +183,14 @@ class Server:
 
     async def _serve(self, conn: Connection) -> None:
         self._connections.add(conn)
-        conn.log.debug("connection_opened")
+        admitted = True  # a connection the gate refused is no observer's business
         try:
-            await conn.run()
+            admitted = await conn.run()
         except Exception:
             conn.log.exception("connection_failed")
         finally:
             self._connections.discard(conn)
-            if self.observer is not None:
+            if self.observer is not None and admitted:
                 self.observer("closed", conn)
             self._check_idle()
 

@@ -160,10 +160,11 @@ class Connection:
 
     # -- lifetime ------------------------------------------------------------------------------
 
-    async def run(self) -> None:
-        """Serve the socket until it closes; always leaves the lobby or tells the match. An
-        adopted socket (:meth:`adopt`) was admitted by the front process's gate."""
-        await self.link.serve(
+    async def run(self) -> bool:
+        """Serve the socket until it closes; always leaves the lobby or tells the match. False
+        when the gate refused it. An adopted socket (:meth:`adopt`) was admitted by the front
+        process's gate."""
+        return await self.link.serve(
             self._read_then_wait,
             on_close=self._closing,
             linger=self._lingers,
@@ -174,6 +175,7 @@ class Connection:
 
     async def _read_then_wait(self) -> None:
         """The reader; when the peer has gone (EOF) the socket closes at once."""
+        self.log.debug("connection_opened")
         try:
             gone = await self.reading.run(self._adopted)
         except Detach:

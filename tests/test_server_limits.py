@@ -165,20 +165,30 @@ async def test_a_socket_silent_after_its_start_is_closed_at_the_idle_limit(
 
 
 async def test_connections_beyond_the_cap_are_refused_and_matches_play_on() -> None:
-    """A connection beyond the cap gets server_full and is closed; the twelve playing are not
+    """A connection beyond the cap gets server_full and is closed (never reported to the
+    server's observer as a connection that played and closed); the twelve playing are not
     touched, and a place freed is taken again."""
     limits = limits_for(SMALL).replace(linger_seconds=0.0, max_connections=13)
-    async with running_server(limits=limits) as (server, nursery):
+    closed: list[object] = []
+
+    def observe(what: str, subject: object) -> None:
+        if what == "closed":
+            closed.append(subject)
+
+    async with running_server(limits=limits, observer=observe) as (server, nursery):
         agents, dungeons = await memory_match(server, nursery)
         spare = connect_memory(server, nursery)
         refused = connect_memory(server, nursery)
         rest = await refused.until_closed()
         assert [m.code for m in rest if isinstance(m, Error)] == ["server_full"]
+        await trio.testing.wait_all_tasks_blocked()
+        assert closed == []
         dungeon = dungeons[AgentId(0, 2)]
         await agents[AgentId(0, 2)].send(Move(to=neighbour(dungeon, dungeon.start[0])))
         assert isinstance(await agents[AgentId(0, 2)].receive_a(Sat), Sat)
         await spare.aclose()
         await trio.testing.wait_all_tasks_blocked()
+        assert len(closed) == 1  # the spare, which was admitted
         again = connect_memory(server, nursery)
         await again.send(Start(team=0, agent=0, match="next"))
         await trio.testing.wait_all_tasks_blocked()
