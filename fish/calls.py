@@ -34,7 +34,7 @@ class CallName(StrEnum):
     TAKE_TURN = "take-turn"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlayerView:
     """A remaining player in a State: its colour, its fish, its penguins' tiles."""
 
@@ -43,7 +43,7 @@ class PlayerView:
     places: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class StateView:
     """A State as one seat sees it: the remaining players (that seat first) and the board's
     fish per tile (0: a hole), ``rows`` x ``cols``."""
@@ -68,7 +68,7 @@ class StateView:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlayingAs:
     """``playing-as``: the seat's colour."""
 
@@ -79,7 +79,7 @@ class PlayingAs:
         return [self.name.value, [self.color]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlayingWith:
     """``playing-with``: the other remaining players' colours, in turn order after the seat."""
 
@@ -90,7 +90,7 @@ class PlayingWith:
         return [self.name.value, [list(self.colors)]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Setup:
     """``setup``: place a penguin."""
 
@@ -101,7 +101,7 @@ class Setup:
         return [self.name.value, [self.state.to_json()]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TakeTurn:
     """``take-turn``: move a penguin; ``moves`` are the (from, to) tiles of the moves made since
     the seat's last turn (none after a player was removed)."""

@@ -56,7 +56,7 @@ class Kind(StrEnum):
     CHEATED = "cheated"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Reply:
     """``seat`` answered the pending call with ``value`` after ``seconds``."""
 
@@ -65,7 +65,7 @@ class Reply:
     seconds: float = 0.0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Failure:
     """``seat`` did not answer the pending call: ``reason`` (a timeout, a broken connection,
     bad bytes), after ``seconds``."""
@@ -78,7 +78,7 @@ class Failure:
 Input = Reply | Failure
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Verdict:
     """What the referee made of an answer; ``action`` is the placement (a tile) or the move
     (from, to) it played."""
@@ -89,7 +89,7 @@ class Verdict:
     action: int | tuple[int, int] | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameResult:
     """Seats of a finished game: the winners (top score among the remaining), the failed, the
     cheaters, and the rest; the scores of every seat."""
@@ -101,7 +101,7 @@ class GameResult:
     scores: tuple[int, ...] = field(default=())
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Expel:
     """Fish's own effect: ``seat`` failed or cheated (``kind``, ``reason``); it is never called
     again, its connection may close."""
@@ -158,7 +158,7 @@ class Referee:
         seats, colors, scores, penguins = floes.seats, self.colors, floes.scores, floes.penguins
         order = [(seat + k) % seats for k in range(seats) if floes.active[(seat + k) % seats]]
         players = tuple(
-            PlayerView(colors[other], scores[other], tuple(penguins[other])) for other in order
+            [PlayerView(colors[other], scores[other], tuple(penguins[other])) for other in order]
         )
         layout = floes.layout
         return StateView(players, layout.rows, layout.cols, tuple(floes.fish))
@@ -222,7 +222,7 @@ class Referee:
         return None
 
     def _judge(self, seat: int, call: FishCall, reply: object) -> Verdict:
-        if isinstance(call, PlayingAs | PlayingWith):
+        if isinstance(call, (PlayingAs, PlayingWith)):
             if reply != "void":
                 return self._remove(seat, Kind.FAILED, f'{call.name}: expected "void"')
             return Verdict(seat, Kind.OK)
