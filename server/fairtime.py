@@ -29,7 +29,6 @@ from server.inbox import Closed, Refused, Submitted
 from server.sandbox.cpu import CpuMeter, socket_owners
 
 if TYPE_CHECKING:
-    from server.connection import Connection
     from server.lobby import Filling
 
 __all__ = [
@@ -215,9 +214,10 @@ class FairGate:
         return out
 
 
-def loopback_meters(filling: Filling[Connection]) -> dict[int, Meter] | None:
+def loopback_meters(filling: Filling[Any]) -> dict[int, Meter] | None:
     """Each team's meter for a full match of external programs (``arena serve --time cpu``):
-    the processes holding the client ends of its six sockets, found through ``/proc``
+    the processes holding the client ends of its six sockets (each seat's connection's
+    ``transport.stream``), found through ``/proc``
     (:func:`server.sandbox.cpu.socket_owners`; loopback clients on this machine only), each
     counted with its descendants. None when a team's processes cannot be seen, or one process
     holds sockets of both teams (or is this server's): the match is then played in arrival
