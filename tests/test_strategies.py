@@ -14,7 +14,15 @@ from scipy.sparse import csr_matrix
 
 from client.strategies.base import STRATEGIES, make_strategy
 from client.strategies.knowledge import Knowledge, hop_table
-from client.strategies.reference import LEAD, ONTO, PRIOR_KILLS, PRIOR_TRIES, Race, Reference
+from client.strategies.reference import (
+    CHASERS,
+    LEAD,
+    ONTO,
+    PRIOR_KILLS,
+    PRIOR_TRIES,
+    Race,
+    Reference,
+)
 from client.strategies.rusher import Rusher
 from client.strategies.solver import SolverBudget, TrapSolver, active_count, walksat
 from dungeon.config import RulesConfig
@@ -366,6 +374,16 @@ def test_reference_counts_a_lead_that_killed_the_enemy_heir() -> None:
     strategy.observe(2, Moved(True, 12, [], "crossed"))
     assert strategy.race.tries[LEAD] == before[0] + 2
     assert strategy.race.kills[LEAD] == before[1] + 1
+
+
+def test_reference_hunters_with_no_ambush_point_chase_three_at_most() -> None:
+    """The enemy heir one step from its shrine (13): no hunter can get beside its way first.
+    Three hunters (the nearest, lowest numbers on ties) chase it; the other two wait, sending
+    no request that their heir's next move would wait behind."""
+    strategy = on_the_line(13)
+    moves = {agent: strategy.choose_move(agent) for agent in range(1, 6)}
+    assert moves == {1: 12, 2: 12, 3: 12, 4: None, 5: None}
+    assert sum(move is not None for move in moves.values()) == CHASERS
 
 
 def test_reference_race_prior_favours_the_lead_until_strikes_are_seen() -> None:

@@ -19,8 +19,11 @@ where the enemy heir is *going*, and it measures the race instead of assuming wh
     target"). When the heir itself is next to it, it steps onto the heir. Which of the two
     comes first is decided by the race measured so far in this match: the share of each kind
     of strike that killed.
-  * Hunters with no ambush point, and any hunter next to an enemy henchman beside our heir,
-    act as ``classic``'s hunters (strike it, else chase).
+  * A hunter next to an enemy henchman beside our heir strikes it.
+  * Of the hunters with no ambush point, the three nearest the enemy heir chase it as
+    ``classic``'s hunters do; the others wait where they are. Over sockets every request
+    costs the team a turn of the event loop, which its heir's next move waits behind, and a
+    hunter far behind the enemy heir seldom catches it.
 - Traps: the fewest active traps, exactly (``solver.TrapSolver``): the exact solve costs tens
   of microseconds, a small share of one round trip, and every trap left active is a 1/8 chance
   to lose the crossing.
@@ -32,13 +35,15 @@ from client.strategies.classic import STRIKE_CHANCE, Classic
 from client.strategies.knowledge import HEIR
 from protocol.messages import Moved, ServerMessage
 
-__all__ = ["LEAD", "ONTO", "PRIOR_KILLS", "PRIOR_TRIES", "Race", "Reference"]
+__all__ = ["CHASERS", "LEAD", "ONTO", "PRIOR_KILLS", "PRIOR_TRIES", "Race", "Reference"]
 
 HUNTERS = (1, 2, 3, 4, 5)
 #: how far ahead of the enemy heir the predicted way home is followed, in hops.
 HORIZON = 60
 #: ambush points of two hunters lie at least this many hops apart along the predicted way.
 SPACING = 2
+#: at most this many hunters with no ambush point chase the enemy heir (the nearest ones).
+CHASERS = 3
 #: a step home this likely to be struck is worth a sidestep that is at least this much safer.
 SIDESTEP = 0.3
 #: the two kinds of strike: onto the node the enemy heir is heading to, or onto the heir.
@@ -231,19 +236,39 @@ class Reference(Classic):
                 return self._rng.choice(options[kind])
         return None
 
+    def _chasers(self, heir: int) -> list[int]:
+        """The hunters with no ambush point that chase: the CHASERS nearest the enemy heir."""
+        known = self.knowledge
+        points = self._ambush_points()
+        hops = known.distances_to(heir)
+        unreached = len(known.adjacency)  # more hops than any reachable node
+        idle = sorted(
+            (hops[known.location[agent]] if hops[known.location[agent]] >= 0 else unreached, agent)
+            for agent in HUNTERS
+            if agent in known.location and agent not in points
+        )
+        return [agent for _, agent in idle[:CHASERS]]
+
     def _hunter(self, agent: int) -> int | None:
         strike = self._strike_heir(agent)
         if strike is not None:
             return strike
         known = self.knowledge
-        if known.enemy_heir is not None and self._strike(agent, {known.location[HEIR]}) is None:
-            spot = self._ambush_points().get(agent)
-            if spot is not None:
-                here = known.location[agent]
-                if here == spot:
-                    return None  # in ambush
-                path = set(self._predicted_enemy_path(known.enemy_heir, HORIZON))
-                shortest = known.steps_toward(here, spot)
-                steps = [n for n in shortest if n not in path] or shortest
-                return self._rng.choice(steps) if steps else None
-        return self._hunter_move(agent)
+        guard = self._strike(agent, {known.location[HEIR]})
+        if guard is not None:
+            return guard
+        heir = known.enemy_heir
+        if heir is None:
+            return None  # the enemy heir unseen for a moment: wait for its next sighting
+        here = known.location[agent]
+        spot = self._ambush_points().get(agent)
+        if spot is not None:
+            if here == spot:
+                return None  # in ambush
+            path = set(self._predicted_enemy_path(heir, HORIZON))
+            shortest = known.steps_toward(here, spot)
+            steps = [n for n in shortest if n not in path] or shortest
+            return self._rng.choice(steps) if steps else None
+        if agent in self._chasers(heir):
+            return self._hunter_move(agent)
+        return None  # too far behind to matter: a request would only slow our heir
