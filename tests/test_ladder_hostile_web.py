@@ -299,6 +299,53 @@ async def test_an_upload_named_to_climb_out_or_to_run_in_the_page_is_only_text(
         assert not (folder / "<img src=x onerror=window.pwned=1>.py").exists()
 
 
+async def test_a_team_uploads_one_version_at_a_time(played: Class) -> None:  # noqa: F811
+    """While a team's upload is being checked, its next one is refused (409) before its file is
+    read, so one team's uploads hold one upload's worth of disk at a time; other teams go on,
+    and once the first is checked the team may upload again."""
+    entered, release, answered = trio.Event(), trio.Event(), trio.Event()
+
+    async def held_submit(ladder: Ladder, token: str, path: Path, address: str) -> Any:
+        if not entered.is_set():  # the first upload waits, its file on disk, until released
+            entered.set()
+            await release.wait()
+        return await _upload(ladder, token, path, address)
+
+    site = LadderSite(played.ladder, submit=held_submit)
+    failing = b"import sys; sys.exit(3)"
+    answers: list[tuple[int, str]] = []
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(serve_web, site.app(), "127.0.0.1", 0)
+
+        async def upload(token: str, headers: dict[str, str] | None = None) -> tuple[int, str]:
+            kind, body = multipart({} if headers else {"token": token}, "bot.py", failing)
+            return await post_bytes(port, "/submit", kind, body, headers)
+
+        async def first() -> None:
+            answers.append(await upload(played.tokens["ann"]))
+            answered.set()
+
+        nursery.start_soon(first)
+        await entered.wait()
+        ann = played.tokens["ann"]
+        for again in (await upload(ann), await upload("", bearer(ann))):
+            assert again[0] == 409
+            assert "ann&#x27;s previous upload is still being checked" in again[1]
+        status, page = await upload(played.tokens["bob"])
+        assert (status, "bob version 2: FAILED" in page) == (422, True)
+        release.set()
+        await answered.wait()
+        nursery.cancel_scope.cancel()
+    assert answers[0][0] == 422
+    assert "ann version 2: FAILED" in answers[0][1]
+    async with trio.open_nursery() as nursery:  # the first checked, ann may upload again
+        port = await nursery.start(serve_web, site.app(), "127.0.0.1", 0)
+        kind, body = multipart({"token": played.tokens["ann"]}, "bot.py", failing)
+        status, page = await post_bytes(port, "/submit", kind, body)
+        nursery.cancel_scope.cancel()
+    assert (status, "ann version 3: FAILED" in page) == (422, True)
+
+
 # -- forms of other sites, text that runs, headers -------------------------------------------
 
 

@@ -24,6 +24,7 @@ import io
 import json
 import secrets
 import tempfile
+import threading
 import time
 import zipfile
 from collections.abc import Callable
@@ -96,6 +97,10 @@ class LadderSite:
 
     def __post_init__(self) -> None:
         self._key = secrets.token_bytes(32)  # team sessions end with the server
+        # Teams with an upload in progress: one each, so a team's uploads hold at most one
+        # upload's worth of disk at a time.
+        self._uploads: set[str] = set()
+        self._uploads_lock = threading.Lock()
         self.gate = TeacherGate(check=self._is_admin_token, clock=self.clock, home="/admin")
 
     # -- the app -------------------------------------------------------------------------------
@@ -294,9 +299,10 @@ class LadderSite:
         limits = {**DEFAULT_LIMITS, **self.ladder.settings.get("limits", {})}
         return int(limits["upload_bytes"])
 
-    def _team_token(self, token: str, address: str, now: float) -> None:
-        """Refuse (:class:`LadderError`) a token that is not a team's, before its upload is
-        read on (blocking: called in the upload's worker thread)."""
+    def _claim(self, token: str, address: str, now: float) -> str:
+        """The team whose upload may go on: refuse (:class:`LadderError`) a token that is not a
+        team's, or a team with an upload still in progress (blocking: called in a worker
+        thread, before the upload's file is read). Its caller must :meth:`_release` it."""
         if not token:
             raise _Denied("the form has no team token before its file", 401)
         try:
@@ -305,8 +311,18 @@ class LadderSite:
             raise
         except LadderError as error:
             raise _Denied(str(error), 401) from None
-        if who.role != "team":
+        if who.role != "team" or who.team is None:
             raise _Denied("the admin token cannot submit: use the team's own token", 403)
+        with self._uploads_lock:
+            if who.team in self._uploads:
+                message = f"{who.team}'s previous upload is still being checked: wait for it"
+                raise _Denied(message, 409)
+            self._uploads.add(who.team)
+        return who.team
+
+    def _release(self, teams: list[str]) -> None:
+        with self._uploads_lock:
+            self._uploads.difference_update(teams)
 
     async def _submit(self, request: Request) -> Response:
         """The credential first: a bearer token before the body is read, else the form's token
@@ -321,12 +337,14 @@ class LadderSite:
         bearer = bearer.strip() if scheme.lower() == "bearer" else ""
         now = self.clock()
 
+        claimed: list[str] = []  # the team, once its credential is checked
+
         def authorize(fields: dict[str, str]) -> None:
-            self._team_token(fields.get("token", ""), address, now)
+            claimed.append(self._claim(fields.get("token", ""), address, now))
 
         try:
             if bearer:
-                await trio.to_thread.run_sync(self._team_token, bearer, address, now)
+                claimed.append(await trio.to_thread.run_sync(self._claim, bearer, address, now))
             with tempfile.TemporaryDirectory(prefix="ladder-upload-") as scratch:
                 async with contextlib.aclosing(request.stream()) as chunks:
                     upload = await read_upload(
@@ -342,6 +360,8 @@ class LadderSite:
                 status = 413
             status, headers = _refusal(error, status)
             return await self._refused(str(error), status, headers)
+        finally:
+            self._release(claimed)
         verdict = "active" if done.status == "active" else f"FAILED: {done.reason}"
         lines = [f"{done.team} version {done.number}: {verdict}"]
         for title, text in (("build", done.build_output), ("pre-flight", done.preflight_output)):
