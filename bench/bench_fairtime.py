@@ -13,11 +13,14 @@ For each run: reference's score (points per match) with its 95% interval (normal
 approximation), the median match's wall time; then, per mode, the quiet-minus-loaded score
 difference, whether the intervals overlap, and how many of the very same matches (same seed,
 same seats) changed winner between quiet and loaded: the sharpest view of load-dependence.
-BENCH_FAIRTIME_MODES (cpu,wall) picks the modes; BENCH_FAIRTIME_SANDBOX (none) the sandbox.
+BENCH_FAIRTIME_MODES (cpu,wall) picks the modes; BENCH_FAIRTIME_SANDBOX (none) the sandbox;
+BENCH_FAIRTIME_OUT, a folder, keeps the four tournaments' outputs (results, match logs) there, to
+compare a changed match's quiet and loaded logs (``arena replay show``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -35,6 +38,7 @@ NODES = env_number("BENCH_FAIRTIME_NODES", 300, minimum=50)
 CONCURRENCY = env_number("BENCH_FAIRTIME_CONCURRENCY", 4, minimum=1)
 MODES = os.environ.get("BENCH_FAIRTIME_MODES", "cpu,wall").split(",")
 SANDBOX = os.environ.get("BENCH_FAIRTIME_SANDBOX", "none")
+KEEP = os.environ.get("BENCH_FAIRTIME_OUT", "")
 #: The hog: one busy loop per core, for the loaded runs.
 HOG = "while True:\n    pass\n"
 
@@ -117,8 +121,13 @@ def main() -> None:
     if not MODES or any(mode not in ("cpu", "wall") for mode in MODES):
         raise SettingError(f"BENCH_FAIRTIME_MODES={','.join(MODES)!r}: expected cpu and/or wall")
     rows, verdicts = [], []
-    with tempfile.TemporaryDirectory(prefix="bench-fairtime-") as directory:
-        folder = Path(directory)
+    with contextlib.ExitStack() as stack:
+        if KEEP:
+            folder = Path(KEEP)
+            folder.mkdir(parents=True, exist_ok=True)
+        else:
+            temporary = tempfile.TemporaryDirectory(prefix="bench-fairtime-")
+            folder = Path(stack.enter_context(temporary))
         teams = _teams_file(folder)
         for mode in MODES:
             runs = {}

@@ -264,23 +264,34 @@ async def serve_fair(
     go; the meters are read again at least every POLL_MAX while something is held. Other
     items are handled at once; ``send_pending`` after each round."""
 
+    batch: list[Submitted | Refused | Closed] = []
+
     def take(item: Any) -> None:
-        # A team's item goes to the gate (in order with its requests); the rest is handled.
+        # A team's item waits for the round's batch (in order with its requests); the rest is
+        # handled at once.
         if isinstance(item, Submitted | Refused | Closed):
-            gate.arrive(item.seat.team, item, request=isinstance(item, Submitted))
+            batch.append(item)
         else:
             handle(item)
 
     def take_waiting() -> bool:
-        # Take every item already in the inbox; False once it has ended.
+        # Take every item already in the inbox, then hand the round's batch to the gate in the
+        # order of teams and agents (stable: a socket's own items keep their order), not in
+        # the order the scheduler happened to run the sockets' readers; False once it has ended.
+        open_ = True
         while True:
             try:
-                item = inbox.receive_nowait()
+                take(inbox.receive_nowait())
             except trio.WouldBlock:
-                return True
+                break
             except trio.EndOfChannel:
-                return False
-            take(item)
+                open_ = False
+                break
+        batch.sort(key=lambda item: (item.seat.team, item.seat.agent))
+        for item in batch:
+            gate.arrive(item.seat.team, item, request=isinstance(item, Submitted))
+        batch.clear()
+        return open_
 
     open_ = True
     while open_ and not engine.is_over:

@@ -17,7 +17,8 @@ from dungeon.engine import AgentId
 from protocol.messages import Dungeon, GameOver, Move, Sat
 from replay.matchlog import read_log
 from server.app import Server
-from server.fairtime import POLL_MAX, WAKE_SECONDS
+from server.fairtime import POLL_MAX, WAKE_SECONDS, FairGate, serve_fair
+from server.inbox import Refused, Submitted
 from server.lobby import Filling
 
 pytestmark = pytest.mark.usefixtures("autojump_clock")
@@ -254,3 +255,42 @@ async def test_a_team_sent_a_message_is_awake_until_it_has_handled_it(
     else:
         assert WAKE_SECONDS - 0.001 <= waited <= 2 * WAKE_SECONDS
     assert [team for team, _ in _applied(server)] == [1, 0]
+
+
+class _Engine:
+    """What serve_fair reads of the engine: whether the match is over (after ``inputs``)."""
+
+    def __init__(self, inputs: int) -> None:
+        self.inputs = inputs
+
+    @property
+    def is_over(self) -> bool:
+        return self.inputs <= 0
+
+
+async def test_requests_read_in_one_round_go_in_agent_order_not_reader_order() -> None:
+    # The six readers of a team's sockets hand over what a program sent at once in whatever
+    # order the scheduler runs them (trio reverses a round at random): the gate takes the
+    # round's items by team and agent, a socket's own items in their order, so the same
+    # program's burst is applied the same way on a quiet and on a loaded server. (Both teams
+    # asleep: each request goes by its stamp, one allowance a request; ties: team 0 first.)
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
+    gate = FairGate(meters)
+    send, receive = trio.open_memory_channel[Any](16)
+    seats = [AgentId(0, agent) for agent in (5, 3, 0)] + [AgentId(1, 2), AgentId(0, 3)]
+    items: list[Any] = [Submitted(seat, Move(to=1)) for seat in seats[:4]]
+    items.append(Refused(seats[4], code="bad_request", text="second line of agent 3"))
+    for item in items:
+        send.send_nowait(item)
+    engine = _Engine(len(items))
+    applied: list[Any] = []
+
+    def handle(item: Any, cost: float | None = None) -> None:
+        applied.append(item)
+        engine.inputs -= 1
+
+    await serve_fair(receive, gate, engine, handle, lambda: None)
+    assert [(item.seat.team, item.seat.agent, type(item).__name__) for item in applied] == [
+        (0, 0, "Submitted"), (1, 2, "Submitted"), (0, 3, "Submitted"), (0, 3, "Refused"),
+        (0, 5, "Submitted"),
+    ]  # fmt: skip
