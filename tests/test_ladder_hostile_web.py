@@ -7,6 +7,7 @@ another site, text written to run in a page, and the headers that keep a browser
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -18,7 +19,9 @@ from typing import Any
 
 import pytest
 import trio
+from cdp import CHROMIUM, Browser
 from sqlalchemy import event, select
+from viewer_logs import penguins_log
 from web_client import http
 
 from server.ladder import schema as s
@@ -446,3 +449,48 @@ async def test_a_replay_runs_in_a_sandbox_away_from_the_sites_cookies(
 def _policy(headers: dict[str, str]) -> dict[str, str]:
     rules = (rule.strip().partition(" ") for rule in headers["content-security-policy"].split(";"))
     return {name: value for name, _, value in rules}
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (make browser)")
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+async def test_in_a_browser_a_sandboxed_replay_draws_but_cannot_reach_the_cookie(
+    played: Class,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A real Penguins replay, served as the ladder serves it (sandboxed), still draws its board
+    in Chromium; its scripts cannot read the teacher's cookie or the teacher's page."""
+    from penguins.replay import read_events, view_data
+    from replay.page import render_page
+
+    data = view_data(read_events(penguins_log(tmp_path, ("alice", "bob"))))
+    digest = played.ladder.store.put(render_page(data, "floes", "Penguins").encode())
+    with played.ladder.engine.begin() as db:
+        result = json.loads(
+            db.execute(select(s.matches.c.result).where(s.matches.c.id == 2)).scalar()
+        )
+        result["files"][result["replay"]] = digest
+        db.execute(s.matches.update().where(s.matches.c.id == 2).values(result=json.dumps(result)))
+    browser = await trio.to_thread.run_sync(Browser, tmp_path / "profile")
+    base = f"http://127.0.0.1:{played.port}"
+
+    def run(call: Any, *args: Any) -> Any:
+        return trio.to_thread.run_sync(call, *args)
+
+    session, _ = await _teacher_session(played)
+    name, _, value = session["Cookie"].partition("=")
+    try:
+        page = await run(browser.open, base + "/login")
+        await run(lambda: page.call("Network.setCookie", name=name, value=value, url=base))
+        assert "Teacher's page" in await run(
+            page.evaluate, "fetch('/admin').then(r => r.text())"
+        )  # the browser now carries the teacher's cookie
+        await run(page.goto, base + "/matches/2/replay")
+        assert await run(page.wait_for, "document.querySelectorAll('g.floe').length > 0")
+        assert await run(page.evaluate, "!!document.querySelector('.ladder-back a[href=\"/\"]')")
+        cookie = "(() => { try { return document.cookie; } catch (e) { return 'denied'; } })()"
+        assert await run(page.evaluate, cookie) == "denied"
+        reach = "fetch('/admin').then(r => r.status, () => 'blocked')"
+        assert await run(page.evaluate, reach) == "blocked"
+    finally:
+        await trio.to_thread.run_sync(browser.close)
