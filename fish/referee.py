@@ -140,6 +140,8 @@ class Referee:
         self._since: list[list[tuple[int, int]]] = [[] for _ in range(players)]
         self._pending: Send[FishCall] | None = None
         self._started = False
+        #: Each seat's deadline effect, built once (it is immutable).
+        self._deadlines = [Deadline(seat) for seat in range(players)]
 
     # ----------------------------------------------------------------- queries
 
@@ -198,7 +200,8 @@ class Referee:
             effects += [Record(result), Over(result.winners, reason)]
             return effects
         self._pending = send
-        effects += [send, Deadline(send.seat)]
+        effects.append(send)
+        effects.append(self._deadlines[send.seat])
         return effects
 
     def _make_call(self) -> Send[FishCall] | None:
