@@ -299,7 +299,7 @@ async def test_every_action_without_the_teachers_credential_is_refused(
             assert json.loads(body)["ok"] is False
         assert (set(server.games), set(server.tournaments)) == before
         status, _, body = await http(
-            port, path, "POST", f"{fields}&csrf={gate.csrf_token()}", headers=cookie
+            port, path, "POST", f"{fields}&csrf={gate.csrf_token(session)}", headers=cookie
         )
         assert status in (200, 400), body  # the teacher's: taken (400 is the game's own "no")
         assert "credential" not in body

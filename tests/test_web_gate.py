@@ -6,6 +6,7 @@ says how a browser must treat it."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -18,7 +19,14 @@ from web_client import http
 
 from server.web import serve_web, web_app
 from server.web.app import STRICT_POLICY
-from server.web.auth import COOKIE, WINDOW, TeacherGate, Throttle, form_fields
+from server.web.auth import (
+    COOKIE,
+    SESSION_SECONDS,
+    WINDOW,
+    TeacherGate,
+    Throttle,
+    form_fields,
+)
 
 TOKEN = "the-teachers-token"
 
@@ -117,7 +125,7 @@ async def test_a_request_the_browser_marks_as_another_sites_cannot_act(
     assert status == 303
     session = headers["set-cookie"].split(";", 1)[0]
     assert session.startswith(f"{COOKIE}=")
-    form = f"what=x&csrf={served.gate.csrf_token()}"
+    form = f"what=x&csrf={served.gate.csrf_token(session.split('=', 1)[1])}"
     cross = {"Cookie": session, "Sec-Fetch-Site": site}
     status, _, body = await http(served.port, "/act", "POST", form, headers=cross)
     assert status == 403
@@ -154,3 +162,49 @@ async def test_a_strict_app_runs_only_the_sites_own_scripts() -> None:
     )
     assert rules["script-src"] == "'self'"  # no inline script, no eval, no other site
     assert rules["default-src"] == "'self'"
+
+
+async def _login(served: Served) -> tuple[dict[str, str], str]:
+    """A fresh login: its cookie header and its CSRF token."""
+    status, headers, _ = await http(served.port, "/login", "POST", f"token={TOKEN}")
+    assert status == 303
+    session = headers["set-cookie"].split(";", 1)[0]
+    return {"Cookie": session}, served.gate.csrf_token(session.split("=", 1)[1])
+
+
+async def _is_teacher(served: Served, cookie: dict[str, str]) -> bool:
+    status, _, body = await http(served.port, "/who", headers=cookie)
+    assert status == 200
+    return bool(json.loads(body)["teacher"])
+
+
+async def test_logging_out_ends_the_session_for_every_copy_of_its_cookie(served: Served) -> None:
+    """A copy of the cookie (a shared machine, a stolen one) opens nothing after the teacher
+    logged out; another login's session and CSRF token stay its own."""
+    first, first_csrf = await _login(served)
+    second, second_csrf = await _login(served)
+    assert first != second
+    assert first_csrf != second_csrf
+    # A session's forms carry its own CSRF token, not another session's.
+    status, _, _ = await http(served.port, "/act", "POST", f"csrf={second_csrf}", headers=first)
+    assert status == 403
+    status, headers, _ = await http(
+        served.port, "/logout", "POST", f"csrf={first_csrf}", headers=first
+    )
+    assert status == 303
+    assert 'arena_teacher=""' in headers["set-cookie"] or "Max-Age=0" in headers["set-cookie"]
+    assert not await _is_teacher(served, first)
+    status, _, _ = await http(
+        served.port, "/act", "POST", f"what=x&csrf={first_csrf}", headers=first
+    )
+    assert status == 401
+    assert await _is_teacher(served, second)
+    assert served.acted == []
+
+
+async def test_a_session_expires(served: Served) -> None:
+    cookie, _ = await _login(served)
+    served.now[0] += SESSION_SECONDS - 1
+    assert await _is_teacher(served, cookie)
+    served.now[0] += 1
+    assert not await _is_teacher(served, cookie)

@@ -394,7 +394,7 @@ class LadderSite:
             return teams, audit
 
         teams, audit = await self._read(read)
-        page = pages.admin_page(info, teams, self.gate.csrf_token(), audit, message)
+        page = pages.admin_page(info, teams, self.gate.csrf_for(request), audit, message)
         return HTMLResponse(page, status_code=status)
 
     async def _teacher_form(self, request: Request) -> dict[str, str]:

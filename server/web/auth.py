@@ -2,8 +2,9 @@
 binds; pages that only show stay open.
 
 A request is the teacher's when it carries ``Authorization: Bearer TOKEN`` (scripts, curl) or
-the session cookie the login form sets (a browser) together with the page's CSRF token (the form
-field ``csrf`` or the header ``X-CSRF-Token``). The cookie is HttpOnly and SameSite=Strict; a
+the session cookie the login form sets (a browser) together with its session's CSRF token (the
+form field ``csrf`` or the header ``X-CSRF-Token``). Each login is a random session of its own,
+ended by logging out or after SESSION_SECONDS. The cookie is HttpOnly and SameSite=Strict; a
 request sent by a page of another site (its ``Origin``, or its ``Sec-Fetch-Site``) is refused
 before anything else. Wrong tokens, at the login form or as a bearer token, are rate limited per
 client address (:class:`Throttle`: then 429 with ``Retry-After``, the token not looked at).
@@ -53,6 +54,8 @@ COOKIE = "arena_teacher"
 ENV_TOKEN = "ARENA_TEACHER_TOKEN"
 #: Wrong tokens (the login form, a bearer token): at most this many per address in WINDOW s.
 ATTEMPTS, WINDOW = 5, 60.0
+#: A login lasts this long (seconds); at most this many are open (the oldest closed first).
+SESSION_SECONDS, MAX_SESSIONS = 12 * 3600.0, 64
 #: Addresses whose wrong tokens are remembered at most; past it the oldest guesser is forgotten.
 MAX_ADDRESSES = 10_000
 
@@ -163,6 +166,7 @@ class TeacherGate:
         self._check = check or self._same_token
         self.home = home  # where the login form leads
         self._key = secrets.token_bytes(32)  # sessions end with the server
+        self._sessions: dict[str, float] = {}  # SHA-256 of each session -> when it expires
         self._clock = clock
         self.throttle = Throttle()
 
@@ -204,22 +208,42 @@ class TeacherGate:
     def _mac(self, label: str) -> str:
         return hmac.new(self._key, label.encode(), hashlib.sha256).hexdigest()
 
-    @property
-    def _session(self) -> str:
-        return self._mac("session")
+    def _session(self, request: Request) -> str | None:
+        """The request's session, when its cookie holds one of the gate's, unexpired."""
+        sent = request.cookies.get(COOKIE, "")
+        expires = self._sessions.get(hashlib.sha256(sent.encode("utf-8", "replace")).hexdigest())
+        return sent if expires is not None and self._clock() < expires else None
 
     def logged_in(self, request: Request) -> bool:
-        sent = request.cookies.get(COOKIE, "").encode("utf-8", "replace")
-        return hmac.compare_digest(sent, self._session.encode())
+        return self._session(request) is not None
 
-    def csrf_token(self) -> str:
-        return self._mac("csrf")
+    def csrf_token(self, session: str) -> str:
+        """The CSRF token of a session (its forms carry it)."""
+        return self._mac(f"csrf:{session}")
+
+    def csrf_for(self, request: Request) -> str:
+        """The CSRF token of the request's session ("" when it has none)."""
+        session = self._session(request)
+        return "" if session is None else self.csrf_token(session)
 
     def csrf_meta(self, request: Request) -> str:
         """HTML for a page: the CSRF token when the browser is logged in, else a login link."""
         if self.logged_in(request):
-            return f'<meta name="csrf-token" content="{self.csrf_token()}">'
+            return f'<meta name="csrf-token" content="{self.csrf_for(request)}">'
         return '<p class="muted login"><a href="/login">Log in as the teacher</a> to act.</p>'
+
+    def _open_session(self) -> str:
+        """A new session (one per login), lasting SESSION_SECONDS; the oldest is dropped past
+        MAX_SESSIONS, the expired ones on the way."""
+        now = self._clock()
+        for key, expires in list(self._sessions.items()):
+            if expires <= now:
+                del self._sessions[key]
+        while len(self._sessions) >= MAX_SESSIONS:
+            del self._sessions[next(iter(self._sessions))]
+        session = secrets.token_urlsafe(32)
+        self._sessions[hashlib.sha256(session.encode()).hexdigest()] = now + SESSION_SECONDS
+        return session
 
     async def require(self, request: Request, form: dict[str, str]) -> None:
         """Return when the request is the teacher's; raise 401 or 403 otherwise."""
@@ -232,7 +256,9 @@ class TeacherGate:
         if not self.logged_in(request):
             raise HTTPException(401, "the teacher's credential is needed: log in at /login")
         sent = form.get("csrf") or request.headers.get("x-csrf-token", "")
-        if not hmac.compare_digest(sent.encode(), self.csrf_token().encode()):
+        if not hmac.compare_digest(
+            sent.encode("utf-8", "replace"), self.csrf_for(request).encode()
+        ):
             raise HTTPException(403, "a form without this page's CSRF token")
 
     def routes(self) -> list[Route]:
@@ -267,11 +293,16 @@ class TeacherGate:
         if not right:
             return HTMLResponse(self._form_page("wrong token"), 401)
         response = RedirectResponse(self.home, status_code=303)
-        response.set_cookie(COOKIE, self._session, httponly=True, samesite="strict", path="/")
+        response.set_cookie(
+            COOKIE, self._open_session(), httponly=True, samesite="strict", path="/"
+        )
         return response
 
     async def _logout(self, request: Request) -> Response:
         await self.require(request, await form_fields(request))
+        session = self._session(request)
+        if session is not None:  # a copy of the cookie opens nothing any more
+            self._sessions.pop(hashlib.sha256(session.encode()).hexdigest(), None)
         response = RedirectResponse("/", status_code=303)
         response.delete_cookie(COOKIE, path="/")
         return response
