@@ -23,6 +23,7 @@ import json
 import re
 from typing import Any
 
+from replay.framepack import pack_frames, packed_text
 from replay.viewer_assets import page_parts
 
 __all__ = ["VIEW_SCHEMA", "render_page", "script_json"]
@@ -30,7 +31,8 @@ __all__ = ["VIEW_SCHEMA", "render_page", "script_json"]
 #: The version of the viewer's data; the shell refuses data of another one.
 VIEW_SCHEMA = 1
 #: A longer match's page holds its first frames in the data and the rest in a script element
-#: after the viewer's script (``total``: all of them), read once the first step is drawn.
+#: after the viewer's script (``total``: all of them), read once the first step is drawn:
+#: packed by column and compressed (replay/framepack.py) when they all have the same keys.
 FILE_WINDOW = 3000
 _MARKER = re.compile(r"@@([A-Z]+)@@")
 
@@ -56,7 +58,14 @@ def render_page(
         rest = data["frames"][FILE_WINDOW:]
         data["frames"] = data["frames"][:FILE_WINDOW]
         data["total"] = FILE_WINDOW + len(rest)
-        more = f'<script type="application/json" id="more-frames">{script_json(rest)}</script>'
+        packed = pack_frames(rest)
+        if packed is None:
+            more = f'<script type="application/json" id="more-frames">{script_json(rest)}</script>'
+        else:
+            more = (
+                '<script type="application/octet-stream" id="more-frames" '
+                f'data-encoding="gzip+base64">{packed_text(packed)}</script>'
+            )
     text = script_json(data)
     if frames is not None:
         text = text[:-1] + ',"frames":' + frames.replace("<", "\\u003c") + "}"

@@ -184,25 +184,76 @@ def test_players_names_are_text_never_markup(game: Any, tmp_path: Path) -> None:
     assert json.loads(payload)["players"][1] == HOSTILE[1]
 
 
+#: Numbers a note may hold that a JavaScript number would not write back as they were.
+AWKWARD = "roll 0.700 at 007, 1e5, 12345678901234567890, 3.14159, 0.1, -2, 1.5.6 and 0.000001"
+
+
 def test_a_long_matchs_file_draws_its_first_step_then_reads_the_rest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A page holding more frames than FILE_WINDOW (here 5) carries the rest after the script;
-    every step can then be shown: ?step=N past the first frames, with the score so far."""
+    """A page holding more frames than FILE_WINDOW (here 5) carries the rest after the script,
+    packed and compressed; once read, every step shows exactly what the frames say: its notes
+    (awkward numbers too), time, log line, the agents' nodes, its moves, kills and NPCs killed,
+    and the score so far at the end."""
+    from cdp import Browser
+
     import replay.page
 
     monkeypatch.setattr(replay.page, "FILE_WINDOW", 5)
     data = _dungeon(tmp_path)
+    frames = data["frames"]
+    for index in (6, len(frames) // 2, len(frames) - 1):
+        frames[index]["notes"].append(["seen", AWKWARD])
     page = tmp_path / "long.html"
     page.write_text(render_page(data, "dungeon", "Dungeon Arena"))
-    assert 'id="more-frames"' in page.read_text()
-    last = len(data["frames"]) - 1
-    dom, console = dump_dom(page, f"step={last - 1}", tmp_path / "l", SIZES[0])
-    assert "Uncaught" not in console
-    assert mark(dom, "history") == "loaded"
-    assert mark(dom, "step") == str(last - 1)
-    assert f"{last - 1} / {last}" in dom
-    score = re.search(r'<table id="score"[^>]*>(.*?)</table>', dom, re.S)
-    assert score is not None
-    assert "crossings" in score.group(1)
-    assert 'id="more-frames"' not in dom
+    assert 'id="more-frames" data-encoding="gzip+base64"' in page.read_text()
+    last = len(frames) - 1
+    browser = Browser(tmp_path / "profile")
+    try:
+        tab = browser.open(f"{page.as_uri()}?step={last - 1}")
+        assert tab.wait_for("document.documentElement.dataset.history === 'loaded'")
+        assert tab.evaluate("document.documentElement.dataset.step") == str(last - 1)
+        assert (
+            tab.evaluate("document.getElementById('stepno').textContent") == f"{last - 1} / {last}"
+        )
+        assert tab.evaluate("document.getElementById('more-frames') === null")
+        shown = tab.evaluate(
+            """(() => {
+              const slider = document.getElementById("slider"), out = [];
+              for (let step = 0; step <= Number(slider.max); step++) {
+                slider.value = String(step);
+                slider.dispatchEvent(new Event("input"));
+                out.push({
+                  notes: [...document.querySelectorAll("#notes li")].map((li) => li.textContent),
+                  cursor: document.getElementById("cursor").textContent,
+                  nodes: [...document.querySelectorAll("g.agent")]
+                    .map((g) => Number(g.dataset.node)),
+                  crossed: document.querySelectorAll("#effects .fx-move").length,
+                  traps: document.querySelectorAll("#effects .fx-x").length,
+                  kills: document.querySelectorAll("#effects .fx-burst").length,
+                  dead: document.querySelectorAll("#npcs .npc.dead").length,
+                  score: document.getElementById("score").textContent,
+                });
+              }
+              return out;
+            })()"""
+        )
+    finally:
+        browser.close()
+    assert len(shown) == len(frames)
+    dead = 0
+    crossings = [0, 0]
+    for step, (frame, seen) in enumerate(zip(frames, shown, strict=True)):
+        assert seen["notes"] == ([text for _, text in frame["notes"]] or ["nothing moved"]), step
+        assert f"t {frame['t']:.3f} s" in seen["cursor"], step
+        assert f"log line {frame['l']}" in seen["cursor"], step
+        assert seen["nodes"] == frame["p"], step
+        assert seen["crossed"] == sum(move[3] == "crossed" for move in frame["m"]), step
+        assert seen["traps"] == sum(move[3] == "trap" for move in frame["m"]), step
+        assert seen["kills"] == len(frame["k"]), step
+        dead += len(frame["n"])
+        assert seen["dead"] == dead, step
+        for move in frame["m"]:
+            crossings[move[0] // 6] += move[3] in ("crossed", "trap")
+    assert shown[-1]["score"].startswith(f"team 0team 1crossings{crossings[0]}{crossings[1]}")
+    assert sum(AWKWARD in seen["notes"] for seen in shown) == 3

@@ -121,38 +121,44 @@ window.arenaDrawing = function (data, kit) {
   }
 
   // --- score so far: cumulative counts per team up to each frame -------------------------------
-  const tally = [];
+  // Eight counts a frame (per team: crossings, trap deaths, kills, NPCs killed), for the frames
+  // before the first one not fetched yet ("known" of them).
+  let tally = new Int32Array(0), known = 0;
   function count(from) {
-    tally.length = from;
-    let run = from > 0 ? tally[from - 1] : [[0, 0, 0, 0], [0, 0, 0, 0]];  // crossings, trap deaths, kills, NPCs killed
-    for (let index = from; index < frames.length; index++) {
+    known = Math.min(known, from);
+    if (tally.length < 8 * frames.length) {
+      const bigger = new Int32Array(8 * frames.length + 8192);
+      bigger.set(tally);
+      tally = bigger;
+    }
+    for (let index = known; index < frames.length; index++) {
       const frame = frames[index];
-      if (frame === undefined || run === null) {  // before it, not fetched yet: no score
-        run = null;
-        tally.push(null);
-        continue;
+      if (frame === undefined) break;  // not fetched yet: no score from here on
+      const at = 8 * index, moves = frame.m, kills = frame.k;
+      if (index > 0) tally.copyWithin(at, at - 8, at); else tally.fill(0, 0, 8);
+      for (let i = 0; i < moves.length; i++) {
+        const move = moves[i], team = 4 * Math.floor(move[0] / TEAM_SIZE);
+        if (move[3] === "crossed" || move[3] === "trap") tally[at + team] += 1;
+        if (move[3] === "trap") tally[at + team + 1] += 1;
       }
-      run = run.map((row) => row.slice());
-      for (const [slot, , , reason] of frame.m) {
-        const team = Math.floor(slot / TEAM_SIZE);
-        if (reason === "crossed") run[team][0] += 1;
-        if (reason === "trap") { run[team][0] += 1; run[team][1] += 1; }
+      for (let i = 0; i < kills.length; i++) {
+        const [killer, victim] = kills[i];
+        tally[at + 4 * Math.floor(killer / TEAM_SIZE) + (victim < 0 ? 3 : 2)] += 1;
       }
-      for (const [killer, victim] of frame.k) run[Math.floor(killer / TEAM_SIZE)][victim < 0 ? 3 : 2] += 1;
-      tally.push(run);
+      known = index + 1;
     }
   }
   count(0);
   const score = kit.card("Score so far", "table:score");
   function drawScore(step) {
     const rows = [["crossings", 0], ["trap deaths", 1], ["kills", 2], ["NPCs killed", 3]];
-    if (!tally[step]) {
+    if (step >= known) {
       score.innerHTML = '<tr><td class="dim">counting the match so far…</td></tr>';
       return;
     }
     score.innerHTML = '<tr><th></th><th class="t0">team 0</th><th class="t1">team 1</th></tr>' +
-      rows.map(([what, i]) => "<tr><td>" + what + "</td><td>" + tally[step][0][i] + "</td><td>" +
-        tally[step][1][i] + "</td></tr>").join("");
+      rows.map(([what, i]) => "<tr><td>" + what + "</td><td>" + tally[8 * step + i] + "</td><td>" +
+        tally[8 * step + 4 + i] + "</td></tr>").join("");
   }
   const roster = kit.card("Agents (node)", "table:roster");
   roster.className = "";
@@ -197,7 +203,7 @@ window.arenaDrawing = function (data, kit) {
     let d = "", prev = null;
     for (let i = 0; i <= step; i++) {
       if (frames[i] === undefined) continue;
-      const node = frames[i].p[team * TEAM_SIZE];
+      const node = frames[i].p[team * TEAM_SIZE];  // one read: a long file's frames decode it
       if (node === prev) continue;
       const jump = frames[i].m.some(([slot, , , reason]) => slot === team * TEAM_SIZE && reason !== "crossed");
       d += (prev === null || jump ? "M" : "L") + f1(X(node)) + " " + f1(Y(node));
@@ -261,11 +267,11 @@ window.arenaDrawing = function (data, kit) {
     ],
     decorate: (text) => escapeHtml(text).replace(/\bT([01]) (heir|a[1-5])\b/g, '<span class="t$1">T$1 $2</span>'),
     marks(frame) {
-      const ticks = [];
-      if (frame.m.some((m) => m[3] === "trap")) ticks.push(["tick-death", 7, 5]);
-      if (frame.m.some((m) => m[3] !== "crossed" && m[0] % TEAM_SIZE === 0)) ticks.push(["tick-heir", 0, 12]);
-      if (frame.k.some((k) => k[1] < 0)) ticks.push(["tick-npc", 0, 5]);
-      if (frame.k.some((k) => k[1] >= 0)) ticks.push(["tick-kill", 0, 12]);
+      const ticks = [], moves = frame.m, kills = frame.k;
+      if (moves.some((m) => m[3] === "trap")) ticks.push(["tick-death", 7, 5]);
+      if (moves.some((m) => m[3] !== "crossed" && m[0] % TEAM_SIZE === 0)) ticks.push(["tick-heir", 0, 12]);
+      if (kills.some((k) => k[1] < 0)) ticks.push(["tick-npc", 0, 5]);
+      if (kills.some((k) => k[1] >= 0)) ticks.push(["tick-kill", 0, 12]);
       return ticks;
     },
     stripTitle: "magenta: kills · red: deaths in traps (tall: an heir sent home) · violet: NPCs killed · gold: the end",

@@ -201,13 +201,17 @@
   const strip = document.getElementById("strip");
   function drawStrip() {
     strip.textContent = "";
-    const paths = {};
+    // A long match has several steps to a tenth of the strip's unit: one mark for them.
+    const paths = {}, drawn = {};
     frames.forEach((frame, index) => {
-      const x = last === 0 ? 0 : index / last * 996;
+      const x = last === 0 ? 0 : Math.round(index / last * 9960);
       const marks = drawing.marks ? drawing.marks(frame, index) : [];
       if (!live && index === last && data.result) marks.push(["tick-end", 0, 12]);
       for (const [cls, y, h] of marks) {
-        paths[cls] = (paths[cls] || "") + "M" + x.toFixed(1) + " " + y + "h4v" + h + "h-4z";
+        const seen = drawn[cls + " " + y + " " + h] ||= new Uint8Array(9961);
+        if (seen[x]) continue;
+        seen[x] = 1;
+        paths[cls] = (paths[cls] || "") + "M" + (x / 10).toFixed(1) + " " + y + "h4v" + h + "h-4z";
       }
     });
     for (const cls in paths) el("path", {d: paths[cls], class: cls}, strip);
@@ -304,11 +308,118 @@
       .catch(() => { html.dataset.history = "failed"; });
   }
 
-  function readMore() {
+  // The frames packed by column (replay/framepack.py), read back as frames whose fields are
+  // read from the columns when asked (getters): the page keeps the columns, not a copy of every
+  // frame's arrays, and a frame gives the values it was written with.
+  function unpackFrames(packed) {
+    if (packed.packed !== 1) throw new Error("frames packed in version " + packed.packed);
+    const count = packed.count;
+    const INDEX = Symbol("frame");
+    function PackedFrame(index) { this[INDEX] = index; }
+    const field = (key, get) => Object.defineProperty(PackedFrame.prototype, key,
+      {enumerable: true, get() { return get(this[INDEX]); }});
+    const numbers = (list) => list.every((x) => typeof x === "number");
+    for (const key in packed.columns) {
+      const column = packed.columns[key], v = column.v;
+      if (column.kind === "delta" || column.kind === "ms") {
+        const values = new Float64Array(count), scale = column.kind === "ms" ? 1000 : 1;
+        let sum = 0;
+        for (let i = 0; i < count; i++) { sum += v[i]; values[i] = scale === 1 ? sum : sum / scale; }
+        field(key, (i) => values[i]);
+      } else if (column.kind === "diff" && numbers(column.first) && v.every(numbers)) {
+        const width = column.first.length, values = new Float64Array(count * width);
+        values.set(column.first);
+        for (let i = 1; i < count; i++) {
+          const changes = v[i - 1], at = i * width;
+          values.copyWithin(at, at - width, at);
+          for (let j = 0; j < changes.length; j += 2) values[at + changes[j]] = changes[j + 1];
+        }
+        field(key, (i) => Array.from(values.subarray(i * width, (i + 1) * width)));
+      } else if (column.kind === "diff") {
+        const values = [column.first];
+        for (let i = 1; i < count; i++) {
+          const value = values[i - 1].slice(), changes = v[i - 1];
+          for (let j = 0; j < changes.length; j += 2) value[changes[j]] = changes[j + 1];
+          values.push(value);
+        }
+        field(key, (i) => values[i].slice());
+      } else if (column.kind === "rows") {
+        const {counts, width, strings} = column, starts = new Int32Array(count);
+        const text = [];
+        for (const j of column.text || []) text[j] = true;
+        let at = 0;
+        for (let i = 0; i < count; i++) { starts[i] = at; at += counts[i] * Math.max(width, 1); }
+        field(key, (i) => {
+          const list = new Array(counts[i]);
+          let at = starts[i];
+          for (let n = 0; n < list.length; n++) {
+            if (width === 0) { list[n] = v[at++]; continue; }
+            const item = new Array(width);
+            for (let j = 0; j < width; j++, at++) item[j] = text[j] ? strings[v[at]] : v[at];
+            list[n] = item;
+          }
+          return list;
+        });
+      } else if (column.kind === "notes") {
+        // A chunk's numbers are read (and where each frame's start found) when first asked.
+        const {counts, templates, chunk} = column, read = [];
+        const starts = new Int32Array(count);
+        const numbers = (i) => {
+          const c = Math.floor(i / chunk);
+          if (read[c] === undefined) {
+            read[c] = JSON.parse(v[c]);
+            let at = 0;
+            for (let f = c * chunk; f < Math.min(count, (c + 1) * chunk); f++) {
+              starts[f] = at;
+              for (let n = counts[f]; n > 0; n--) at += templates[read[c][at]][1].length;
+            }
+          }
+          return read[c];
+        };
+        field(key, (i) => {
+          const list = [], values = numbers(i);
+          let at = starts[i];
+          for (let n = counts[i]; n > 0; n--) {
+            const [kind, parts] = templates[values[at++]];
+            let text = parts[0];
+            for (let j = 1; j < parts.length; j++) text += String(values[at++]) + parts[j];
+            list.push([kind, text]);
+          }
+          return list;
+        });
+      } else if (column.kind === "raw") {
+        field(key, (i) => v[i]);
+      } else {
+        throw new Error("frames packed as " + column.kind);
+      }
+    }
+    const frames = [];
+    for (let i = 0; i < count; i++) frames.push(new PackedFrame(i));
+    return frames;
+  }
+  // The text of #more-frames: JSON, or (data-encoding="gzip+base64") packed frames compressed.
+  async function moreFrames(more) {
+    if (more.dataset.encoding !== "gzip+base64") return JSON.parse(more.textContent);
+    const text = more.textContent.trim();
+    const bytes = Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) :
+      Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return unpackFrames(JSON.parse(await new Response(stream).text()));
+  }
+  async function readMore() {
     const more = document.getElementById("more-frames");
     if (!more) return;
     const start = frames.findIndex((frame) => frame === undefined);
-    JSON.parse(more.textContent).forEach((frame, index) => { frames[start + index] = frame; });
+    let rest;
+    try {
+      rest = await moreFrames(more);
+    } catch (error) {
+      html.dataset.history = "failed";
+      setWarning("This page could not read the match's later steps (" + error.message +
+        "): it shows the first " + start + ".");
+      return;
+    }
+    rest.forEach((frame, index) => { frames[start + index] = frame; });
     more.remove();
     if (drawing.extend) drawing.extend(frames, 0);
     drawStrip();
