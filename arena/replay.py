@@ -1,4 +1,4 @@
-"""``arena replay``: verify, show, render or fork a match log of any game (fork: not Penguins).
+"""``arena replay``: verify, show, render or fork a match log of any game.
 
 Exit status: 0 when the command did its job (``verify``: the log re-runs exactly), 1 when
 ``verify`` finds a difference or a broken hash chain (or, with ``--require-complete``, no close
@@ -345,8 +345,8 @@ def _parser() -> argparse.ArgumentParser:
     fork.add_argument(
         "--strategies",
         required=True,
-        help="team 0's and team 1's strategies, e.g. reference,rusher (Fish, Labyrinth: one a "
-        "seat, e.g. greedy,minimax1 or astar,random)",
+        help="team 0's and team 1's strategies, e.g. reference,rusher (Fish, Labyrinth, "
+        "Penguins: one a seat, e.g. greedy,minimax1 or astar,random or greedy,alphabeta)",
     )
     fork.add_argument(
         "--seed-offset",

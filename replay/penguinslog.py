@@ -55,9 +55,12 @@ class PenguinsGameLog:
         key: bytes | None = None,
         version: str = "",
         seed: int | None = None,
+        extra: dict[str, Any] | None = None,
     ) -> None:
         self._writer = GameLogWriter(stream, clock=clock, key=key)
         self._version, self._seed = version, seed
+        #: More fields for the header (a fork's ``forked_from``).
+        self._extra = extra or {}
 
     def __call__(self, entry: dict[str, Any]) -> None:
         writer = self._writer
@@ -68,7 +71,7 @@ class PenguinsGameLog:
             config = {"penguins": entry["penguins"], "board": entry["board"]}
             writer.header(
                 game="penguins", seed=self._seed, config=config, players=list(entry["players"]),
-                version=self._version, source="master",
+                version=self._version, source="master", **self._extra,
             )  # fmt: skip
         elif event == "name":
             writer.record("name", {k: v for k, v in entry.items() if k != "event"})

@@ -292,13 +292,60 @@ def test_a_fork_keeps_the_inputs_up_to_its_line_and_verifies(
     ]
 
 
-def test_a_penguins_game_is_not_forked(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_penguins_fork_keeps_the_calls_up_to_its_line_plays_on_and_verifies(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Penguins game forks too: the calls through line N as logged (the programs keep their
+    names), then each call played by the strategies on the board file; its log verifies, and
+    the same fork is played again the same."""
+    path = KEPT / "v2-penguins-log-6.jsonl.gz"
+    original = read_game(path)
+    out = tmp_path / "fork.jsonl.gz"
+    argv = ["fork", str(path), "--at", "6", "--strategies", "greedy,greedy", "-o", str(out)]
+    assert replay_main(argv) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("fork of v2-penguins-log-6.jsonl.gz after line 6: 3 calls as logged, ")
+    status, verdict = verify(capsys, str(out))
+    assert status == 0, verdict
+    fork = read_game(out)
+    assert fork.shared_header is not None
+    assert fork.shared_header["forked_from"]["strategies"] == ["greedy", "greedy"]
+    assert fork.complete
+    assert fork.chain is not None
+    assert original.chain is not None
+    timeless = [{k: v for k, v in d.items() if k != "t"} for _, d in fork.chain.lines[1:6]]
+    assert timeless == [
+        {k: v for k, v in d.items() if k != "t"} for _, d in original.chain.lines[1:6]
+    ]
+    new = [r for r in fork.records if r.get("event") == "call"][3:]
+    assert new
+    assert {r["player"] for r in new} == {"g", "r"}  # the game's programs, by their names
+    # a greedy program never gives up a move it has: each call moves until it cannot
+    assert all(r["verdict"] in ("moved", "cannot_move") for r in new)
+    again = tmp_path / "again.jsonl.gz"
+    assert replay_main([*argv[:-1], str(again)]) == 0
+    assert capsys.readouterr().out.replace(str(again), str(out)) == text
+
+    def timeless_records(path: Path) -> list[dict[str, Any]]:
+        return [{k: v for k, v in r.items() if k != "t"} for r in read_game(path).records]
+
+    assert timeless_records(again) == timeless_records(out)
+    # forked after its last call, the game ends as the original did
+    assert replay_main(["fork", str(path), "--at", "100", "--strategies", "random,random"]) == 0
+    ranking = capsys.readouterr().out.splitlines()[1]
+    end = next(r for r in original.records if r.get("event") == "end")
+    expected = ", ".join(f"{p['place']}. {p['player']} {p['fish']} fish" for p in end["ranking"])
+    assert ranking == f"  ranking: {expected}"
+
+
+def test_a_penguins_fork_refuses_a_territory_strategy(capsys: pytest.CaptureFixture[str]) -> None:
     path = str(KEPT / "v2-penguins-log-6.jsonl.gz")
-    assert replay_main(["fork", path, "--at", "3", "--strategies", "greedy,random"]) == 2
+    assert replay_main(["fork", path, "--at", "3", "--strategies", "territory,random"]) == 2
     out, err = capsys.readouterr()
     assert out == ""
     assert err.strip() == (
-        f"arena replay fork: {path}: a penguins game is played by programs: it is not forked"
+        f"arena replay fork: {path}: --strategies: 'territory' is not one of random, greedy, "
+        "alphabeta, minimax2"
     )
 
 
