@@ -297,8 +297,11 @@ class DigestTail:
     last call, get the lines (engine events and messages regenerated) they complete. Each input
     is re-run once, however often the file is looked at."""
 
-    def __init__(self, path: str = "<log>") -> None:
+    def __init__(self, path: str = "<log>", *, keep: bool = True) -> None:
         self.path = path
+        #: False: the lines are given back by :meth:`feed` and not kept in ``log`` (its header
+        #: line, optima and close stay), so following a long match holds no more than a read.
+        self.keep = keep
         self.log: MatchLog | None = None
         self._inflate = zlib.decompressobj(31)
         self._buffer = b""
@@ -348,7 +351,14 @@ class DigestTail:
             if reason is not None:
                 self.broken = f"line {self._lines}: {reason}"
                 break
-        return [] if self.log is None else self.log.events[before:]
+        if self.log is None:
+            return []
+        lines = self.log.events[before:]
+        if not self.keep:
+            del self.log.events[1:]
+            self.log.inputs.clear()
+            self.log.outputs.clear()
+        return lines
 
 
 def _signer(header: dict[str, Any]) -> str | None:

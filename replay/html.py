@@ -31,24 +31,28 @@ def _result(timeline: Timeline) -> dict[str, Any] | None:
 
 
 def frame_data(timeline: Timeline, first: int = 0) -> list[dict[str, Any]]:
-    """The viewer's frames of ``timeline`` from frame ``first`` on."""
+    """The viewer's frames of ``timeline`` from frame ``first`` on (a followed log's timeline
+    must still hold frame ``first - 1``)."""
     frames: list[dict[str, Any]] = []
-    if first >= len(timeline.frames):
+    base, entry_base = timeline.frame_base, timeline.entry_base
+    if first >= base + len(timeline.frames):
         return frames
-    first_entry = timeline.frames[first - 1].entry + 1 if first > 0 else 0
-    previous = timeline.frames[first - 1 if first > 0 else 0].npcs
-    for frame in timeline.frames[first:]:
+    if first - 1 < base and first > 0:
+        raise ValueError(f"frame {first - 1} is no longer held (the timeline starts at {base})")
+    first_entry = timeline.frames[first - 1 - base].entry + 1 - entry_base if first > 0 else 0
+    previous = timeline.frames[first - 1 - base].npcs if first > 0 else timeline.frames[0].npcs
+    for frame in timeline.frames[first - base :]:
         # A frame's notes: every entry since the previous frame (requests, errors) up to its own.
         notes = [
             [note.kind, note.text]
-            for entry in timeline.entries[first_entry : frame.entry + 1]
+            for entry in timeline.entries[first_entry : frame.entry - entry_base + 1]
             for note in entry.notes
         ]
-        first_entry = frame.entry + 1
+        first_entry = frame.entry - entry_base + 1
         frames.append(
             {
                 "l": frame.line,
-                "t": round(timeline.entries[frame.entry].t, 3),
+                "t": round(timeline.entries[frame.entry - entry_base].t, 3),
                 "p": list(frame.positions),
                 "m": [list(move) for move in frame.moves],
                 "k": [list(kill) for kill in frame.kills],
@@ -65,7 +69,7 @@ def viewer_data(log: MatchLog, timeline: Timeline, first: int = 0) -> dict[str, 
     dungeon drawing's: nodes, edges, starts, shrines, NPCs, and in each frame the agents'
     nodes ``p``, moves ``m``, kills ``k``, NPCs killed ``n`` and the log line ``l``); with
     ``first``, only the frames from that one on."""
-    npcs = sorted(timeline.frames[0].npcs) if timeline.frames else []
+    npcs = sorted(timeline.start_npcs or (timeline.frames[0].npcs if timeline.frames else ()))
     warning = None
     if log.bad is not None:
         warning = f"This log breaks at {log.bad}; the replay stops at the line before it."

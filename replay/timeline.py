@@ -114,6 +114,13 @@ class Timeline:
     frames: list[Frame]
     summary: Summary
     complete: bool
+    #: The NPCs at the start (frame 0's, also when it is no longer held).
+    start_npcs: frozenset[int] = frozenset()
+    #: A followed log's timeline holds only its newest frames and entries: ``frames[i]`` is
+    #: frame ``frame_base + i``, ``entries[j]`` entry ``entry_base + j`` (``Frame.entry`` counts
+    #: from the start).
+    frame_base: int = 0
+    entry_base: int = 0
 
     def heir_trails(self, team: int, upto: int | None = None) -> list[list[int]]:
         """The nodes the team's heir stood on up to frame ``upto``, without repeats, as one
@@ -152,6 +159,9 @@ class _Builder:
 
     def __init__(self, log: MatchLog, npcs: frozenset[int]) -> None:
         self.log = log
+        self.start_npcs = frozenset(npcs)
+        self.frame_base = 0
+        self.entry_base = 0
         self.optima = {line.data.get("crossing"): line.data.get("value") for line in log.optima}
         self.positions: list[int] = [0] * (TEAMS * TEAM_SIZE)
         self.npcs = set(npcs)
@@ -209,7 +219,24 @@ class _Builder:
             frames=self.frames,
             summary=self.summary,
             complete=self.log.complete,
+            start_npcs=self.start_npcs,
+            frame_base=self.frame_base,
+            entry_base=self.entry_base,
         )
+
+    def forget(self, before: int) -> None:
+        """Drop the frames before frame ``before - 1`` (it stays: the next frames are told from
+        it) and the entries up to its own."""
+        drop = min(before - 1 - self.frame_base, len(self.frames) - 1)
+        if drop <= 0:
+            return
+        del self.frames[:drop]
+        self.frame_base += drop
+        # the entries after the first frame kept are still to be told (the open one stays)
+        entries = min(self.frames[0].entry + 1 - self.entry_base, len(self.entries) - 1)
+        if entries > 0:
+            del self.entries[:entries]
+            self.entry_base += entries
 
     def _open_entry(self, line: LogLine) -> Entry:
         data = line.data
@@ -375,14 +402,17 @@ class _Builder:
             )
         ended = any(note.kind == "game_over" for note in entry.notes)
         changed = bool(moves) or not self.frames or ended
-        if changed and (not self.frames or self.frames[-1].entry != len(self.entries) - 1):
+        number = self.entry_base + len(self.entries) - 1
+        if changed and (not self.frames or self.frames[-1].entry != number):
+            last = self.frames[-1].npcs if self.frames else None
             self.frames.append(
                 Frame(
-                    index=len(self.frames),
-                    entry=len(self.entries) - 1,
+                    index=self.frame_base + len(self.frames),
+                    entry=number,
                     line=entry.line,
                     positions=tuple(self.positions),
-                    npcs=frozenset(self.npcs),
+                    # the same set as the frame before while no NPC died (one set, not one each)
+                    npcs=last if last is not None and last == self.npcs else frozenset(self.npcs),
                     moves=tuple(moves),
                     kills=tuple(kills),
                 )
@@ -393,19 +423,29 @@ class TimelineTail:
     """The timeline of a log being written (a digest log read by ``DigestTail``): each
     :meth:`update` walks the lines added since the last one and ends the open entry (a digest
     log's lines come an input with all its outputs at a time), so the last input has its frame
-    at once. Optima logged after their crossing are not noted."""
+    at once. Optima logged after their crossing are not noted. :meth:`forget` lets go of the
+    frames a follower has passed on, so following a long match holds only what is new."""
 
     def __init__(self, log: MatchLog, npcs: frozenset[int] | None = None) -> None:
         self._builder = _Builder(log, initial_npcs(log) if npcs is None else npcs)
         self._read = 1
 
-    def update(self) -> Timeline | None:
-        """The timeline so far; None before the dungeon is in the log."""
+    def update(self, lines: list[LogLine] | None = None) -> Timeline | None:
+        """The timeline so far; None before the dungeon is in the log. ``lines``: the lines
+        added since the last update (a ``DigestTail`` that keeps none gives them), else the
+        log's events after those read."""
         builder = self._builder
-        builder.feed(builder.log.events[self._read :])
-        self._read = len(builder.log.events)
+        if lines is None:
+            lines = builder.log.events[self._read :]
+            self._read = len(builder.log.events)
+        builder.feed([line for line in lines if line.line > 1])
         builder.close()
         return None if builder.dungeon is None else builder.timeline()
+
+    def forget(self, before: int) -> None:
+        """Keep only frame ``before - 1`` on (the next frames are told from it), and the entries
+        after its own."""
+        self._builder.forget(before)
 
 
 def build_timeline(log: MatchLog, npcs: frozenset[int] | None = None) -> Timeline:

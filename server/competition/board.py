@@ -59,7 +59,7 @@ class LogTail:
         if self.offset == 0 and data[:2] == b"\x1f\x8b":
             from replay.digestlog import DigestTail
 
-            self._digest = DigestTail(str(self.path))
+            self._digest = DigestTail(str(self.path), keep=False)  # counted, then let go
         if self._digest is not None:
             self.offset += len(data)
             return self.count(self._digest.feed(data))

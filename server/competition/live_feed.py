@@ -107,7 +107,8 @@ class _Follow:
         from replay.digestlog import DigestTail
 
         self.path = path
-        self.tail = DigestTail(str(path))
+        # only what was added is held: the lines go to the timeline, which keeps the newest frame
+        self.tail = DigestTail(str(path), keep=False)
         self.timeline: Any = None
         self.offset = 0
         self.frames = 0
@@ -122,19 +123,20 @@ class _Follow:
             stream.seek(self.offset)
             raw = stream.read()
         self.offset += len(raw)
-        self.tail.feed(raw)
+        lines = self.tail.feed(raw)
         log = self.tail.log
         if log is None or self.tail.broken is not None:
             return None
         if self.timeline is None:
             self.timeline = TimelineTail(log)
-        timeline = self.timeline.update()
+        timeline = self.timeline.update(lines)
         if timeline is None or not timeline.frames:
             return None
         first = self.frames
         data = viewer_data(log, timeline, first=first)
         data["warning"] = None
-        self.frames = len(timeline.frames)
+        self.frames = timeline.frame_base + len(timeline.frames)
+        self.timeline.forget(self.frames)
         return first, _pieces(data)
 
 
