@@ -158,10 +158,10 @@ def cclient_run(games: int, cgs_dir: Path, source: Path) -> int:
                     )  # fmt: skip
             if rules == "spec":
                 rows.append(tournament_row(binary, folder))
-            bad = [
-                p for p in glob.glob(str(logs / "games" / "*.jsonl")) if verify(read_game_log(p))
-            ]
-            count = len(glob.glob(str(logs / "games" / "*.jsonl")))
+            # The server's game logs are the shared format (.jsonl.gz), read in either format.
+            paths = glob.glob(str(logs / "games" / "*.jsonl*"))
+            bad = [p for p in paths if verify(read_game_log(p))]
+            count = len(paths)
             rows.append([rules, "logs verified", count, count - len(bad), len(bad), ""])
     columns = ["rules", "opponent", "games", "won", "lost", "C exit != 0"]
     print_table("our C client (course C API) on our server", columns, rows, width=100)
