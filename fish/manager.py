@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from typing import Generic, TypeVar
 
 __all__ = ["Manager", "Outcome", "group"]
@@ -29,6 +30,16 @@ __all__ = ["Manager", "Outcome", "group"]
 Id = TypeVar("Id", bound=Hashable)
 
 GAME_SIZE = 4
+
+
+class Step(Enum):
+    """Where the tournament is: the four steps of the module docstring, then over."""
+
+    START = "start"
+    ROUNDS = "rounds"
+    PLAYING = "playing"
+    END = "end"
+    DONE = "done"
 
 
 @dataclass(frozen=True)
@@ -61,42 +72,42 @@ class Manager(Generic[Id]):
         self.cheaters: list[Id] = []
         self.remaining: list[Id] = []
         self.rounds: list[list[list[Id]]] = []
-        self._step = "start"
+        self._step = Step.START
         self._final = False
 
     @property
     def over(self) -> bool:
-        return self._step == "done"
+        return self._step is Step.DONE
 
     @property
     def winners(self) -> list[Id]:
         """The final winners (once the tournament is over)."""
-        return list(self.remaining) if self._step == "done" else []
+        return list(self.remaining) if self._step is Step.DONE else []
 
     def start_calls(self) -> list[Id]:
-        self._expect("start")
+        self._expect(Step.START)
         return list(self.players)
 
     def started(self, acknowledged: Iterable[Id]) -> None:
-        self._expect("start")
+        self._expect(Step.START)
         answered = set(acknowledged)
         self.failed += [player for player in self.players if player not in answered]
         self.remaining = [player for player in self.players if player in answered]
-        self._step = "rounds"
+        self._step = Step.ROUNDS
 
     def next_round(self) -> list[list[Id]] | None:
         """The next round's games, or None: the tournament is over (then call end_calls)."""
-        self._expect("rounds")
+        self._expect(Step.ROUNDS)
         if self._final or len(self.remaining) < 2:
-            self._step = "end"
+            self._step = Step.END
             return None
         games = group(self.remaining)
         self.rounds.append(games)
-        self._step = "playing"
+        self._step = Step.PLAYING
         return games
 
     def round_done(self, results: Sequence[Outcome[Id]]) -> None:
-        self._expect("playing")
+        self._expect(Step.PLAYING)
         games = self.rounds[-1]
         if len(results) != len(games):
             raise ValueError(f"{len(games)} games were played, got {len(results)} results")
@@ -111,23 +122,23 @@ class Manager(Generic[Id]):
         participants = self.remaining
         self.remaining = [player for player in participants if player in advancing]
         self._final = len(games) == 1 or self.remaining == participants
-        self._step = "rounds"
+        self._step = Step.ROUNDS
 
     def end_calls(self) -> list[tuple[Id, bool]]:
-        self._expect("end")
+        self._expect(Step.END)
         out = set(self.failed) | set(self.cheaters)
         winners = set(self.remaining)
         return [(player, player in winners) for player in self.players if player not in out]
 
     def ended(self, acknowledged: Iterable[Id]) -> None:
         """Winners that did not acknowledge ``end(true)`` fail and are no longer winners."""
-        self._expect("end")
+        self._expect(Step.END)
         answered = set(acknowledged)
         silent = [player for player in self.remaining if player not in answered]
         self.failed += silent
         self.remaining = [player for player in self.remaining if player in answered]
-        self._step = "done"
+        self._step = Step.DONE
 
-    def _expect(self, step: str) -> None:
-        if self._step != step:
-            raise RuntimeError(f"the manager is at step {self._step!r}, not {step!r}")
+    def _expect(self, step: Step) -> None:
+        if self._step is not step:
+            raise RuntimeError(f"the manager is at step {self._step.value!r}, not {step.value!r}")
