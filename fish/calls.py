@@ -3,8 +3,9 @@
 A call is one of :class:`PlayingAs`, :class:`PlayingWith`, :class:`Setup`, :class:`TakeTurn`;
 its ``name`` is a :class:`CallName`. The State a call carries is a :class:`StateView`: the
 remaining players as the called seat sees them (that seat first) and the board, with tiles as
-ints ``row * cols + col``. ``to_json()`` gives the value sent: ``["name", args]``, the State as
-the course's data definition (``{"players": [{"color", "score", "places"}], "board"}``).
+ints ``row * cols + col``, read from the referee's position. ``to_json()`` gives the value
+sent: ``["name", args]``, the State as the course's data definition
+(``{"players": [{"color", "score", "places"}], "board"}``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
+
+from floes import Floes
 
 __all__ = [
     "CallName",
@@ -45,26 +48,41 @@ class PlayerView:
 
 @dataclass(slots=True)
 class StateView:
-    """A State as one seat sees it: the remaining players (that seat first) and the board's
-    fish per tile (0: a hole), ``rows`` x ``cols``."""
+    """A State as one seat sees it: the seats of the remaining players in ``order`` (the called
+    seat first), each seat's colour, and the position. A view of the referee's position, not a
+    copy: it reads the position as it is until the referee's next input (the shell turns it
+    into JSON at once)."""
 
-    players: tuple[PlayerView, ...]
-    rows: int
-    cols: int
-    fish: tuple[int, ...]
+    order: tuple[int, ...]
+    colors: tuple[str, ...]
+    floes: Floes
+
+    @property
+    def players(self) -> tuple[PlayerView, ...]:
+        floes, colors = self.floes, self.colors
+        return tuple(
+            [PlayerView(colors[s], floes.scores[s], tuple(floes.penguins[s])) for s in self.order]
+        )
+
+    @property
+    def fish(self) -> tuple[int, ...]:
+        """Fish per tile, ``row * cols + col`` (0: a hole)."""
+        return tuple(self.floes.fish)
 
     def to_json(self) -> dict[str, Any]:
-        cols, fish = self.cols, self.fish
+        floes, colors = self.floes, self.colors
+        layout, fish, scores, penguins = floes.layout, floes.fish, floes.scores, floes.penguins
+        cols = layout.cols
         return {
             "players": [
                 {
-                    "color": player.color,
-                    "score": player.score,
-                    "places": [list(divmod(tile, cols)) for tile in player.places],
+                    "color": colors[seat],
+                    "score": scores[seat],
+                    "places": [list(divmod(tile, cols)) for tile in penguins[seat]],
                 }
-                for player in self.players
+                for seat in self.order
             ],
-            "board": [list(fish[row * cols : (row + 1) * cols]) for row in range(self.rows)],
+            "board": [fish[row * cols : (row + 1) * cols] for row in range(layout.rows)],
         }
 
 
@@ -111,7 +129,7 @@ class TakeTurn:
     moves: tuple[tuple[int, int], ...]
 
     def to_json(self) -> list[Any]:
-        cols = self.state.cols
+        cols = self.state.floes.layout.cols
         moves = [[list(divmod(src, cols)), list(divmod(dst, cols))] for src, dst in self.moves]
         return [self.name.value, [self.state.to_json(), moves]]
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from fish.calls import FishCall, PlayerView, PlayingAs, PlayingWith, Setup, StateView, TakeTurn
+from fish.calls import FishCall, PlayingAs, PlayingWith, Setup, StateView, TakeTurn
 from fish.rules import COLORS, FISH_RULES, GAME_TYPE, penguins_each
 from floes import MOVEMENT, OVER, PLACEMENT, Floes
 from floes.effects import Deadline, Over, Record, Send
@@ -157,13 +157,9 @@ class Referee:
     def state_for(self, seat: int) -> StateView:
         """The State as ``seat`` sees it: remaining players, ``seat`` first."""
         floes = self.floes
-        seats, colors, scores, penguins = floes.seats, self.colors, floes.scores, floes.penguins
-        order = [(seat + k) % seats for k in range(seats) if floes.active[(seat + k) % seats]]
-        players = tuple(
-            [PlayerView(colors[other], scores[other], tuple(penguins[other])) for other in order]
-        )
-        layout = floes.layout
-        return StateView(players, layout.rows, layout.cols, tuple(floes.fish))
+        seats, active = floes.seats, floes.active
+        order = tuple([(seat + k) % seats for k in range(seats) if active[(seat + k) % seats]])
+        return StateView(order, self.colors, floes)
 
     # ----------------------------------------------------------------- inputs
 
