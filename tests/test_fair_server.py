@@ -12,6 +12,7 @@ import pytest
 import trio
 from server_testkit import memory_match, neighbour, running_server
 from structlog.testing import capture_logs
+from trio.testing import MockClock
 
 from dungeon.engine import AgentId
 from protocol.messages import Dungeon, GameOver, Move, Sat
@@ -20,8 +21,6 @@ from server.app import Server
 from server.fairtime import POLL_MAX, WAKE_SECONDS, FairGate, serve_fair
 from server.inbox import Refused, Submitted
 from server.lobby import Filling
-
-pytestmark = pytest.mark.usefixtures("autojump_clock")
 
 
 class ScriptedMeter:
@@ -65,7 +64,9 @@ def _applied(server: Server) -> list[tuple[int, float | None]]:
     ]
 
 
-async def test_requests_go_by_cpu_used_not_by_arrival(tmp_path: Path) -> None:
+async def test_requests_go_by_cpu_used_not_by_arrival(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
     # Team 1 answers first on the wall clock, but its program had used 0.5 CPU-s; team 0's,
     # sent a virtual second later after 0.1 CPU-s, is applied first.
     meters = {0: ScriptedMeter(0.0, runnable=True), 1: ScriptedMeter(0.0, runnable=True)}
@@ -83,7 +84,9 @@ async def test_requests_go_by_cpu_used_not_by_arrival(tmp_path: Path) -> None:
     assert _applied(server) == [(0, 0.1), (1, 0.5)]
 
 
-async def test_a_team_asleep_never_holds_the_other_up(tmp_path: Path) -> None:
+async def test_a_team_asleep_never_holds_the_other_up(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
     # Team 1 is idle by choice (or waits on the server): no thread runnable. Team 0's request,
     # however much CPU it cost, is applied at once.
     meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
@@ -100,7 +103,7 @@ async def test_a_team_asleep_never_holds_the_other_up(tmp_path: Path) -> None:
 
 
 async def test_a_thinking_team_holds_a_costlier_request_until_it_passes_it(
-    tmp_path: Path,
+    autojump_clock: MockClock, tmp_path: Path
 ) -> None:
     # Team 1 never yields: it spins, one CPU-second per second. Team 0's request cost 0.3
     # CPU-s: it waits until team 1 has used as much (no sooner), then goes; the spinner does
@@ -122,7 +125,9 @@ async def test_a_thinking_team_holds_a_costlier_request_until_it_passes_it(
     assert _applied(server) == [(0, 0.3)]
 
 
-async def test_wall_time_orders_by_arrival_and_still_measures(tmp_path: Path) -> None:
+async def test_wall_time_orders_by_arrival_and_still_measures(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
     meters = {0: ScriptedMeter(0.0, runnable=True), 1: ScriptedMeter(0.0, runnable=True)}
     options = _server_options(tmp_path, meters, time="wall")
     async with running_server(**options) as (server, nursery):
@@ -144,7 +149,9 @@ async def test_wall_time_orders_by_arrival_and_still_measures(tmp_path: Path) ->
     assert log.close.data["cpu"]["0"]["requests"] == 1
 
 
-async def test_per_request_cpu_counts_from_the_servers_last_message(tmp_path: Path) -> None:
+async def test_per_request_cpu_counts_from_the_servers_last_message(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
     meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
     async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
         agents, dungeons = await memory_match(server, nursery)
@@ -164,7 +171,9 @@ async def test_per_request_cpu_counts_from_the_servers_last_message(tmp_path: Pa
     assert actor.cpu["0"]["per_request"] == pytest.approx(0.175)
 
 
-async def test_a_team_past_its_cpu_budget_forfeits(tmp_path: Path) -> None:
+async def test_a_team_past_its_cpu_budget_forfeits(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
     # A program that never yields, with a bank of 2 CPU-s: it forfeits, reason time_limit.
     meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(lambda now: now)}
     options = _server_options(tmp_path, meters, cpu_budget=2.0)
@@ -180,10 +189,12 @@ async def test_a_team_past_its_cpu_budget_forfeits(tmp_path: Path) -> None:
     assert log.close is not None
     assert log.close.data["reason"] == "time_limit"
     assert log.header["cpu_budget"] == 2.0
-    assert log.close.data["cpu"]["1"]["seconds"] > 2.0
+    assert log.close.data["cpu"]["1"]["seconds"] >= 2.0  # its bank spent, not a tick later
 
 
-async def test_without_meters_cpu_mode_plays_in_wall_order(tmp_path: Path) -> None:
+async def test_without_meters_cpu_mode_plays_in_wall_order(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
     options = {"log_dir": tmp_path, "log_maps": "each", "time": "cpu", "meters": lambda f: None}
     async with running_server(**options) as (server, nursery):
         agents, dungeons = await memory_match(server, nursery)
@@ -196,7 +207,7 @@ async def test_without_meters_cpu_mode_plays_in_wall_order(tmp_path: Path) -> No
     assert "time" not in read_log(actor.log_path).header  # type: ignore[arg-type]
 
 
-async def test_without_meters_cpu_mode_warns_once_per_server() -> None:
+async def test_without_meters_cpu_mode_warns_once_per_server(autojump_clock: MockClock) -> None:
     """A tournament's matches with a built-in team have no meters: the server says so as a
     warning once, then at info level, not a warning per match flooding the output."""
     server = Server(time="cpu", meters=lambda filling: None)
@@ -210,7 +221,7 @@ async def test_without_meters_cpu_mode_warns_once_per_server() -> None:
 
 
 async def test_a_request_sent_just_before_sleeping_is_ordered_before_the_verdict(
-    tmp_path: Path,
+    autojump_clock: MockClock, tmp_path: Path
 ) -> None:
     # Both teams answer at once and block: team 0's request (0.5 CPU-s) reaches the match
     # first, team 1's (0.1) is still on its socket when the server reads "asleep". The server
@@ -230,7 +241,7 @@ async def test_a_request_sent_just_before_sleeping_is_ordered_before_the_verdict
 
 @pytest.mark.parametrize("handled", [True, False], ids=["handled", "not-yet-handled"])
 async def test_a_team_sent_a_message_is_awake_until_it_has_handled_it(
-    tmp_path: Path, handled: bool
+    autojump_clock: MockClock, tmp_path: Path, handled: bool
 ) -> None:
     # Team 1 got an answer and shows no runnable thread: it may not have read it yet (still in
     # the server's outbox or its socket). Until its CPU moves it counts as thinking, so team
@@ -268,7 +279,9 @@ class _Engine:
         return self.inputs <= 0
 
 
-async def test_requests_read_in_one_round_go_in_agent_order_not_reader_order() -> None:
+async def test_requests_read_in_one_round_go_in_agent_order_not_reader_order(
+    autojump_clock: MockClock,
+) -> None:
     # The six readers of a team's sockets hand over what a program sent at once in whatever
     # order the scheduler runs them (trio reverses a round at random): the gate takes the
     # round's items by team and agent, a socket's own items in their order, so the same
