@@ -10,12 +10,27 @@ order of joining); an odd player out gets a bye (a win, in a league no points).
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Container
 from typing import Any
 
-__all__ = ["KINDS", "Pairing", "Tournament", "take_due"]
+__all__ = ["KINDS", "Kind", "Pairing", "Tournament", "take_due"]
 
-KINDS = ("league", "knockout")
+
+class Kind(enum.StrEnum):
+    LEAGUE = "league"
+    KNOCKOUT = "knockout"
+
+    @classmethod
+    def named(cls, text: str) -> Kind:
+        """The kind called ``text`` (ValueError naming the kinds)."""
+        if text not in KINDS:
+            raise ValueError(f"a tournament is one of {KINDS}, got {text!r}")
+        return cls(text)
+
+
+#: The kinds' names, as the teacher's page offers them.
+KINDS = tuple(kind.value for kind in Kind)
 
 
 @dataclasses.dataclass
@@ -32,14 +47,13 @@ class Pairing:
 @dataclasses.dataclass
 class Tournament:
     name: str
-    kind: str
+    kind: Kind
     players: list[str] = dataclasses.field(default_factory=list)
     phases: list[list[Pairing]] = dataclasses.field(default_factory=list)
     alive: list[str] = dataclasses.field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.kind not in KINDS:
-            raise ValueError(f"a tournament is one of {KINDS}, got {self.kind!r}")
+        self.kind = Kind.named(self.kind)
 
     @property
     def started(self) -> bool:
@@ -59,7 +73,7 @@ class Tournament:
         count = len(self.players)
         if count < 2:
             return 0
-        if self.kind == "league":
+        if self.kind is Kind.LEAGUE:
             return 2 * (count - 1 if count % 2 == 0 else count)
         return (count - 1).bit_length()
 
@@ -82,7 +96,7 @@ class Tournament:
         return pairings
 
     def _next_pairings(self) -> list[Pairing]:
-        if self.kind == "league":
+        if self.kind is Kind.LEAGUE:
             return self._league_round(len(self.phases))
         if self.started:
             last = self.phases[-1]
@@ -146,7 +160,7 @@ class Tournament:
     def snapshot(self) -> dict[str, object]:
         return {
             "name": self.name,
-            "kind": self.kind,
+            "kind": self.kind.value,
             "players": list(self.players),
             "phase": len(self.phases),
             "phases": self.total_phases(),

@@ -40,7 +40,7 @@ from labyrinth.table import (
     TimeUp,
 )
 from labyrinth.table import Forfeit as Forfeited
-from labyrinth.tournament import Pairing, Tournament, take_due
+from labyrinth.tournament import Kind, Pairing, Tournament, take_due
 from protocol.labyrinth import Malformed, WaitRequest
 from server.cycle import Ending, Fault, attribute
 from server.labyrinth.gamerun import Client, GameRun, game_state, lobby_view, new_run
@@ -336,7 +336,7 @@ class LabyrinthServer:
     def create_tournament(self, name: str, kind: str) -> Tournament:
         if name in self.tournaments:
             raise ValueError(f"tournament {name} exists")
-        tournament = Tournament(name, kind)
+        tournament = Tournament(name, Kind.named(kind))
         self.tournaments[name] = tournament
         self._lobby_changed()
         return tournament
