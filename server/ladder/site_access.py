@@ -1,0 +1,122 @@
+"""What every route of the ladder's site shares: reading the database in a worker thread, the
+credentials (a team's signed cookie, the teacher's gate, :func:`server.ladder.auth.authenticate`
+with its wrong tokens counted per address) and the store's texts."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import trio
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+
+from server.ladder import views
+from server.ladder.auth import Identity, Throttled, authenticate
+from server.ladder.db import LadderError
+from server.ladder.ladder import Ladder
+from server.ladder.store import StoreError
+from server.web.auth import TeacherGate, TooManyTries
+
+__all__ = ["TEAM_COOKIE", "Denied", "SiteAccess", "refusal"]
+
+#: The cookie a team's browser carries after it gave its token.
+TEAM_COOKIE = "arena_team"
+
+T = TypeVar("T")
+
+
+class Denied(LadderError):
+    """A credential refused: 401 (none, or a wrong one) or 403 (not one that may do this)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def refusal(error: LadderError, status: int) -> tuple[int, dict[str, str] | None]:
+    """The status of a refused token: ``status``, or 429 with ``Retry-After`` for a client
+    that used up its wrong tokens."""
+    if isinstance(error, Throttled):
+        return 429, {"Retry-After": str(error.retry_after)}
+    return status, None
+
+
+class SiteAccess:
+    """One ladder's database, store and credentials, as its routes use them."""
+
+    def __init__(self, ladder: Ladder, clock: Callable[[], float] = time.time) -> None:
+        self.ladder = ladder
+        self.clock = clock
+        self._key = secrets.token_bytes(32)  # team sessions end with the server
+        self.gate = TeacherGate(check=self._is_admin_token, clock=clock, home="/admin")
+
+    # -- reading -------------------------------------------------------------------------------
+
+    async def read(self, read: Callable[[Any], T]) -> T:
+        """``read(connection)`` in a worker thread, in one read transaction."""
+
+        def run() -> T:
+            with self.ladder.engine.connect() as db:
+                return read(db)
+
+        return await trio.to_thread.run_sync(run)
+
+    async def info(self) -> views.LadderInfo:
+        info = await self.read(views.ladder_info)
+        if info is None:
+            raise HTTPException(503, "this ladder has no data yet: run 'arena ladder init'")
+        return info
+
+    async def team_view(self, name: str, limit: int | None = views.RECENT) -> views.TeamView:
+        team = await self.read(lambda db: views.team_view(db, name, limit))
+        if team is None:
+            raise HTTPException(404, f"no team {name!r} in this ladder")
+        return team
+
+    def text(self, digest: str | None) -> str:
+        """A stored output as text (blocking: call it in a worker thread)."""
+        if not digest:
+            return ""
+        try:
+            return self.ladder.store.read(digest).decode("utf-8", "replace")
+        except StoreError:
+            return "(this output is missing from the store)"
+
+    # -- credentials ---------------------------------------------------------------------------
+
+    async def identity(self, token: str, address: str) -> Identity:
+        """Whose ``token`` is (:func:`server.ladder.auth.authenticate`, in a worker thread:
+        its wrong tokens counted in the database per address)."""
+        now = self.clock()
+        return await trio.to_thread.run_sync(authenticate, self.ladder.engine, token, address, now)
+
+    async def _is_admin_token(self, given: str, address: str) -> bool:
+        try:
+            who = await self.identity(given, address)
+        except Throttled as error:
+            raise TooManyTries(error.retry_after) from None
+        except LadderError:
+            return False
+        return who.role == "admin"
+
+    def team_cookie(self, team: str) -> str:
+        """The value of :data:`TEAM_COOKIE` that proves ``team`` gave its token."""
+        return f"{team}:{self._team_mac(team)}"
+
+    def _team_mac(self, team: str) -> str:
+        return hmac.new(self._key, b"team:" + team.encode(), hashlib.sha256).hexdigest()
+
+    def _signed_team(self, request: Request) -> str | None:
+        name, _, mac = request.cookies.get(TEAM_COOKIE, "").rpartition(":")
+        if name and hmac.compare_digest(mac.encode(), self._team_mac(name).encode()):
+            return name
+        return None
+
+    async def may_see(self, request: Request, team: str) -> bool:
+        """Whether ``request`` carries ``team``'s cookie or the teacher's credential."""
+        return self._signed_team(request) == team or await self.gate.is_teacher(request)
