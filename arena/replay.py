@@ -20,7 +20,7 @@ from arena.replay_games import game_paths, games_command, read_key, verify_seals
 from replay.matchlog import LogFormatError, MatchLog, read_log
 
 if TYPE_CHECKING:
-    from replay.timeline import Timeline
+    from replay.story import Timeline
 
 __all__ = ["main"]
 

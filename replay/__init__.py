@@ -10,7 +10,8 @@ behind ``arena replay`` (verify, show, render). Never imports :mod:`server`, :mo
   everything (``verify``) or stop after a given line (``fork``'s starting state).
 * :mod:`replay.timeline`: a log turned into frames (where every agent is after each input
   that changed something) plus a readable account of each input: ``show``, ``render`` and
-  ``--png`` all draw from it.
+  ``--png`` all draw from it; :mod:`replay.story` holds the values it is made of (entries,
+  notes, frames, the summary).
 * :mod:`replay.show`, :mod:`replay.html`, :mod:`replay.still`,
   :mod:`sim.fork`: the commands; :mod:`arena.replay` parses their arguments.
 """

@@ -12,7 +12,7 @@ from typing import Any
 
 from replay.matchlog import MatchLog, software_version
 from replay.page import VIEW_SCHEMA, render_page
-from replay.timeline import Timeline
+from replay.story import Timeline
 
 __all__ = ["TEAM_COLORS", "frame_data", "render_html", "viewer_data"]
 

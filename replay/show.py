@@ -8,7 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from replay.matchlog import MatchLog
-from replay.timeline import Note, Timeline
+from replay.story import Note, Timeline
 
 __all__ = ["print_timeline"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from dungeon.engine import TEAM_SIZE
-from replay.timeline import Timeline
+from replay.story import Timeline
 
 __all__ = ["render_png", "still_title"]
 

@@ -30,7 +30,7 @@ from replay.matchlog import (
     software_version,
 )
 from replay.rerun import divergence, engine_input, new_match
-from replay.timeline import who
+from replay.story import who
 
 if TYPE_CHECKING:
     from dungeon.engine import Match, Output
