@@ -10,12 +10,16 @@ through the tournament runner (``arena tournament``), BENCH_FAIRTIME_PAIRS (10) 
   the benchmark for the run.
 
 For each run: reference's score (points per match) with its 95% interval (normal
-approximation), the median match's wall time; then, per mode, the quiet-minus-loaded score
-difference, whether the intervals overlap, and how many of the very same matches (same seed,
-same seats) changed winner between quiet and loaded: the sharpest view of load-dependence.
+approximation), the median match's wall time, the machine's 1-minute load average before and
+after the run (the machine may be shared: "quiet" is only this benchmark's own load); then, per
+mode, the quiet-minus-loaded score difference, whether the intervals overlap, and how many of the
+very same matches (same seed, same seats) changed winner between quiet and loaded. That count
+includes run-to-run noise (close CPU races, what a team has received when it decides): two quiet
+runs of the same seeds change some winners too (docs/fair-time.md).
 BENCH_FAIRTIME_MODES (cpu,wall) picks the modes; BENCH_FAIRTIME_SANDBOX (none) the sandbox;
 BENCH_FAIRTIME_OUT, a folder, keeps the four tournaments' outputs (results, match logs) there, to
-compare a changed match's quiet and loaded logs (``arena replay show``).
+compare a changed match's quiet and loaded logs (``arena replay show``); BENCH_FAIRTIME_CONTROL=1
+runs each quiet run twice and counts the matches whose result changed between the two.
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ CONCURRENCY = env_number("BENCH_FAIRTIME_CONCURRENCY", 4, minimum=1)
 MODES = os.environ.get("BENCH_FAIRTIME_MODES", "cpu,wall").split(",")
 SANDBOX = os.environ.get("BENCH_FAIRTIME_SANDBOX", "none")
 KEEP = os.environ.get("BENCH_FAIRTIME_OUT", "")
+#: BENCH_FAIRTIME_CONTROL=1: each mode's quiet run is run twice, to count the results that
+#: change with no change of load (the noise floor of "matches whose result changed").
+CONTROL = env_number("BENCH_FAIRTIME_CONTROL", 0, minimum=0) > 0
 #: The hog: one busy loop per core, for the loaded runs.
 HOG = "while True:\n    pass\n"
 
@@ -109,6 +116,11 @@ def _scores(data: dict[str, Any]) -> dict[str, float]:
     }
 
 
+def _changed(one: dict[str, float], other: dict[str, float]) -> str:
+    changed = sum(1 for name in one if one[name] != other.get(name))
+    return f"{changed} of {len(one)}"
+
+
 def _interval(values: list[float]) -> tuple[float, float, float]:
     mean = statistics.fmean(values)
     half = 1.96 * statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else 0.0
@@ -130,38 +142,43 @@ def main() -> None:
             folder = Path(stack.enter_context(temporary))
         teams = _teams_file(folder)
         for mode in MODES:
-            runs = {}
-            for loaded in (False, True):
-                label = f"loaded (c={CONCURRENCY}, hog)" if loaded else "quiet (c=1)"
-                out = folder / f"{mode}-{'loaded' if loaded else 'quiet'}"
+            runs: dict[str, dict[str, float]] = {}
+            for run in ("quiet", "quiet again", "loaded") if CONTROL else ("quiet", "loaded"):
+                loaded = run == "loaded"
+                label = f"loaded (c={CONCURRENCY}, hog)" if loaded else f"{run} (c=1)"
+                out = folder / f"{mode}-{run.replace(' ', '-')}"
+                before = os.getloadavg()[0]
                 data = _run(teams, out, mode, CONCURRENCY if loaded else 1, loaded)
-                scores = _scores(data)
-                runs[loaded] = scores
+                after = os.getloadavg()[0]
+                scores = runs[run] = _scores(data)
                 mean, low, high = _interval(list(scores.values()))
                 seconds = statistics.median(m["seconds"] for m in data["matches"])
                 measured = sum(1 for m in data["matches"] if m.get("time") == mode)
                 rows.append([
                     mode, label, len(scores), f"{mean:.3f}", f"[{low:.3f}, {high:.3f}]",
-                    f"{seconds:.1f}", measured,
+                    f"{seconds:.1f}", measured, f"{before:.1f} -> {after:.1f}",
                 ])  # fmt: skip
-            quiet, loaded_scores = runs[False], runs[True]
+            quiet, loaded_scores = runs["quiet"], runs["loaded"]
             q = _interval(list(quiet.values()))
             lo = _interval(list(loaded_scores.values()))
-            changed = sum(1 for name in quiet if quiet[name] != loaded_scores.get(name))
             overlap = q[1] <= lo[2] and lo[1] <= q[2]
-            verdicts.append([
+            verdict = [
                 mode, f"{q[0] - lo[0]:+.3f}", "yes" if overlap else "no",
-                f"{changed} of {len(quiet)}",
-            ])  # fmt: skip
+                _changed(quiet, loaded_scores),
+            ]  # fmt: skip
+            if CONTROL:
+                verdict.append(_changed(quiet, runs["quiet again"]))
+            verdicts.append(verdict)
     print_table(
         f"fair time: reference vs rusher, {PAIRS} seed pairs, {NODES}-node dungeons, "
         f"sandbox {SANDBOX}",
         ["time", "load", "matches", "reference's score", "95% interval", "median match s",
-         "matches measured"],
+         "matches measured", "load average"],
         rows, width=120,
     )  # fmt: skip
     print_table(
         "quiet vs loaded, per mode (the same matches: same seeds, same seats)",
-        ["time", "score quiet - loaded", "intervals overlap", "matches whose result changed"],
+        ["time", "score quiet - loaded", "intervals overlap", "matches whose result changed"]
+        + (["changed, quiet vs quiet again"] if CONTROL else []),
         verdicts, width=120,
     )  # fmt: skip
