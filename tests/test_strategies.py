@@ -416,3 +416,22 @@ def test_reference_hunter_goes_to_wait_beside_the_enemy_heir_s_way_home() -> Non
     strategy.observe(0, Enemy(10, 0, False))
     strategy.observe(0, Enemy(12, 0, True))
     assert strategy.choose_move(1) == 13
+
+
+@pytest.mark.parametrize(("henchman", "expected"), [(16, None), (2, 2), (None, 2)])
+def test_reference_hunter_on_its_way_waits_beside_an_enemy_henchman_or_strikes_it(
+    henchman: int | None, expected: int | None
+) -> None:
+    """On its way to the spot 2, a hunter at 1 with an enemy henchman beside it (on 16) sends
+    nothing: the henchman may step onto it, and a move crossing that kill would be refused. One
+    standing on its next step (2) it strikes; with none near it walks on."""
+    strategy = Reference(0, seed=1)
+    nodes, edges = [*AMBUSH_NODES, (0.4, 0.8)], [*AMBUSH_EDGES, (1, 16)]
+    for agent in range(6):
+        strategy.observe(agent, Dungeon(0, agent, nodes, edges, (0, 10), (9, 15)))
+        strategy.observe(agent, Enemy(10, 0, True))
+    assert strategy.choose_move(1) == 1
+    strategy.observe(1, Moved(True, 1, [], "crossed"))
+    if henchman is not None:
+        strategy.observe(1, Enemy(henchman, 2, True))
+    assert strategy.choose_move(1) == expected

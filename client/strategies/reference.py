@@ -20,6 +20,9 @@ where the enemy heir is *going*, and it measures the race instead of assuming wh
     comes first is decided by the race measured so far in this match: the share of each kind
     of strike that killed.
   * A hunter next to an enemy henchman beside our heir strikes it.
+  * On its way to an ambush point a hunter steps onto an enemy henchman that stands on its
+    way, waits while one stands beside it (a kill crossing its request would void it), and
+    else avoids nodes beside one.
   * Of the hunters with no ambush point, the three nearest the enemy heir chase it as
     ``classic``'s hunters do; the others wait where they are. Over sockets every request
     costs the team a turn of the event loop, which its heir's next move waits behind, and a
@@ -249,6 +252,25 @@ class Reference(Classic):
         )
         return [agent for _, agent in idle[:CHASERS]]
 
+    def _walk_to(self, here: int, spot: int, path: set[int]) -> int | None:
+        """A step toward the ambush ``spot`` (off the enemy heir's ``path`` when it can be):
+        onto an enemy henchman if one stands on such a step, else none while one is beside us
+        (it may step onto us: the request would cross the kill and be refused), else one that
+        no enemy henchman stands beside."""
+        known = self.knowledge
+        shortest = known.steps_toward(here, spot)
+        steps = [n for n in shortest if n not in path] or shortest
+        if not steps:
+            return None
+        enemies = set(known.visible_enemies().values())
+        onto = [n for n in steps if n in enemies]
+        if onto:
+            return self._rng.choice(onto)
+        if any(here in known.adjacency[enemy] for enemy in enemies):
+            return None
+        quiet = [n for n in steps if not any(n in known.adjacency[e] for e in enemies)]
+        return self._rng.choice(quiet or steps)
+
     def _hunter(self, agent: int) -> int | None:
         strike = self._strike_heir(agent)
         if strike is not None:
@@ -265,10 +287,7 @@ class Reference(Classic):
         if spot is not None:
             if here == spot:
                 return None  # in ambush
-            path = set(self._predicted_enemy_path(heir, HORIZON))
-            shortest = known.steps_toward(here, spot)
-            steps = [n for n in shortest if n not in path] or shortest
-            return self._rng.choice(steps) if steps else None
+            return self._walk_to(here, spot, set(self._predicted_enemy_path(heir, HORIZON)))
         if agent in self._chasers(heir):
             return self._hunter_move(agent)
         return None  # too far behind to matter: a request would only slow our heir
