@@ -1,5 +1,6 @@
 """Match logs of every game: the dungeon's (:mod:`replay.records`, :mod:`replay.writer`,
-:mod:`replay.reader`, all re-exported by :mod:`replay.matchlog`, and :mod:`replay.digestlog`), the
+:mod:`replay.reader`, all re-exported by :mod:`replay.matchlog`, and the digest log's
+:mod:`replay.digestlog` and :mod:`replay.digestread`), the
 framing every game shares (:mod:`replay.chainlog`), Fish's, Labyrinth's and Penguins' writers and
 readers (:mod:`replay.fishlog`, :mod:`replay.labyrinthlog`, :mod:`replay.penguinslog`, on
 :mod:`replay.gamerecord`; :mod:`replay.games` joins them), docs/log-format.md; and the tools

@@ -223,7 +223,7 @@ def parse_log_bytes(
     """:func:`read_log` of a file's bytes, either format. ``growing``: the file is being
     written, so a last line without its newline is left out rather than judged."""
     if raw[:2] == b"\x1f\x8b":
-        from replay.digestlog import parse_digest_log
+        from replay.digestread import parse_digest_log
 
         return parse_digest_log(raw, path, key=key)
     if growing:

@@ -245,7 +245,7 @@ def test_the_key_file_is_made_once_readable_by_its_owner_only(tmp_path: Path) ->
 def test_a_growing_log_is_read_as_it_comes(logs: dict[str, Path]) -> None:
     """The live board reads a digest log in pieces as the server writes it: fed in chunks of
     any size, it regenerates the very lines the whole file gives, each input re-run once."""
-    from replay.digestlog import DigestTail
+    from replay.digestread import DigestTail
 
     raw = logs["server"].read_bytes()
     whole = [(line.line, line.event, line.data) for line in read_log(logs["server"]).events]

@@ -59,7 +59,7 @@ def test_a_caller_that_lost_the_thread_gets_the_whole_log_again(tmp_path: Path) 
 def test_following_holds_only_what_is_new(tmp_path: Path) -> None:
     """A followed log keeps no line once read and the timeline only its newest frame: the
     frames told piece by piece are still exactly the whole log's."""
-    from replay.digestlog import DigestTail
+    from replay.digestread import DigestTail
     from replay.html import frame_data
     from replay.matchlog import read_log
     from replay.timeline import TimelineTail, build_timeline

@@ -57,7 +57,7 @@ class LogTail:
         except OSError:
             return False
         if self.offset == 0 and data[:2] == b"\x1f\x8b":
-            from replay.digestlog import DigestTail
+            from replay.digestread import DigestTail
 
             self._digest = DigestTail(str(self.path), keep=False)  # counted, then let go
         if self._digest is not None:

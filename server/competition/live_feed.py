@@ -104,7 +104,7 @@ class _Follow:
     decodes and re-runs only the lines added since the last one."""
 
     def __init__(self, path: Path) -> None:
-        from replay.digestlog import DigestTail
+        from replay.digestread import DigestTail
 
         self.path = path
         # only what was added is held: the lines go to the timeline, which keeps the newest frame
