@@ -14,5 +14,6 @@ behind ``arena replay`` (verify, show, render). Never imports :mod:`server`, :mo
   ``--png`` all draw from it; :mod:`replay.story` holds the values it is made of (entries,
   notes, frames, the summary).
 * :mod:`replay.show`, :mod:`replay.html`, :mod:`replay.still`,
-  :mod:`sim.fork`: the commands; :mod:`arena.replay` parses their arguments.
+  :mod:`sim.fork`: the commands; :mod:`arena.replay` parses their arguments
+  (:mod:`arena.replay_verify`: ``verify`` of a dungeon log).
 """
