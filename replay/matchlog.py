@@ -1,11 +1,13 @@
 """Match logs (``docs/log-format.md``): one import path for the records, writer and reader.
 
-The log is three modules: :mod:`replay.records` (schema, hash chain, the lines an engine input
-or output is logged as), :mod:`replay.writer` (:class:`MatchLogWriter`) and
-:mod:`replay.reader` (:func:`read_log`, :func:`parse_log`). This module re-exports them.
+The log is four modules: :mod:`replay.records` (schema, hash chain, the lines an engine input
+or output is logged as), :mod:`replay.writer` (:class:`MatchLogWriter`), :mod:`replay.reader`
+(:func:`parse_log`) and :mod:`replay.logfile` (:func:`read_log`, either format). This module
+re-exports them.
 """
 
-from replay.reader import BadLine, LogLine, MatchLog, parse_log, read_log
+from replay.logfile import read_log
+from replay.reader import BadLine, LogLine, MatchLog, parse_log
 from replay.records import (
     CLOSE,
     HEADER,

@@ -16,16 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from replay.matchlog import (
-    CLOSE,
-    HEADER,
-    INPUT,
-    OPTIMUM,
-    LogLine,
-    MatchLog,
-    output_records,
-    software_version,
-)
+from replay.reader import LogLine, MatchLog
+from replay.records import CLOSE, HEADER, INPUT, OPTIMUM, output_records, software_version
 
 if TYPE_CHECKING:
     from dungeon.engine import Disconnect, Match, Request, TimeUp

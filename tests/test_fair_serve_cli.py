@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from replay.reader import read_log
+from replay.logfile import read_log
 
 ARENA = [sys.executable, "-m", "arena"]
 

@@ -19,14 +19,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Cycles still to break, each the set of modules of one strongly connected component.
-KNOWN: dict[frozenset[str], str] = {
-    frozenset({"replay.digestread", "replay.matchlog", "replay.reader", "replay.rerun"}): (
-        "the log readers (issue 27): reader reads a digest log lazily, digestread re-runs one"
-    ),
-    frozenset({"server.competition.programs", "server.competition.teams"}): (
-        "the competition (issue 25): a team's ticket type and the programs that read teams"
-    ),
-}
+KNOWN: dict[frozenset[str], str] = {}
 
 
 def cycles_in(packages: list[str]) -> set[frozenset[str]]:

@@ -12,7 +12,7 @@ import pytest
 from tournament_kit import arena_team, sandbox_mode, write_teams
 
 from arena.tournament.cli import main
-from replay.reader import read_log
+from replay.logfile import read_log
 from server.competition.dungeon_judge import judge
 from server.competition.outputs import cpu_table, cpu_texts
 

@@ -157,8 +157,8 @@ async def test_a_sandboxed_program_lives_as_long_as_its_match(tmp_path: Path) ->
     the thread that started it: started from a worker thread, it was killed with the thread)."""
     import trio
 
-    from server.competition.programs import Entrant, MatchTicket
-    from server.competition.teams import Team
+    from server.competition.programs import Entrant
+    from server.competition.teams import MatchTicket, Team
     from server.sandbox import Limits
 
     folder = tmp_path / "slow"

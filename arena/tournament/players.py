@@ -11,7 +11,7 @@ from pathlib import Path
 from client.strategies.base import STRATEGIES, make_strategy, strategy_seed
 from client.team import TeamError, connect_team
 from server.competition import teams
-from server.competition.programs import MatchTicket
+from server.competition.teams import MatchTicket
 from sim.plugins import PluginError, dungeon_strategy, resolve_names
 
 __all__ = ["PLAYERS", "HousePlayers", "load_teams"]

@@ -43,8 +43,8 @@ from server.competition.competition import (
 from server.competition.dungeon_judge import cpu_by_team, judge, result_line
 from server.competition.dungeon_preflight import check_program
 from server.competition.pairings import Game
-from server.competition.programs import Entrant, MatchTicket
-from server.competition.teams import Team, Tournament
+from server.competition.programs import Entrant
+from server.competition.teams import MatchTicket, Team, Tournament
 from server.connection import Connection
 from server.fairtime import Meter
 from server.sandbox import Limits

@@ -16,8 +16,8 @@ import trio
 from protocol.conformance import PASSED, Observations, evaluate
 from server.competition.board import Board, BoardMatch
 from server.competition.competition import RunOptions
-from server.competition.programs import Entrant, MatchTicket
-from server.competition.teams import Team, Tournament
+from server.competition.programs import Entrant
+from server.competition.teams import MatchTicket, Team, Tournament
 from server.probe import run_probe
 from server.probe_checks import ProbeConfig
 from server.sandbox import Limits

@@ -41,8 +41,8 @@ from server.competition.competition import (
     builtin_program,
 )
 from server.competition.pairings import Game
-from server.competition.programs import Entrant, MatchTicket
-from server.competition.teams import Team, Tournament
+from server.competition.programs import Entrant
+from server.competition.teams import MatchTicket, Team, Tournament
 from server.labyrinth.gamerun import GameRun
 from server.labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
 from server.sandbox import Limits

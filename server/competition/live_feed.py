@@ -40,8 +40,8 @@ def viewer_data_of(path: Path) -> dict[str, Any] | None:
     """The viewer's data for the complete lines of a (growing) match log; None before its
     dungeon is in it."""
     from replay.html import viewer_data
+    from replay.logfile import parse_log_bytes
     from replay.matchlog import LogFormatError
-    from replay.reader import parse_log_bytes
     from replay.timeline import build_timeline
 
     try:

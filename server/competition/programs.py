@@ -18,12 +18,11 @@ import os
 import shutil
 import signal
 import subprocess
-from dataclasses import dataclass
 from pathlib import Path
 
 import trio
 
-from server.competition.teams import Players, Team
+from server.competition.teams import MatchTicket, Players, Team
 from server.sandbox import (
     SANDBOX_UID,
     Limits,
@@ -34,27 +33,7 @@ from server.sandbox import (
 )
 from server.sandbox.cpu import CpuMeter
 
-__all__ = ["Entrant", "MatchTicket", "command_line", "command_paths"]
-
-
-@dataclass(frozen=True)
-class MatchTicket:
-    """What a program is told: where the server is and which slots of which match are its."""
-
-    host: str
-    port: int
-    seat: int
-    match: str
-    token: str
-
-    def values(self) -> dict[str, str]:
-        return {
-            "host": self.host,
-            "port": str(self.port),
-            "team": str(self.seat),
-            "match": self.match,
-            "token": self.token,
-        }
+__all__ = ["Entrant", "command_line", "command_paths"]
 
 
 def command_line(team: Team, ticket: MatchTicket) -> list[str]:

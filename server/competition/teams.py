@@ -14,16 +14,14 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
-
-if TYPE_CHECKING:
-    from server.competition.programs import MatchTicket
 
 __all__ = [
     "FORMATS",
     "PLACEHOLDERS",
+    "MatchTicket",
     "Players",
     "Team",
     "TeamsError",
@@ -117,6 +115,26 @@ class Tournament:
     @property
     def names(self) -> list[str]:
         return [team.name for team in self.teams]
+
+
+@dataclass(frozen=True)
+class MatchTicket:
+    """What a program is told: where the server is and which slots of which match are its."""
+
+    host: str
+    port: int
+    seat: int
+    match: str
+    token: str
+
+    def values(self) -> dict[str, str]:
+        return {
+            "host": self.host,
+            "port": str(self.port),
+            "team": str(self.seat),
+            "match": self.match,
+            "token": self.token,
+        }
 
 
 class Players(Protocol):
