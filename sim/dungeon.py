@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from dungeon.config import RulesConfig
 from dungeon.engine import AGENTS, Match, Output
+from dungeon.facts import GAME_TYPE
 from sim.dungeon_figures import TeamFigures
 from sim.dungeon_state import DRAW, LOSS, WIN, DungeonState
 from sim.dungeon_steps import (
@@ -225,8 +226,8 @@ class DungeonGame:
         self.with_optimum = optimum
         self.timing = _timing(schedule, think_ms=think_ms, delay_ms=delay_ms, jitter=jitter)
         self.info = GameInfo(
-            name="dungeon",
-            num_players=2,
+            name=GAME_TYPE.name,
+            num_players=GAME_TYPE.max_players,
             min_return=LOSS,
             max_return=WIN,
             zero_sum=True,

@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from dungeon.config import DEFAULT_RULES, RulesConfig
+from dungeon.facts import GAME_TYPE as DUNGEON
+from fish.rules import GAME_TYPE as FISH
+from labyrinth.rules import GAME_TYPE as LABYRINTH
+from penguins.facts import GAME_TYPE as PENGUINS
 
 __all__ = [
     "FORMATS",
@@ -31,8 +35,11 @@ __all__ = [
 ]
 
 FORMATS = ("round-robin", "swiss", "knockout", "fish-knockout")
-#: The games a tournament can be of (spec tournament.md, turn 3).
-GAMES = ("dungeon", "penguins", "labyrinth", "fish")
+#: The games a tournament can be of (spec tournament.md, turn 3), each by its declared facts.
+FACTS = {facts.name: facts for facts in (DUNGEON, PENGUINS, LABYRINTH, FISH)}
+GAMES = tuple(FACTS)
+#: The most programs a tournament's game seats (spec tournament.md), whatever the game allows.
+MOST_SEATS = 4
 #: Each game's own options: ``[tournament]`` keys, their defaults and lowest values.
 GAME_OPTIONS: dict[str, dict[str, tuple[float, float]]] = {
     "dungeon": {},
@@ -217,9 +224,9 @@ def parse_teams(
     seats = _number(
         table, "players_per_game", source, default=DEFAULT_SEATS.get(game, 2), kind=int, low=2
     )
-    if seats > 4 or (game not in ("penguins", "fish") and seats != 2):
-        most = 4 if game in ("penguins", "fish") else 2
-        raise _fail(source, "tournament.players_per_game", f"wants 2-{most}, got {seats}")
+    least, most = FACTS[game].min_players, min(MOST_SEATS, FACTS[game].max_players)
+    if not least <= seats <= most:
+        raise _fail(source, "tournament.players_per_game", f"wants {least}-{most}, got {seats}")
     options: dict[str, Any] = {}
     for key, (default, low) in GAME_OPTIONS[game].items():
         kind = float if isinstance(default, float) else int
