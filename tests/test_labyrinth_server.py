@@ -573,3 +573,29 @@ async def test_a_bare_command_split_by_tcp_is_heard_whole(autojump_clock: trio.a
         await client.send(b"VE 4 0")
         assert await client.receive() == "PLAY_MO is not allowed now"
         nursery.cancel_scope.cancel()
+
+
+async def test_a_connection_that_never_names_itself_is_told_and_closed_at_the_name_timeout(
+    autojump_clock: trio.abc.Clock,
+) -> None:
+    # A client that connects and says nothing held its connection (and a place under the
+    # server's connection cap) forever; the dungeon and Fish servers close such a one.
+    server = LabyrinthServer(seed=1)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        named = memory_client(nursery, server)
+        assert await named.command("CLIENT_NAME me", 1) == ["OK"]
+        silent = memory_client(nursery, server)
+        start = trio.current_time()
+        with trio.fail_after(2 * server.settings.name_timeout):
+            message = await silent.receive()
+        assert trio.current_time() - start == pytest.approx(server.settings.name_timeout)
+        assert message == f"No CLIENT_NAME within {server.settings.name_timeout:g} s"
+        assert await silent.receive() == message  # said twice, as every error
+        assert await silent.receive() is None
+        # A named client waits as long as it likes before WAIT_GAME.
+        with trio.move_on_after(10 * server.settings.name_timeout) as quiet:
+            await named.receive()
+        assert quiet.cancelled_caught
+        assert await named.command("WAIT_GAME DO_NOTHING start=0", 3) != [None] * 3
+        nursery.cancel_scope.cancel()

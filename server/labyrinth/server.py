@@ -71,6 +71,9 @@ class Settings:
     #: A command without a newline ends once its client has sent nothing more for this long
     #: (it waits for the answer): what TCP splits of one write arrive well within it.
     command_gap: float = 0.005
+    #: A connection without a valid ``CLIENT_NAME`` this long after it opened is told so and
+    #: closed, so that silent connections do not hold places under the connection cap.
+    name_timeout: float = 10.0
 
 
 class LabyrinthServer:
@@ -109,6 +112,15 @@ class LabyrinthServer:
         )
 
     async def _read(self, client: Client) -> None:
+        timeout = self.settings.name_timeout
+        with trio.move_on_after(timeout) as naming:
+            await self._commands(client, naming)
+        if naming.cancelled_caught:
+            message = f"No CLIENT_NAME within {timeout:g} s"
+            client.link.end(Ending(Fault.TIMEOUT, message))
+            client.send((message, message), close=True)
+
+    async def _commands(self, client: Client, naming: trio.CancelScope) -> None:
         link, decoder = client.link, client.decoder
         while not link.closing:
             command = decoder.next_command()
@@ -131,6 +143,8 @@ class LabyrinthServer:
                     return
                 continue
             self._command(client, command)
+            if client.session.name is not None:
+                naming.deadline = math.inf  # named: it may wait as long as it likes
             await link.reader.frame_done()
 
     # ----- commands
