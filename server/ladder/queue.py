@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, Engine, func, select, update
+from sqlalchemy import ColumnElement, Connection, Engine, and_, func, select, update
 
 from server.competition.teams import DEFAULT_SEATS, OPTION_KEYS
 from server.ladder import schema as s
@@ -180,6 +180,15 @@ class Claim:
     #: The match this one re-runs (its result is replaced when this one is recorded).
     replaces: int | None = None
 
+    def still_ours(self) -> ColumnElement[bool]:
+        """The condition that the match is still this claim's: running, at this attempt (a
+        runner that lost it, given back or re-claimed, must not write over it)."""
+        return and_(
+            s.matches.c.id == self.match_id,
+            s.matches.c.state == "running",
+            s.matches.c.attempts == self.attempt,
+        )
+
 
 def _program_name(team: str, number: int, taken: set[str]) -> str:
     suffix = f"-v{number}"
@@ -281,11 +290,7 @@ def give_back(engine: Engine, claimed: Claim, error: str) -> str:
     with engine.begin() as db:
         db.execute(
             update(s.matches)
-            .where(
-                s.matches.c.id == claimed.match_id,
-                s.matches.c.state == "running",
-                s.matches.c.attempts == claimed.attempt,
-            )
+            .where(claimed.still_ours())
             .values(
                 state=state,
                 worker=None,

@@ -94,11 +94,7 @@ def finish(engine: Engine, claimed: Claim, outcome: MatchOutcome, files: dict[st
         frozen = ladder_row(db, lock=True)["state"] == "frozen"
         done = db.execute(
             update(s.matches)
-            .where(
-                s.matches.c.id == claimed.match_id,
-                s.matches.c.state == "running",
-                s.matches.c.attempts == claimed.attempt,
-            )
+            .where(claimed.still_ours())
             .values(
                 state="done",
                 finished=_now(),
