@@ -278,11 +278,7 @@ class TournamentRun(Competition):
         result = result_line(game.seats, points, failures, reason)
         self.watches.pop(name, None)
         return {
-            "index": game.index,
-            "name": name,
-            "round": game.round,
-            "stage": game.stage,
-            "seed": game.seed,
+            **game.record_head(name),
             "seats": [a, b],
             "points": list(points),
             "winner": None if points[0] == points[1] else (0 if points[0] > points[1] else 1),

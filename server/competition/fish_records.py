@@ -149,11 +149,7 @@ def game_record(
     best = catch[winners[0]] if winners else None
     replay = write_replay(out, game_log, name, seats, game_order)
     return {
-        "index": game.index,
-        "name": name,
-        "round": game.round,
-        "stage": game.stage,
-        "seed": game.seed,
+        **game.record_head(name),
         "seats": seats,
         "points": points,
         "scores": scores,

@@ -260,11 +260,7 @@ class LabyrinthRun(Competition):
             text += "" if failures else f" ({verdict})"
         lost = [f"{f['team']} lost: {f['reason']}" for f in failures]
         return {
-            "index": game.index,
-            "name": name,
-            "round": game.round,
-            "stage": game.stage,
-            "seed": game.seed,
+            **game.record_head(name),
             "seats": seats,
             "points": points,
             "winner": winner,

@@ -21,6 +21,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = [
     "Game",
@@ -53,6 +54,16 @@ class Game:
         if self.stage == "preflight":
             return f"{tournament}-preflight-{self.seats[0]}"[:64]
         return f"{tournament}-{self.index:04d}"[:64]
+
+    def record_head(self, name: str) -> dict[str, Any]:
+        """The first fields of this game's record in results.json, every game's the same."""
+        return {
+            "index": self.index,
+            "name": name,
+            "round": self.round,
+            "stage": self.stage,
+            "seed": self.seed,
+        }
 
 
 @dataclass

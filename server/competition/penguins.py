@@ -143,11 +143,7 @@ def play_game(
     replay = out / "replays" / f"{name}.html"
     write_replay(workdir / LOG_NAME, replay, name, list(game.seats), programs_names(programs))
     return {
-        "index": game.index,
-        "name": name,
-        "round": game.round,
-        "stage": game.stage,
-        "seed": game.seed,
+        **game.record_head(name),
         "seats": list(game.seats),
         "points": points,
         "scores": [catch[s] if programs[s].disqualified is None else -1 for s in range(count)],
