@@ -52,9 +52,13 @@ async def test_pages_assets_and_404_are_served_on_the_reported_port() -> None:
         status, _, body = await http(port, "/no/such/page?x=<b>")
         assert status == 404
         assert "There is no page at <code>/no/such/page</code>" in body
-        status, _, body = await http(port, "/crash")
+        status, headers, body = await http(port, "/crash")
         assert status == 500
         assert "Server error" in body
+        # Starlette answers a crash outside the app's middleware: the page still has them.
+        assert headers["x-content-type-options"] == "nosniff"
+        assert headers["x-frame-options"] == "DENY"
+        assert "frame-ancestors 'none'" in headers["content-security-policy"]
         nursery.cancel_scope.cancel()
 
 

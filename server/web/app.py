@@ -10,7 +10,7 @@ origin, without the site's cookies or its other pages."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
 
 import trio
@@ -105,9 +105,16 @@ async def _http_error(request: Request, error: Exception) -> Response:
     return HTMLResponse(page(title, body), status, headers)
 
 
-async def _server_error(request: Request, error: Exception) -> Response:
-    body = "<h1>Server error</h1><p>This page failed; the server goes on.</p>"
-    return HTMLResponse(page("Server error", body), status_code=500)
+def _server_error(policy: str) -> Callable[[Request, Exception], Awaitable[Response]]:
+    """The 500 page's handler. Starlette answers an exception outside the app's middleware, so
+    this page carries the security headers itself."""
+    headers = {**SECURITY_HEADERS, "content-security-policy": policy}
+
+    async def handler(request: Request, error: Exception) -> Response:
+        body = "<h1>Server error</h1><p>This page failed; the server goes on.</p>"
+        return HTMLResponse(page("Server error", body), status_code=500, headers=headers)
+
+    return handler
 
 
 class _SecurityHeaders:
@@ -150,7 +157,7 @@ def web_app(
     served = {"static": "server.web", **(assets or {})}
     return Starlette(
         routes=[*routes, *(_static_route(prefix, package) for prefix, package in served.items())],
-        exception_handlers={HTTPException: _http_error, 500: _server_error},
+        exception_handlers={HTTPException: _http_error, 500: _server_error(policy)},
         middleware=[Middleware(_SecurityHeaders, policy=policy)],
     )
 
