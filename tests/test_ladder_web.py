@@ -200,6 +200,32 @@ async def test_a_teams_output_opens_with_its_own_token_only(played: Class) -> No
     assert (await http(played.port, f"/matches/1/output/{ann_seat}", headers=teacher))[0] == 200
 
 
+async def test_a_teams_login_lasts_twelve_hours_and_its_expiry_is_signed(played: Class) -> None:
+    """The team's cookie says how long it lasts (Max-Age), and the server refuses it after
+    that, or with its expiry moved: a copied cookie does not open the team's output for good."""
+    now = [time.time()]
+    site = LadderSite(played.ladder, submit=_upload, clock=lambda: now[0])
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(serve_web, site.app(), "127.0.0.1", 0)
+        body = f"token={played.tokens['bob']}"
+        status, headers, _ = await http(port, "/teams/bob/login", "POST", body)
+        assert status == 303
+        assert "Max-Age=43200" in headers["set-cookie"]
+        value = cookie_of(headers)
+        assert (await http(port, "/teams/bob/versions/1", headers={"Cookie": value}))[0] == 200
+        name_and_expiry, _, mac = value.rpartition(":")
+        later = int(name_and_expiry.rsplit(":", 1)[1]) + 86400
+        moved = {"Cookie": f"arena_team=bob:{later}:{mac}"}
+        assert (await http(port, "/teams/bob/versions/1", headers=moved))[0] == 403
+        now[0] += 12 * 3600 - 5
+        assert (await http(port, "/teams/bob/versions/1", headers={"Cookie": value}))[0] == 200
+        now[0] += 10
+        status, _, page = await http(port, "/teams/bob/versions/1", headers={"Cookie": value})
+        assert status == 403
+        assert "built fine" not in page
+        nursery.cancel_scope.cancel()
+
+
 async def test_wrong_team_tokens_are_rate_limited(played: Class) -> None:
     """Five wrong tokens from one address, then even the right one waits: 429, Retry-After."""
     statuses = [

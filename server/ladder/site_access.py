@@ -20,12 +20,14 @@ from server.ladder.auth import Identity, Throttled, authenticate
 from server.ladder.db import LadderError
 from server.ladder.ladder import Ladder
 from server.ladder.store import StoreError
-from server.web.auth import TeacherGate, TooManyTries
+from server.web.auth import SESSION_SECONDS, TeacherGate, TooManyTries
 
-__all__ = ["TEAM_COOKIE", "Denied", "SiteAccess", "refusal"]
+__all__ = ["TEAM_COOKIE", "TEAM_SESSION_SECONDS", "Denied", "SiteAccess", "refusal"]
 
 #: The cookie a team's browser carries after it gave its token.
 TEAM_COOKIE = "arena_team"
+#: How long a team's login lasts (as the teacher's session).
+TEAM_SESSION_SECONDS = SESSION_SECONDS
 
 T = TypeVar("T")
 
@@ -105,15 +107,21 @@ class SiteAccess:
         return who.role == "admin"
 
     def team_cookie(self, team: str) -> str:
-        """The value of :data:`TEAM_COOKIE` that proves ``team`` gave its token."""
-        return f"{team}:{self._team_mac(team)}"
+        """The value of :data:`TEAM_COOKIE` that proves ``team`` gave its token, until
+        :data:`TEAM_SESSION_SECONDS` from now (the expiry is signed with the name)."""
+        expires = int(self.clock() + TEAM_SESSION_SECONDS)
+        return f"{team}:{expires}:{self._team_mac(team, expires)}"
 
-    def _team_mac(self, team: str) -> str:
-        return hmac.new(self._key, b"team:" + team.encode(), hashlib.sha256).hexdigest()
+    def _team_mac(self, team: str, expires: int) -> str:
+        signed = f"team:{team}:{expires}".encode()
+        return hmac.new(self._key, signed, hashlib.sha256).hexdigest()
 
     def _signed_team(self, request: Request) -> str | None:
-        name, _, mac = request.cookies.get(TEAM_COOKIE, "").rpartition(":")
-        if name and hmac.compare_digest(mac.encode(), self._team_mac(name).encode()):
+        rest, _, mac = request.cookies.get(TEAM_COOKIE, "").rpartition(":")
+        name, _, expires = rest.rpartition(":")
+        if not (name and expires.isdigit() and self.clock() < int(expires)):
+            return None
+        if hmac.compare_digest(mac.encode(), self._team_mac(name, int(expires)).encode()):
             return name
         return None
 

@@ -37,7 +37,7 @@ from starlette.routing import Route
 from server.ladder import pages, views
 from server.ladder.db import LadderError
 from server.ladder.ladder import Ladder
-from server.ladder.site_access import TEAM_COOKIE, SiteAccess, refusal
+from server.ladder.site_access import TEAM_COOKIE, TEAM_SESSION_SECONDS, SiteAccess, refusal
 from server.ladder.submission_routes import SubmissionRoutes, Submit
 from server.ladder.teacher_routes import TeacherRoutes
 from server.web import escape, event_stream, sse_event, web_app
@@ -114,7 +114,10 @@ class LadderSite:
         response = Response(status_code=303, headers={"Location": f"/teams/{name}"})
         if who.team is not None:
             value = self.access.team_cookie(who.team)
-            response.set_cookie(TEAM_COOKIE, value, httponly=True, samesite="strict", path="/")
+            response.set_cookie(
+                TEAM_COOKIE, value, max_age=int(TEAM_SESSION_SECONDS), httponly=True,
+                samesite="strict", path="/",
+            )  # fmt: skip
         return response
 
     async def _version_output(self, request: Request) -> Response:

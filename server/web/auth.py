@@ -40,6 +40,7 @@ from server.web.page import escape, page
 __all__ = [
     "COOKIE",
     "ENV_TOKEN",
+    "SESSION_SECONDS",
     "TeacherGate",
     "Throttle",
     "TooManyTries",
