@@ -116,7 +116,7 @@ async def test_five_hundred_live_subscribers_each_get_every_event_and_the_page_a
         streams = []
         for _ in range(SUBSCRIBERS):
             stream = await trio.open_tcp_stream("127.0.0.1", port)
-            await stream.send_all(b"GET /events HTTP/1.1\r\nHost: test\r\n\r\n")
+            await stream.send_all(b"GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             streams.append(stream)
         seen = [b""] * SUBSCRIBERS
 

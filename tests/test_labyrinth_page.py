@@ -189,7 +189,7 @@ async def follow_events(
     arrived; reports started once the first one (the snapshot: we are subscribed) is in."""
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     async with stream:
-        await stream.send_all(f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+        await stream.send_all(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         data, started = b"", False
         while len(events) < count:
             chunk = await stream.receive_some(65536)

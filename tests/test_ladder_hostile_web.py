@@ -214,7 +214,7 @@ async def _answer_to(port: int, head: str, body: bytes = b"") -> tuple[int, str]
 
 def _upload_head(length: int, *extra: str, kind: str = "multipart/form-data; boundary=x") -> str:
     lines = [
-        "POST /submit HTTP/1.1", "Host: test", "Connection: close",
+        "POST /submit HTTP/1.1", "Host: 127.0.0.1", "Connection: close",
         f"Content-Type: {kind}", f"Content-Length: {length}", *extra,
     ]  # fmt: skip
     return "".join(f"{line}\r\n" for line in lines)

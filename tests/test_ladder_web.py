@@ -302,7 +302,7 @@ async def test_grades_and_a_teams_bundle(played: Class) -> None:
     stream = await trio.open_tcp_stream("127.0.0.1", played.port)
     async with stream:
         await stream.send_all(
-            b"GET /admin/bundles/bob.zip HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+            b"GET /admin/bundles/bob.zip HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
             + f"Authorization: Bearer {played.admin}\r\n\r\n".encode()
         )
         data = b""
@@ -355,7 +355,7 @@ async def test_an_upload_larger_than_the_limit_is_refused_before_it_is_read(
     stream = await trio.open_tcp_stream("127.0.0.1", played.port)
     async with stream:
         await stream.send_all(
-            b"POST /submit HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+            b"POST /submit HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
             b"Content-Type: multipart/form-data; boundary=x\r\n"
             + f"Content-Length: {1 << 30}\r\n\r\n".encode()
         )
@@ -366,7 +366,7 @@ async def test_an_upload_larger_than_the_limit_is_refused_before_it_is_read(
     stream = await trio.open_tcp_stream("127.0.0.1", played.port)
     async with stream:
         await stream.send_all(
-            b"POST /submit HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+            b"POST /submit HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
             b"Content-Type: multipart/form-data; boundary=x\r\nTransfer-Encoding: chunked\r\n\r\n"
         )
         head = (
@@ -432,7 +432,7 @@ async def post_bytes(
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     async with stream:
         await stream.send_all(
-            f"POST {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n{extra}"
+            f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n{extra}"
             f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n".encode()
             + body
         )

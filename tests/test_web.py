@@ -165,3 +165,40 @@ async def test_a_browser_leaving_mid_send_ends_its_subscription_at_once() -> Non
         await response(scope, receive, send)
     assert sending.is_set()
     assert hub.subscribers == 0
+
+
+async def raw_status(port: int, host: str) -> tuple[int, bytes]:
+    """The status and the whole answer of a GET / naming ``host`` in its Host header."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    async with stream:
+        await stream.send_all(
+            f"GET / HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+        )
+        data = b""
+        while chunk := await stream.receive_some(65536):
+            data += chunk
+    return int(data.split(b" ", 2)[1]), data
+
+
+async def test_a_loopback_server_answers_only_requests_addressed_to_loopback() -> None:
+    """A page of another site whose name was made to resolve to 127.0.0.1 (DNS rebinding)
+    reaches nothing of a server bound to loopback: 421, with the security headers."""
+    async with trio.open_nursery() as nursery:
+        port = await nursery.start(serve_web, make_app(Broadcaster()), "127.0.0.1", 0)
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "localhost", f"[::1]:{port}"):
+            status, data = await raw_status(port, host)
+            assert (status, b"<h1>Hello</h1>" in data) == (200, True), host
+        for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1.evil.example:{port}"):
+            status, data = await raw_status(port, host)
+            assert status == 421, host
+            assert b"Hello" not in data
+            assert b"only to localhost and 127.0.0.1" in data
+            assert b"x-frame-options: deny" in data.lower()
+        nursery.cancel_scope.cancel()
+
+
+def test_only_loopback_names_are_loopback() -> None:
+    from server.web.app import is_loopback
+
+    assert all(map(is_loopback, ["127.0.0.1", "127.3.2.1", "localhost", "::1", "[::1]"]))
+    assert not any(map(is_loopback, ["0.0.0.0", "10.0.0.5", "evil.example", "::", ""]))

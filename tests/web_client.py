@@ -16,7 +16,7 @@ async def http(
     """(status, headers, body) of one request to 127.0.0.1:``port``, with extra ``headers``."""
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     async with stream:
-        head = f"{method} {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n"
+        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         head += "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
         if method == "POST":
             head += "Content-Type: application/x-www-form-urlencoded\r\n"
@@ -50,7 +50,7 @@ async def first_events(port: int, path: str, count: int) -> list[str]:
     """The first ``count`` SSE event blocks of a stream (then it hangs up)."""
     stream = await trio.open_tcp_stream("127.0.0.1", port)
     async with stream:
-        await stream.send_all(f"GET {path} HTTP/1.1\r\nHost: test\r\n\r\n".encode())
+        await stream.send_all(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
         data = b""
         while data.count(b"\n\n") < count + 1:
             chunk = await stream.receive_some(65536)

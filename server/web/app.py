@@ -10,6 +10,7 @@ origin, without the site's cookies or its other pages."""
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
 
@@ -145,6 +146,40 @@ class _SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name or address, without a port) is this machine's loopback."""
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+class _LoopbackHosts:
+    """ASGI middleware of a server bound to loopback: a request naming another host in its
+    ``Host`` header (a page of another site whose name was made to resolve to 127.0.0.1: DNS
+    rebinding) gets 421 and reaches no page."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            sent = dict(scope.get("headers", [])).get(b"host")
+            host = (sent or b"").decode("latin-1")
+            name = host.partition("]")[0] + "]" if host.startswith("[") else host.split(":")[0]
+            if sent is not None and not is_loopback(name):
+                headers = {**SECURITY_HEADERS, "content-security-policy": BASE_POLICY}
+                text = (
+                    "this server answers only to localhost and 127.0.0.1 (it is bound to loopback)"
+                )
+                response = Response(text + "\n", 421, headers, "text/plain; charset=utf-8")
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
 def web_app(
     routes: Sequence[BaseRoute],
     assets: Mapping[str, str] | None = None,
@@ -169,7 +204,9 @@ async def serve_web(
     *,
     task_status: trio.TaskStatus[int] = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve ``app`` on ``host``:``port`` until cancelled; reports the bound port."""
+    """Serve ``app`` on ``host``:``port`` until cancelled; reports the bound port. Bound to
+    loopback, it answers only requests addressed to a loopback name (``Host``)."""
+    served: ASGIApp = _LoopbackHosts(app) if is_loopback(host) else app
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.accesslog = None
@@ -181,4 +218,4 @@ async def serve_web(
             bound = (binds or [""])[0]
             task_status.started(int(bound.rsplit(":", 1)[1]))
 
-    await serve(app, config, task_status=_Started())  # type: ignore[arg-type]
+    await serve(served, config, task_status=_Started())  # type: ignore[arg-type]
