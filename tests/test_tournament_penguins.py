@@ -217,7 +217,9 @@ def test_preflight_reports_a_failing_program_before_any_game_and_can_leave_it_ou
     assert checks["fay"]["reason"] == "crashed"
     assert "exit code 3" in checks["fay"]["detail"]
     assert not (out / "results.json.journal").exists()
-    assert "id=preflight" in (out / "index.html").read_text()
+    page = (out / "index.html").read_text()
+    assert "id=preflight" in page
+    assert "each program played one short game against our greedy player" in page
     assert main([str(path), "--out", str(out), "--preflight", "drop", *mode]) == 0
     data = json.loads((out / "results.json").read_text())
     assert len(data["matches"]) == 2

@@ -60,3 +60,6 @@ def test_the_dungeon_preflight_runs_the_check_client_probe_on_every_program(
     assert "sent hello six times" in (out / checks["hello"]["output"]).read_text()
     data = json.loads((out / "results.json").read_text())
     assert data["matches"] == []
+    page = (out / "index.html").read_text()
+    assert "each program went through the checks of arena check-client" in page
+    assert "short game" not in page  # what the other games' pre-flight does, not this one's

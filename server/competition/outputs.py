@@ -180,7 +180,9 @@ def index_html(data: dict[str, Any], png: str = "") -> str:
     parts.extend(_standings_row(row) for row in data["teams"])
     parts.append("</table>")
     if data.get("preflight"):
-        parts.append(_preflight_table(data["preflight"], data["teams"]))
+        parts.append(
+            _preflight_table(data["preflight"], data["teams"], data.get("game", "dungeon"))
+        )
     parts.append(cpu_table(data))
     if png:
         parts.append(f"<p><img src='data:image/png;base64,{png}' alt='ratings, +-2 sigma'></p>")
@@ -217,12 +219,24 @@ def index_html(data: dict[str, Any], png: str = "") -> str:
     return "".join(parts)
 
 
-def _preflight_table(checks: dict[str, dict[str, Any]], teams: list[dict[str, Any]]) -> str:
+#: What each game's pre-flight did, in a sentence (docs/tournament.md, Pre-flight).
+PREFLIGHT_DONE = {
+    "dungeon": "went through the checks of arena check-client (the same probe and verdicts)",
+    "penguins": "played one short game against our greedy player",
+    "labyrinth": "played one short game against our astar client",
+    "fish": "played one short game against our greedy client",
+}
+
+
+def _preflight_table(
+    checks: dict[str, dict[str, Any]], teams: list[dict[str, Any]], game: str
+) -> str:
     """Each checked program's pre-flight: passed, or its reason, with its output."""
     left_out = {row["team"] for row in teams if row.get("left_out")}
+    done = PREFLIGHT_DONE.get(game, "was checked")
     rows = [
-        "<h2>Pre-flight</h2><p><small>Before the first match each program played one short "
-        "game against a built-in player, sandboxed as in the tournament.</small></p>"
+        f"<h2>Pre-flight</h2><p><small>Before the first match each program {_e(done)}, "
+        "sandboxed as in the tournament.</small></p>"
         "<table id=preflight><tr><th>team</th><th>check</th><th>why</th><th>output</th></tr>"
     ]
     for team, check in checks.items():
