@@ -20,7 +20,7 @@ from dungeon.config import DEFAULT_RULES
 from protocol.codec import NEED_DATA, Codec
 from protocol.messages import ClientMessage, Dungeon, Message, Move, Moved, Sat, Solution, Start
 from server.app import Server, serve
-from server.competition.board import Board, server_observer
+from server.competition.board import Board, BoardMatch, server_observer
 from server.competition.web import serve_board
 
 pytestmark = [
@@ -198,8 +198,12 @@ async def test_the_page_says_finished_once_the_run_has_ended(
 ) -> None:
     """A finished run's page says "finished" (badge and state line), not "live"."""
     board = Board("cup")
-    board.start("cup-0000", None)
-    board.finish("cup-0000", "alpha wins (shrine)", None)
+    board.matches["cup-preflight-alpha"] = BoardMatch(
+        "cup-preflight-alpha", ("alpha", "check-client"), preflight=True
+    )
+    for name in ("cup-preflight-alpha", "cup-0000", "cup-0001"):
+        board.start(name, None)
+        board.finish(name, "alpha wins (shrine)", None)
     board.finished = True
     async with trio.open_nursery() as nursery:
         web = await nursery.start(serve_board, board, "127.0.0.1", 0)
@@ -207,7 +211,8 @@ async def test_the_page_says_finished_once_the_run_has_ended(
         assert await in_page(page, "document.documentElement.dataset.finished") == "true"
         assert await in_page(page, "document.getElementById('badge').textContent") == "finished"
         state = await in_page(page, "document.getElementById('state').textContent")
-        assert str(state).startswith("finished")
+        # The pre-flight check is not counted as a match of the tournament.
+        assert state == "finished: 2 matches played (and 1 pre-flight check); the results are final"
         nursery.cancel_scope.cancel()
 
 

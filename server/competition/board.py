@@ -95,6 +95,8 @@ class BoardMatch:
     result: str = ""
     #: Finished: the replay page's URL, relative to the site root.
     replay: str | None = None
+    #: A program's pre-flight check, not a match of the tournament.
+    preflight: bool = False
     tail: LogTail | None = field(default=None, repr=False)
 
     def row(self) -> dict[str, Any]:
@@ -116,6 +118,7 @@ class BoardMatch:
             "replay": self.replay,
             # A live view follows a dungeon match log; other games have none while running.
             "live": self.log_path is not None,
+            "preflight": self.preflight,
         }
 
 

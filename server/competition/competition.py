@@ -289,7 +289,7 @@ class Competition:
         the game's adapter (the dungeon's adapter runs ``arena check-client``'s probe)."""
         game = Game(100_000 + number, 0, (team.name, HOUSE_TEAM), self.t.seed, "preflight")
         name = game.name(self.t.name)
-        self.board.matches[name] = BoardMatch(name, game.seats)
+        self.board.matches[name] = BoardMatch(name, game.seats, preflight=True)
         record = await self._play(game)
         self.board.finish(name, record["result"], record.get("replay"))
         mine = [f for f in record["failures"] if f["team"] == team.name]

@@ -57,7 +57,7 @@ async def check_program(
         output=out / output, limits=limits(seconds),
         sandbox=options.sandbox, seed=tournament.seed, players=options.players,
     )  # fmt: skip
-    board.matches[name] = BoardMatch(name, (team.name, "check-client"))
+    board.matches[name] = BoardMatch(name, (team.name, "check-client"), preflight=True)
     board.start(name, None)
     stopping = False
     try:

@@ -22,7 +22,11 @@
     const done = board.matches.filter((m) => m.status === "finished").length;
     state.textContent = running + " running, " + done + " finished, " + board.matches.length + " in all";
     if (board.finished) {
-      state.textContent = "finished: " + done + " matches played; the results are final";
+      const games = board.matches.filter((m) => m.status === "finished" && !m.preflight).length;
+      const checks = done - games;
+      state.textContent = "finished: " + games + (games === 1 ? " match" : " matches") + " played"
+        + (checks ? " (and " + checks + " pre-flight check" + (checks === 1 ? ")" : "s)") : "")
+        + "; the results are final";
       document.getElementById("badge").textContent = "finished";
     }
     document.documentElement.dataset.finished = String(Boolean(board.finished));
