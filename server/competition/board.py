@@ -17,7 +17,7 @@ from typing import Any
 
 import trio
 
-__all__ = ["Board", "BoardMatch", "LogTail", "server_observer"]
+__all__ = ["PLAIN_SEATS", "Board", "BoardMatch", "LogTail", "server_observer"]
 
 
 class LogTail:
@@ -80,6 +80,10 @@ class LogTail:
             elif b'"event":"close"' in line:
                 self.over = True
         return True
+
+
+#: The seats of a match on a plain server (not a tournament's teams).
+PLAIN_SEATS = ("team 0", "team 1")
 
 
 @dataclass
@@ -150,7 +154,7 @@ class Board:
     def start(self, name: str, log_path: Path | None) -> None:
         match = self.matches.get(name)
         if match is None:
-            match = self.matches[name] = BoardMatch(name, ("team 0", "team 1"))
+            match = self.matches[name] = BoardMatch(name, PLAIN_SEATS)
         match.status = "running"
         match.started = time.monotonic()
         match.log_path = log_path

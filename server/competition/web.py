@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import re
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
-from server.competition.board import Board, BoardMatch
+from server.competition.board import PLAIN_SEATS, Board, BoardMatch
 from server.competition.live_feed import LIVE_SECONDS, Feeds, LiveData, follow_running
 from server.web import escape, event_stream, page, serve_web, sse_event, sse_text, web_app
 
@@ -76,9 +76,10 @@ sigma) holds its true strength with about 95% confidence.</p>
     return page(f"{title}: live", body, ["/dungeon/matches.js"], styles=["/dungeon/live.css"])
 
 
-def live_page(name: str, data: LiveData, running: bool) -> str:
+def live_page(name: str, data: LiveData, running: bool, seats: Sequence[str] = PLAIN_SEATS) -> str:
     """The viewer (replay/page.py) of a match: while it runs, in live mode, following
-    ``/live/NAME/events``; a link back to the standings. A long match's page holds its newest
+    ``/live/NAME/events``; a link back to the standings; the teams by ``seats`` (a
+    tournament's, as on its replay pages). A long match's page holds its newest
     ``LIVE_WINDOW`` frames, the viewer fetches the others (``/live/NAME/history``) once it has
     drawn the newest step."""
     from replay.matchlog import software_version
@@ -86,6 +87,8 @@ def live_page(name: str, data: LiveData, running: bool) -> str:
 
     view = json.loads(data.meta)
     view["title"] = name
+    if tuple(seats) != PLAIN_SEATS:
+        view["players"] = [f"team {team}: {team_name}" for team, team_name in enumerate(seats)]
     view["live"] = f"/live/{quote(name)}/events" if running else None
     view["standings"] = "/"
     base = max(0, len(data.frames) - LIVE_WINDOW) if running else 0
@@ -134,7 +137,7 @@ def build_app(
         data, _ = await feeds.read(match.name, log, running)
         if data is None:
             raise HTTPException(503, "The match is starting: reload in a moment.")
-        return HTMLResponse(live_page(match.name, data, running))
+        return HTMLResponse(live_page(match.name, data, running, match.seats))
 
     async def live_events(request: Request) -> Response:
         match, log = _match(request)
