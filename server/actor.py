@@ -1,19 +1,22 @@
 """A match actor: the one task that owns a running match's engine and its log.
 
 Sockets reach it only through its bounded inbox, with plain values (:mod:`server.inbox`): when
-the match begins each socket's :class:`server.seat.Seat` gets its own ``clone()`` of the inbox's
-send side (requests, then "my socket closed"), as does each optimum check while it runs
-(:mod:`server.optimum_checks`); the actor learns that all are closed from ``EndOfChannel``. It
-answers by putting values in each seat's outbox without ever waiting, so a client that stops
-reading is disconnected (its outbox is full) and the other eleven never wait for it. It never
-sees a socket. Its log file and the match's preparation are :mod:`server.match_file`; its loop
-in fair time is :func:`server.fairtime.serve_fair`.
+the match begins each socket gets its own ``clone()`` of the inbox's send side (requests, then
+"my socket closed"), as does each optimum check while it runs (:mod:`server.optimum_checks`);
+the actor learns that all are closed from ``EndOfChannel``. It knows a socket only by its seat
+(``AgentId``) and answers with values (``Begun``, ``Replies``, ``Kill``: :mod:`server.owed`)
+handed to the one function the server gave it (``answer``: the socket side applies them
+without ever waiting, so a client that stops reading is disconnected and the other eleven
+never wait for it), which says back the seats gone and those past their error limit. Its log
+file and the
+match's preparation are :mod:`server.match_file`; its loop in fair time is
+:func:`server.fairtime.serve_fair`.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,17 +26,15 @@ import trio
 from dungeon.config import RulesConfig
 from dungeon.engine import AgentId, Disconnect, Input, Match, Output, Request, TimeUp
 from protocol.encoding import encode_lines
-from protocol.errors import ErrorCode
-from protocol.messages import Enemy, Error
+from protocol.messages import Error
 from replay.digestlog import DEFAULT_BUDGET, DigestLogWriter
 from replay.matchlog import MatchLogWriter
 from server.fairtime import FairGate, TimeLimit, serve_fair, watch_budget
-from server.inbox import Closed, Outgoing, Refused, Submitted
+from server.inbox import Answers, Begun, Closed, Failure, Refused, Submitted
 from server.lobby import Filling
 from server.match_file import LogMaps, log_path, open_log, prepare, time_fields, writer_for
-from server.net import Close
 from server.optimum_checks import CHECK_GRACE, Checker, Checks, Optimum
-from server.seat import Seat
+from server.owed import Owed
 
 __all__ = ["MatchActor"]
 
@@ -56,7 +57,7 @@ class MatchActor:
     def __init__(
         self,
         filling: Filling[Any],
-        seats: Mapping[AgentId, Seat],
+        answer: Answers,
         *,
         seed: int,
         config: RulesConfig,
@@ -84,15 +85,14 @@ class MatchActor:
         self.log_path: Path | None = None
         self.end_reason: str | None = None
         self.winner: int | None = None
-        #: Each seat's protocol fault (Seat.fault), once the match is over.
+        #: Each seat's protocol fault, once the match is over (the server's, from its seats).
         self.faults: dict[AgentId, str] = {}
         self._prepare_limiter = prepare_limiter
         self._check_grace = check_grace
         self._on_over = on_over
         self._on_prepared = on_prepared
-        #: Every seat, and the seats whose socket is still open.
-        self._seats: dict[AgentId, Seat] = dict(seats)
-        self._open: dict[AgentId, Seat] = dict(seats)
+        #: What the match owes each seat (the socket side, ``answer``, applies it).
+        self._owed = Owed(answer, filling.seats, self._flush_log)
         #: The inbox's send side is only cloned (one clone per socket and per running check);
         #: it is closed once the match has begun.
         self._inbox, self._inbox_out = trio.open_memory_channel[_InboxItem](INBOX_SIZE)
@@ -101,9 +101,6 @@ class MatchActor:
         self._writer: MatchLogWriter | DigestLogWriter | None = None
         self._budget_warned = False
         self._engine: Match | None = None
-        #: What the inputs applied since the last ``_send_pending`` produced for each socket, in
-        #: order: sent once their log lines are on disk.
-        self._pending: dict[Seat, list[Outgoing | Close]] = {}
         self.log = log.bind(match=filling.number)
         #: The trap optimum checks (each result comes back through the inbox).
         self._checks: Checks | None = Checks(checker, check_limiter, self._log_optimum, self.log)
@@ -146,8 +143,7 @@ class MatchActor:
             await self._run()
         except Exception:
             self.log.exception("match_crashed")
-            for seat in self._open.values():
-                seat.kill("match_crashed")
+            self._owed.kill("match_crashed")
         finally:
             self._inbox_out.close()
             self._release()
@@ -159,14 +155,7 @@ class MatchActor:
         self._engine = None
         self._writer = None
         self._checks = None
-        # What its clients did wrong, by seat, kept with the result: a socket can be reported
-        # closed before the match has judged the lines it sent (the 100th error is counted
-        # here), so a tournament reads the faults once the match is over.
-        self.faults = {
-            slot: seat.fault for slot, seat in self._seats.items() if seat.fault is not None
-        }
-        self._open.clear()
-        self._seats.clear()
+        self._owed.close()
         self.filling.seats.clear()
 
     async def _run(self) -> None:
@@ -246,53 +235,35 @@ class MatchActor:
                 writer.close(reason=self.end_reason or "over", **extra)
 
     def _begin(self, output: Output, lines: list[bytes]) -> None:
-        gone: list[Seat] = []
-        for seat in self._open.values():
-            if seat.closed:
-                gone.append(seat)  # closed while the match was being prepared
-            else:
-                seat.begin(self._inbox.clone(), self.config.draw_seconds)
         if self.fair is not None:
             self.fair.begin()
         assert self._checks is not None
         self._checks.results = self._inbox.clone()  # cloned for each optimum check
+        # Each open socket's clone of the inbox, its `dungeon`, the errors for what it held.
+        maps = [(outbound.to, line) for outbound, line in zip(output.messages, lines, strict=True)]
+        gone = self._owed.tell(Begun(self._inbox, maps, self.config.draw_seconds))
         self._inbox.close()
-        for outbound, line in zip(output.messages, lines, strict=True):
-            receiver = self._open.get(outbound.to)
-            # A socket that closed while the match was being prepared has a closed outbox.
-            if receiver is not None and not receiver.deliver([line]):
-                gone.append(receiver)
-        for seat in list(self._open.values()):
-            for _ in range(seat.session.held):
-                text = "request before dungeon: the match had not begun"
-                seat.log.info("error_sent", code=ErrorCode.NOT_BEGUN, message=text)
-                seat.deliver(seat.error(Error(code=ErrorCode.NOT_BEGUN, message=text)))
-        for lost in gone:
-            self._socket_gone(lost)
+        for slot in gone:
+            self._socket_gone(slot)
         self._send_pending()
         self.log.info("match_begun", name=self.name, log=str(self.log_path or ""))
 
     def _handle(self, item: _InboxItem, cost: float | None = None) -> None:
         """Apply one inbox item; ``cost``: the CPU a request cost its team (fair time)."""
         if isinstance(item, Submitted):
-            sender = self._seats.get(item.seat)  # open or not, as it was when it sent
-            if sender is None or sender.refused:
+            slot = item.seat  # open or not, as it was when it sent
+            if not self._owed.admits(slot):
                 return  # past the socket's error limit: nothing it sends reaches the match
-            slot = item.seat
             if cost is None and self.fair is not None:
                 cost = self.fair.spend(slot.team)  # wall time: measured only
             self._apply(Request(slot, item.message), cpu=cost)
         elif isinstance(item, Refused):
             # A line the socket's reader refused: answered here, after the requests before it.
-            seat = self._open.get(item.seat)
-            if seat is None or seat.refused:
-                return
-            answer = seat.error(Error(code=item.code, message=item.text), closing=item.closing)
-            self._pending.setdefault(seat, []).extend(answer)
+            if self._owed.admits(item.seat):
+                failure = Failure(Error(code=item.code, message=item.text), closing=item.closing)
+                self._owed.fail(item.seat, failure)
         elif isinstance(item, Closed):
-            closed = self._open.get(item.seat)
-            if closed is not None:
-                self._socket_gone(closed)
+            self._socket_gone(item.seat)
         elif isinstance(item, TimeLimit):
             self._out_of_time(item.team)
         else:
@@ -334,57 +305,32 @@ class MatchActor:
                 )
         if self._checks is not None:
             self._checks.start(output.events)
-        self._hold(output, lines)
+        self._owed.hold(output, lines)
+
+    def _flush_log(self) -> None:
+        if self._writer is not None:
+            self._writer.flush()
 
     def _send_pending(self) -> None:
-        """Flush the log, then deliver every held message: nothing an input caused reaches a
+        """Flush the log, then hand over every held message: nothing an input caused reaches a
         socket before the input and all its lines are on disk (handed to the OS)."""
+        sent = None if self.fair is None else self.fair.sent
         while True:
-            if self._writer is not None:
-                self._writer.flush()  # also the lines of inputs that sent nothing
-            if not self._pending:
+            self._flush_log()  # also the lines of inputs that sent nothing
+            gone = self._owed.send(sent)
+            if gone is None:
                 return
-            batches, self._pending = self._pending, {}
-            if self.fair is not None:
-                for team in {seat.slot.team for seat in batches if seat.slot is not None}:
-                    self.fair.sent(team)
-            gone: list[Seat] = []
-            # Each socket gets what the inputs produced for it in one delivery (one write).
-            for seat, items in batches.items():
-                if not seat.deliver(items):
-                    gone.append(seat)
             # A team gone is one more input (Disconnect), whose messages the loop sends next.
-            for seat in gone:
-                self._socket_gone(seat)
+            for slot in gone:
+                self._socket_gone(slot)
 
-    def _hold(self, output: Output, lines: list[bytes]) -> None:
-        batches = self._pending
-        for index, outbound in enumerate(output.messages):
-            seat = self._open.get(outbound.to)
-            if seat is None:
-                continue
-            message = outbound.message
-            batch = batches.get(seat)
-            if batch is None:
-                batch = batches[seat] = []
-            if type(message) is Enemy:
-                batch.append(lines[index])  # sightings go as bytes
-            elif type(message) is Error:
-                # Counted now; past the limit, the socket's last error (the match log keeps
-                # the engine's) and it closes.
-                batch += seat.error(message, line=lines[index])
-            else:
-                # Answers and game over with their message, which the socket inspects
-                # (answer times, closing after game over).
-                batch.append((message, lines[index]))
-
-    def _socket_gone(self, seat: Seat) -> None:
-        slot = seat.slot
-        if slot is None or self._open.get(slot) is not seat:
+    def _socket_gone(self, slot: AgentId) -> None:
+        opened = self._owed.open
+        if slot not in opened:
             return
-        del self._open[slot]
+        opened.discard(slot)
         assert self._engine is not None
-        team_left = any(other.team == slot.team for other in self._open)
+        team_left = any(other.team == slot.team for other in opened)
         if not team_left and not self._engine.is_over:
             self.log.info("team_gone", team=slot.team)
             self._apply(Disconnect(slot))

@@ -30,6 +30,7 @@ from server.gc_policy import Collector
 from server.lobby import Filling, Lobby
 from server.net import DEFAULT_LIMITS, Gate, Limits, open_listeners, serve_tcp
 from server.optimum_checks import CHECK_GRACE, Checker
+from server.seat import Seats
 
 __all__ = ["Server", "limits_for", "serve"]
 
@@ -224,9 +225,11 @@ class Server:
             if self.observer is not None:
                 self.observer("started", actor)
 
+        # The match knows its sockets by their seats; the answers it makes go to this table.
+        seats = Seats({slot: conn.seat for slot, conn in filling.seats.items()})
         actor = MatchActor(
             filling,
-            {slot: conn.seat for slot, conn in filling.seats.items()},
+            seats,
             seed=seed,
             config=self.config,
             log_dir=self.log_dir,
@@ -243,7 +246,7 @@ class Server:
         )
         self.actors.add(actor)
         self.finished.append(actor)
-        self._matches.start_soon(self._run_actor, actor)
+        self._matches.start_soon(self._run_actor, actor, seats)
         return actor
 
     def _fair_gate(self, filling: Filling[Connection]) -> FairGate | None:
@@ -260,10 +263,14 @@ class Server:
             return None
         return FairGate(meters, ordered=self.time == "cpu", budget=self.cpu_budget)
 
-    async def _run_actor(self, actor: MatchActor) -> None:
+    async def _run_actor(self, actor: MatchActor, seats: Seats) -> None:
         try:
             await actor.run()
         finally:
+            # What its clients did wrong, by seat, kept with the result: a socket can be
+            # reported closed before the match has judged the lines it sent (the 100th error is
+            # counted then), so a tournament reads the faults once the match is over.
+            actor.faults = seats.faults()
             self.lobby.finished(actor.filling)
             self.actors.discard(actor)
             if self.observer is not None:

@@ -1,32 +1,49 @@
-"""One socket's seat in a dungeon match: what the socket's tasks and the match's actor share.
+"""One socket's seat in a dungeon match, on the socket's side: its state, and the table that
+applies the match's answers to it.
 
-The actor never sees the socket (:mod:`server.connection`): the socket sends it plain values
-(:mod:`server.inbox`: ``Submitted(seat, message)``, ``Refused``, ``Closed``) through its own clone
-of the match's inbox, and the actor answers with values put in the seat's bounded outbox, which
-the socket's writer drains. A :class:`Seat` holds that outbox and the socket's session counters
-(its phase, its errors, counted when made by whichever side makes them), the inbox once the
-match has begun, and the two deadlines the match may change: the idle limit and the close.
-It holds no socket, no reader and no code of the socket's: plain state and trio's primitives.
+The match's actor never sees a socket nor its seat: the socket sends it plain values
+(:mod:`server.inbox`: ``Submitted(seat, message)``, ``Refused``, ``Closed``, the seat named by
+its ``AgentId``) through its own clone of the match's inbox, and the actor answers with values
+(``Begun``, ``Replies``, ``Kill``) that :class:`Seats`, the server's table of the match's
+seats, applies here, in the actor's step: each seat's items go to its bounded outbox, which the
+socket's writer drains, its errors are counted, and what the actor must know comes back as
+values (``Heard``: the seats gone, the seats past their error limit). A :class:`Seat` holds
+that outbox and the socket's session counters (its phase, its errors), the inbox once the match
+has begun, and the two deadlines the match may change: the idle limit and the close.
 
-Errors are counted when they are made, not when they are written: the error that reaches the
-limit is followed by CLOSE, and from then on nothing the socket sends reaches the match (the
-reader stops, the actor drops what was already in its inbox).
+Errors are counted when the socket gets them, which for the match's is right after the input
+that made them (the actor answers a failing seat before it applies anything more the seat
+sent): the error that reaches the limit is followed by CLOSE, and from then on nothing the
+socket sends reaches the match (the reader stops, the actor drops what was already in its
+inbox).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import trio
 
 from dungeon.engine import AgentId
+from protocol.errors import ErrorCode
 from protocol.messages import Error
 from protocol.session import Event, Session
-from server.inbox import Outgoing, is_game_over, last_error
+from server.inbox import (
+    NOTHING,
+    Answer,
+    Begun,
+    Failure,
+    Heard,
+    Outgoing,
+    Replies,
+    is_game_over,
+    last_error,
+)
 from server.net import CLOSE, Close, Outbox
 
-__all__ = ["Seat"]
+__all__ = ["Seat", "Seats"]
 
 
 class Seat:
@@ -131,6 +148,16 @@ class Seat:
             return [item, CLOSE]
         return [item]
 
+    def _failures(self, items: list[Outgoing | Failure]) -> list[Outgoing | Close]:
+        """``items`` with each :class:`Failure` made an error here (counted now, in order)."""
+        out: list[Outgoing | Close] = []
+        for item in items:
+            if type(item) is Failure:
+                out += self.error(item.error, line=item.line, closing=item.closing)
+            else:
+                out.append(item)  # type: ignore[arg-type]  # not a Failure
+        return out
+
     # -- writing -------------------------------------------------------------------------------
 
     def deliver(self, items: list[Outgoing | Close]) -> bool:
@@ -141,3 +168,69 @@ class Seat:
         if any(is_game_over(item) for item in items):
             items = [*items, CLOSE]
         return self.outbox.deliver(items)
+
+
+class Seats:
+    """One match's seats (the server's, never the match's): :meth:`__call__` applies an answer
+    of the match's actor (:data:`server.inbox.Answers`) at once and says back what the actor
+    must know."""
+
+    __slots__ = ("_seats",)
+
+    def __init__(self, seats: Mapping[AgentId, Seat]) -> None:
+        self._seats = dict(seats)
+
+    def __call__(self, answer: Answer) -> Heard:
+        if isinstance(answer, Replies):
+            return self._reply(answer)
+        if isinstance(answer, Begun):
+            return self._begin(answer)
+        for slot in answer.seats:
+            self._seats[slot].kill(answer.reason)
+        return NOTHING
+
+    def _reply(self, replies: Replies) -> Heard:
+        """Each seat gets what the step produced for it in one delivery (one write)."""
+        seats = self._seats
+        failing = replies.failing
+        gone: list[AgentId] | None = None
+        refused: list[AgentId] | None = None
+        for slot, items in replies.items.items():
+            seat = seats[slot]
+            sent = seat._failures(items) if slot in failing else items
+            if not seat.deliver(sent):  # type: ignore[arg-type]  # no Failure left
+                gone = gone or []
+                gone.append(slot)
+            if seat.session.refused:
+                refused = refused or []
+                refused.append(slot)
+        if gone is None and refused is None:
+            return NOTHING
+        return Heard(gone or (), refused or ())
+
+    def _begin(self, begun: Begun) -> Heard:
+        """Every open socket gets its clone of the inbox, then its ``dungeon`` line, then an
+        error for each request it held; a socket closed while the match was being prepared is
+        gone."""
+        seats = self._seats
+        gone: list[AgentId] = []
+        for slot, seat in seats.items():
+            if seat.closed:
+                gone.append(slot)
+            else:
+                seat.begin(begun.inbox.clone(), begun.draw)
+        for slot, line in begun.lines:
+            receiver = seats.get(slot)
+            # A socket that closed while the match was being prepared has a closed outbox.
+            if receiver is not None and not receiver.deliver([line]):
+                gone.append(slot)
+        text = "request before dungeon: the match had not begun"
+        for seat in seats.values():
+            for _ in range(seat.session.held):
+                seat.log.info("error_sent", code=ErrorCode.NOT_BEGUN, message=text)
+                seat.deliver(seat.error(Error(code=ErrorCode.NOT_BEGUN, message=text)))
+        return Heard(gone, [slot for slot, seat in seats.items() if seat.refused])
+
+    def faults(self) -> dict[AgentId, str]:
+        """Each seat's protocol fault (:attr:`Seat.fault`), the seats without one left out."""
+        return {slot: seat.fault for slot, seat in self._seats.items() if seat.fault is not None}
