@@ -1,0 +1,91 @@
+"""What a dungeon match owes its seats (server.owed): the match answers with values keyed by
+seat, once its log lines are flushed, and a seat the socket side reports past its error limit
+has nothing more it sent admitted, even within the step that made its last error."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dungeon.engine import AgentId, Outbound, Output
+from protocol.messages import Enemy, Error, Moved
+from server.inbox import NOTHING, Answer, Failure, Heard, Replies
+from server.owed import Owed
+
+A, B, C = AgentId(0, 1), AgentId(0, 2), AgentId(1, 0)
+
+
+class SocketSide:
+    """Records each answer; says a seat is refused at its ``limit``-th Failure."""
+
+    def __init__(self, limit: int = 2, gone: frozenset[AgentId] = frozenset()) -> None:
+        self.answers: list[Answer] = []
+        self.failures: dict[AgentId, int] = {}
+        self.limit = limit
+        self.gone = gone
+
+    def __call__(self, answer: Answer) -> Heard:
+        self.answers.append(answer)
+        assert isinstance(answer, Replies)
+        refused = []
+        for slot, items in answer.items.items():
+            count = sum(isinstance(item, Failure) for item in items)
+            assert (count > 0) == (slot in answer.failing)
+            self.failures[slot] = self.failures.get(slot, 0) + count
+            if self.failures[slot] >= self.limit:
+                refused.append(slot)
+        gone = [slot for slot in answer.items if slot in self.gone]
+        return Heard(gone, refused) if gone or refused else NOTHING
+
+
+def output(*messages: tuple[AgentId, object]) -> tuple[Output, list[bytes]]:
+    out = Output(messages=[Outbound(to, message) for to, message in messages], events=[])  # type: ignore[arg-type]
+    return out, [f"line{index}\n".encode() for index in range(len(messages))]
+
+
+def gone(seats: Sequence[AgentId] | None) -> list[AgentId]:
+    """The seats a send found gone (it handed something over: not None)."""
+    assert seats is not None
+    return list(seats)
+
+
+def test_the_answers_go_as_values_keyed_by_seat_once_flushed() -> None:
+    socket_side, flushed, sent = SocketSide(), list[bool](), list[int]()
+    owed = Owed(socket_side, [A, B, C], lambda: flushed.append(True))
+    moved = Moved(success=True, location=3, killed=[], reason="crossed")
+    owed.hold(*output((A, moved), (C, Enemy(location=3, agent=1, seen=True))))
+    assert socket_side.answers == []  # held until the step's end
+    assert gone(owed.send(sent.append)) == []
+    assert owed.send(sent.append) is None  # nothing more held
+    [replies] = socket_side.answers
+    assert isinstance(replies, Replies)
+    assert replies.items == {A: [(moved, b"line0\n")], C: [b"line1\n"]}
+    assert replies.failing == set()
+    assert sorted(sent) == [0, 1]  # each team answered is told to the meters
+
+
+def test_a_seat_past_its_limit_has_nothing_more_admitted_in_the_same_step() -> None:
+    socket_side, flushed = SocketSide(limit=1), list[bool]()
+    owed = Owed(socket_side, [A, B], lambda: flushed.append(True))
+    error = Error(code="no_such_node", message="move: no node 99")
+    owed.hold(*output((A, error), (B, error)))
+    assert owed.admits(A) is False  # A got its replies first: its error was its last
+    assert flushed == [True]  # its input's log lines were flushed before
+    [early] = socket_side.answers
+    assert isinstance(early, Replies)
+    assert early.items == {A: [Failure(error, b"line0\n")]}
+    assert A in owed.refused
+    assert owed.admits(A) is False
+    assert gone(owed.send(None)) == []
+    assert isinstance(socket_side.answers[-1], Replies)
+    assert set(socket_side.answers[-1].items) == {B}  # B's at the step's end
+    assert owed.admits(B) is False
+
+
+def test_a_seat_found_gone_early_is_reported_with_the_steps_answers() -> None:
+    socket_side = SocketSide(limit=5, gone=frozenset({A}))
+    owed = Owed(socket_side, [A, B], lambda: None)
+    owed.fail(A, Failure(Error(code="bad_field", message="move: bad"), closing=True))
+    owed.fail(C, Failure(Error(code="bad_field", message="move: bad")))  # not a seat: ignored
+    assert owed.admits(A) is True  # not past its limit, though its socket is gone
+    assert gone(owed.send(None)) == [A]  # the Disconnect is the caller's, at the step's end
+    assert owed.send(None) is None
