@@ -5,8 +5,9 @@ reading loop here beside the outbox's writer, lingers and closes. The reading lo
 codec, the ``start`` handshake (:mod:`server.handshake`) and the budgets of the socket before its
 match begins; then it sends its match plain values (:mod:`server.inbox`: ``Submitted(seat,
 message)``, ``Refused``, last ``Closed``) through the inbox the match gave the socket's
-:class:`server.seat.Seat`. The match answers into the seat's outbox, which the link's writer
-drains; it never sees this object.
+:class:`server.seat.Seat`. The match answers with values, which the server's table of its seats
+(:class:`server.seat.Seats`) puts in the seat's outbox, which the link's writer drains; it never
+sees this object nor its seat.
 
 With ``arena serve --processes N`` a socket's ``start`` is read here in the front process and
 its match played in a worker process (:mod:`server.workers`): :meth:`Connection.detach` stops
@@ -52,7 +53,8 @@ def refusal(why: str) -> bytes:
 
 
 class Connection:
-    """One accepted socket: its link (the cycle), its seat (what its match sees), its reading."""
+    """One accepted socket: its link (the cycle), its seat (its state in its match: what the
+    match's answers change), its reading."""
 
     __slots__ = (
         "__weakref__",
@@ -104,7 +106,7 @@ class Connection:
         assert self.link.outbox is not None
         assert self.link.scope is not None
         self.outbox = self.link.outbox
-        #: What the socket shares with its match (its outbox, session counters, deadlines).
+        #: Its state in its match (its outbox, session counters, deadlines).
         self.seat = Seat(
             self.outbox,
             Session(error_limit=config.error_limit, held_limit=limits.held_requests),

@@ -4,7 +4,8 @@ It takes messages out of the socket's codec (``await reader.fill()`` when it nee
 the ``start`` handshake (:mod:`server.handshake`) within the start timeout, then plays: each
 request goes to the match as the plain value ``Submitted(seat, message)`` (held back as an error
 until ``dungeon``), each refused line as ``Refused`` (answered by the match in order with the
-requests before it), all through the inbox the match gave the socket's :class:`Seat`.
+requests before it), all through the inbox the match gave the socket's :class:`Seat` (its own
+clone, given when the match began: :class:`server.seat.Seats`).
 """
 
 from __future__ import annotations

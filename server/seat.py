@@ -47,7 +47,8 @@ __all__ = ["Seat", "Seats"]
 
 
 class Seat:
-    """The state one socket shares with its match; ``slot`` is set once a ``start`` took one."""
+    """One socket's state in its match, the socket's own (the match never sees it); ``slot`` is
+    set once a ``start`` took one."""
 
     __slots__ = (
         "closed",
