@@ -92,8 +92,9 @@ class Page:
                 )  # fmt: skip
                 break
             except RuntimeError as error:
-                # The page was still loading (a new tab navigates once): ask the new document.
-                if "context" not in str(error) or attempt == 49:
+                # The page was still loading (a new tab navigates once, a form's answer
+                # replaces its page): ask the new document.
+                if not ("context" in str(error) or "navigated" in str(error)) or attempt == 49:
                     raise
         if "exceptionDetails" in result:
             details = result["exceptionDetails"]

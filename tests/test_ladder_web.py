@@ -17,6 +17,7 @@ import time
 import zipfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -253,6 +254,38 @@ async def test_a_match_page_links_its_replay_and_log(played: Class) -> None:
     assert json.loads(log) == {"match": 2}
     assert "attachment" in headers["content-disposition"]
     assert (await http(played.port, "/matches/99"))[0] == 404
+
+
+def _replace_replay(played: Class, match: int, html: str) -> None:
+    """Match ``match``'s replay page becomes ``html`` (as the adapter would have written it)."""
+    digest = played.ladder.store.put(html.encode())
+    with played.ladder.engine.begin() as db:
+        result = json.loads(
+            db.execute(select(s.matches.c.result).where(s.matches.c.id == match)).scalar()
+        )
+        result["files"][result["replay"]] = digest
+        db.execute(
+            s.matches.update().where(s.matches.c.id == match).values(result=json.dumps(result))
+        )
+
+
+async def test_a_tournament_viewers_way_back_leads_to_the_ladder(
+    played: Class, tmp_path: Path
+) -> None:
+    """A match's replay page is the tournament's viewer, whose "standings" link is
+    ../index.html (a 404 under /matches/N/): the ladder points it at the ladder instead, and
+    adds no bar of its own over the viewer's full-window layout."""
+    from replay_logs import sim_log
+
+    from server.competition.report import write_replay
+
+    write_replay(sim_log(tmp_path / "m.jsonl", seed=4), tmp_path / "m.html", ("ann", "bob"))
+    _replace_replay(played, 3, (tmp_path / "m.html").read_text())
+    status, _, replay = await http(played.port, "/matches/3/replay")
+    assert status == 200
+    assert '"standings":"/"' in replay
+    assert "../index.html" not in replay
+    assert "ladder-back" not in replay
 
 
 async def test_the_teachers_page_needs_the_admin_token_and_its_csrf(played: Class) -> None:
@@ -531,20 +564,62 @@ async def test_in_a_browser_the_class_pages_read_right(played: Class, tmp_path: 
             "document.querySelector('main form').submit(); true",
         )
         assert await run(
-            page.wait_for, "document.querySelector('h1')?.textContent.startsWith(\"Teacher's\")"
+            page.wait_for,
+            "document.querySelector('h1')?.textContent.startsWith(\"Teacher's page\")",
         )
+        buttons = "[...document.querySelectorAll('form[action=\"/admin/state\"] button')]"
+        assert await run(page.evaluate, f"{buttons}.map(b => b.textContent).join()") == (
+            "resume,pause,freeze"
+        )
+        assert await run(page.wait_for, "document.readyState === 'complete'")
+        await run(page.screenshot, shots / "admin.png", 1280, 800)
         await run(page.goto, base + "/live")
         assert await run(page.wait_for, "document.body.classList.contains('connected')")
         assert await run(
             page.evaluate, "document.getElementById('live-counts').textContent.includes('played')"
         )
+        await run(page.goto, base + "/matches/1/replay")
+        assert await run(page.wait_for, "document.querySelector('h1')?.textContent === 'replay 1'")
+        assert (
+            await run(page.evaluate, "document.querySelector('.ladder-back a').href") == base + "/"
+        )
+        await run(page.screenshot, shots / "replay.png", 1280, 400)
+        # A student uploads through the form, as a browser sends it: a version that crashes
+        # fails its pre-flight, and the page says why with the pre-flight's output.
+        (tmp_path / "upload").mkdir()
+        crasher = tmp_path / "upload" / "player.py"
+        crasher.write_text("import sys\nprint('cat gives up', file=sys.stderr)\nsys.exit(3)\n")
         await run(page.goto, base + "/submit")
         assert await run(page.wait_for, "!!document.querySelector('input[type=file]')")
         await run(page.screenshot, shots / "submit.png", 1280, 800)
+        cat = played.tokens["cat"]
+        root = (await run(page.call, "DOM.getDocument"))["root"]["nodeId"]
+        node = await run(
+            partial(page.call, "DOM.querySelector", nodeId=root, selector="input[type=file]")
+        )
+        await run(
+            partial(page.call, "DOM.setFileInputFiles", files=[str(crasher)], nodeId=node["nodeId"])
+        )
+        await run(
+            page.evaluate,
+            f"document.querySelector('input[name=token]').value = {json.dumps(cat)};"
+            "document.querySelector('main form').submit(); true",
+        )
+        assert await run(
+            page.wait_for,
+            "document.querySelector('main').textContent.includes('cat version 2: FAILED')",
+            120,
+        )
+        assert "exit code 3" in await run(
+            page.evaluate, "document.querySelector('main').textContent"
+        )
+        assert await run(page.wait_for, "document.readyState === 'complete'")
+        await run(page.screenshot, shots / "uploaded.png", 1280, 800)
     finally:
         await trio.to_thread.run_sync(browser.close)
-    for name in ("ladder.png", "team.png", "submit.png"):
+    for name in ("ladder.png", "team.png", "admin.png", "submit.png", "uploaded.png"):
         assert (shots / name).stat().st_size > 10_000
+    assert (shots / "replay.png").stat().st_size > 5_000  # a short page: the test's own replay
     if os.environ.get("LADDER_SHOTS"):  # where to keep them, to look at them (docs/ladder-*.png)
         for shot in shots.iterdir():
             shutil.copy(shot, Path(os.environ["LADDER_SHOTS"]) / f"ladder-{shot.name}")

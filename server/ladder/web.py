@@ -22,6 +22,7 @@ reading and credentials are :mod:`server.ladder.site_access`, the upload
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ __all__ = ["LadderSite"]
 
 #: How often the live view looks at the database for a change.
 LIVE_POLL = 1.0
+#: A tournament replay page's link back to its standings (the viewer's data, JSON).
+TOURNAMENT_STANDINGS = re.compile(r'"standings":\s*"\.\./index\.html"')
 
 
 @dataclass
@@ -155,13 +158,17 @@ class LadderSite:
         if digest is None:
             raise HTTPException(404, f"match {match.id} has no replay page")
         html = await trio.to_thread.run_sync(self.access.text, digest)
+        # A tournament's viewer links back to its standings as ../index.html: here, the ladder.
+        html, linked = TOURNAMENT_STANDINGS.subn('"standings":"/"', html, count=1)
         back = (
-            "<p class='ladder-back' style='font:14px system-ui;margin:.4em 1em'>"
-            f"<a href='/'>back to the ladder</a> \u00b7 <a href='/matches/{match.id}'>"
-            f"match {match.id}</a>: {escape(match.outcome())}</p>"
+            "<p class='ladder-back' style='font:14px system-ui;margin:0;padding:.4em 1em;"
+            "background:#fff;color:#111'>"
+            f"<a href='/' style='color:#1d4ed8'>back to the ladder</a> \u00b7 "
+            f"<a href='/matches/{match.id}' style='color:#1d4ed8'>match {match.id}</a>: "
+            f"{escape(match.outcome())}</p>"
         )
         head, tag, rest = html.partition("<body")
-        if tag:
+        if tag and not linked:  # a viewer page has its own way back, drawn in its header
             opened, _, after = rest.partition(">")
             html = f"{head}{tag}{opened}>{back}{after}"
         # Self-contained (inline scripts): a sandbox of its own, away from the site's cookies.
