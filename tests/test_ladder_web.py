@@ -649,3 +649,11 @@ def test_the_corrections_from_the_shell_name_what_is_wrong(tmp_path: Path) -> No
     port = arena("web", "--port", "70000", "--sandbox", "none")
     assert port.returncode == 2
     assert "--port 70000" in port.stderr
+
+
+def test_a_versions_files_read_as_a_person_would_say_them() -> None:
+    from server.ladder.pages import files_text
+
+    assert files_text(1, 812) == "1 file, 812 B"
+    assert files_text(3, 12_700) == "3 files, 12.4 KiB"
+    assert files_text(40, 2_200_000) == "40 files, 2.1 MiB"

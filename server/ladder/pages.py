@@ -12,6 +12,7 @@ from server.web import escape, page
 
 __all__ = [
     "admin_page",
+    "files_text",
     "ladder_page",
     "live_page",
     "live_rows",
@@ -159,11 +160,21 @@ def _version_rows(team: TeamView, can_see: bool) -> str:
         f"<tr class='status-{escape(version.status)}'><td>v{version.number}</td>"
         f"<td>{escape(version.status)}</td><td>{escape(version.reason or '')}</td>"
         f"<td>{preflight(version)}</td><td>{rating(version.mu, version.sigma)}</td>"
-        f"<td class='num'>{version.games}</td><td>{version.files} files, "
-        f"{version.size / 1024:.1f} KiB ({escape(version.source)})</td>"
+        f"<td class='num'>{version.games}</td><td>{files_text(version.files, version.size)} "
+        f"({escape(version.source)})</td>"
         f"<td>{when(version.submitted)}</td><td>{output(version)}</td></tr>"
         for version in team.versions
     )
+
+
+def files_text(files: int, size: int) -> str:
+    """ "1 file, 812 B", "3 files, 12.4 KiB", "40 files, 2.1 MiB"."""
+    count = f"{files} file" + ("" if files == 1 else "s")
+    if size < 1024:
+        return f"{count}, {size} B"
+    if size < 1024 * 1024:
+        return f"{count}, {size / 1024:.1f} KiB"
+    return f"{count}, {size / 1024 / 1024:.1f} MiB"
 
 
 def team_login_form(team: str, message: str = "") -> str:
