@@ -7,7 +7,9 @@ through the tournament runner (``arena tournament``), BENCH_FAIRTIME_PAIRS (10) 
 * ``--time cpu`` and ``--time wall``, each
 * quiet: one match at a time, nothing else started; and loaded: ``--concurrency``
   BENCH_FAIRTIME_CONCURRENCY (4) with a CPU hog (one spinning process per core) started by
-  the benchmark for the run.
+  the benchmark for the run; BENCH_FAIRTIME_RUNS (quiet,loaded) may add ``partial``: one match
+  at a time with a spinning process on half the cores (the machine partly busy: the other
+  work of a teacher's laptop), compared with quiet like loaded is.
 
 For each run: reference's score (points per match) with its 95% interval (normal
 approximation), the median match's wall time, the machine's 1-minute load average before and
@@ -46,6 +48,7 @@ KEEP = os.environ.get("BENCH_FAIRTIME_OUT", "")
 #: BENCH_FAIRTIME_CONTROL=1: each mode's quiet run is run twice, to count the results that
 #: change with no change of load (the noise floor of "matches whose result changed").
 CONTROL = env_number("BENCH_FAIRTIME_CONTROL", 0, minimum=0) > 0
+RUNS = os.environ.get("BENCH_FAIRTIME_RUNS", "quiet,loaded").split(",")
 #: The hog: one busy loop per core, for the loaded runs.
 HOG = "while True:\n    pass\n"
 
@@ -85,13 +88,11 @@ command = [{_team("rusher", 2)}]
     return path
 
 
-def _run(teams: Path, out: Path, mode: str, concurrency: int, loaded: bool) -> dict[str, Any]:
-    hogs = []
-    if loaded:
-        hogs = [
-            subprocess.Popen([sys.executable, "-c", HOG], stdin=subprocess.DEVNULL)
-            for _ in range(os.cpu_count() or 2)
-        ]
+def _run(teams: Path, out: Path, mode: str, concurrency: int, hogs: int) -> dict[str, Any]:
+    spinning = [
+        subprocess.Popen([sys.executable, "-c", HOG], stdin=subprocess.DEVNULL)
+        for _ in range(hogs)
+    ]
     try:
         subprocess.run(
             [sys.executable, "-m", "arena", "tournament", str(teams), "--out", str(out),
@@ -101,7 +102,7 @@ def _run(teams: Path, out: Path, mode: str, concurrency: int, loaded: bool) -> d
             stderr=subprocess.DEVNULL,
         )  # fmt: skip
     finally:
-        for hog in hogs:
+        for hog in spinning:
             hog.kill()
             hog.wait()
     data: dict[str, Any] = json.loads((out / "results.json").read_text())
@@ -132,6 +133,11 @@ def main() -> None:
         raise SettingError(f"BENCH_FAIRTIME_SANDBOX={SANDBOX!r}: expected none or bwrap")
     if not MODES or any(mode not in ("cpu", "wall") for mode in MODES):
         raise SettingError(f"BENCH_FAIRTIME_MODES={','.join(MODES)!r}: expected cpu and/or wall")
+    if "quiet" not in RUNS or any(run not in ("quiet", "partial", "loaded") for run in RUNS):
+        raise SettingError(
+            f"BENCH_FAIRTIME_RUNS={','.join(RUNS)!r}: expected quiet and any of partial, loaded"
+        )
+    cores = os.cpu_count() or 2
     rows, verdicts = [], []
     with contextlib.ExitStack() as stack:
         if KEEP:
@@ -143,12 +149,17 @@ def main() -> None:
         teams = _teams_file(folder)
         for mode in MODES:
             runs: dict[str, dict[str, float]] = {}
-            for run in ("quiet", "quiet again", "loaded") if CONTROL else ("quiet", "loaded"):
+            others = [run for run in RUNS if run != "quiet"]
+            for run in ["quiet", *(["quiet again"] if CONTROL else []), *others]:
                 loaded = run == "loaded"
-                label = f"loaded (c={CONCURRENCY}, hog)" if loaded else f"{run} (c=1)"
+                hogs = cores if loaded else max(1, cores // 2) if run == "partial" else 0
+                label = (
+                    f"loaded (c={CONCURRENCY}, hog)" if loaded
+                    else f"partial (c=1, {hogs} hog)" if hogs else f"{run} (c=1)"
+                )  # fmt: skip
                 out = folder / f"{mode}-{run.replace(' ', '-')}"
                 before = os.getloadavg()[0]
-                data = _run(teams, out, mode, CONCURRENCY if loaded else 1, loaded)
+                data = _run(teams, out, mode, CONCURRENCY if loaded else 1, hogs)
                 after = os.getloadavg()[0]
                 scores = runs[run] = _scores(data)
                 mean, low, high = _interval(list(scores.values()))
@@ -158,17 +169,18 @@ def main() -> None:
                     mode, label, len(scores), f"{mean:.3f}", f"[{low:.3f}, {high:.3f}]",
                     f"{seconds:.1f}", measured, f"{before:.1f} -> {after:.1f}",
                 ])  # fmt: skip
-            quiet, loaded_scores = runs["quiet"], runs["loaded"]
+            quiet = runs["quiet"]
             q = _interval(list(quiet.values()))
-            lo = _interval(list(loaded_scores.values()))
-            overlap = q[1] <= lo[2] and lo[1] <= q[2]
-            verdict = [
-                mode, f"{q[0] - lo[0]:+.3f}", "yes" if overlap else "no",
-                _changed(quiet, loaded_scores),
-            ]  # fmt: skip
-            if CONTROL:
-                verdict.append(_changed(quiet, runs["quiet again"]))
-            verdicts.append(verdict)
+            for other in others:
+                o = _interval(list(runs[other].values()))
+                overlap = q[1] <= o[2] and o[1] <= q[2]
+                verdict = [
+                    mode, other, f"{q[0] - o[0]:+.3f}", "yes" if overlap else "no",
+                    _changed(quiet, runs[other]),
+                ]  # fmt: skip
+                if CONTROL:
+                    verdict.append(_changed(quiet, runs["quiet again"]))
+                verdicts.append(verdict)
     print_table(
         f"fair time: reference vs rusher, {PAIRS} seed pairs, {NODES}-node dungeons, "
         f"sandbox {SANDBOX}",
@@ -177,8 +189,9 @@ def main() -> None:
         rows, width=120,
     )  # fmt: skip
     print_table(
-        "quiet vs loaded, per mode (the same matches: same seeds, same seats)",
-        ["time", "score quiet - loaded", "intervals overlap", "matches whose result changed"]
+        "quiet vs each other run, per mode (the same matches: same seeds, same seats)",
+        ["time", "against", "score quiet - other", "intervals overlap",
+         "matches whose result changed"]
         + (["changed, quiet vs quiet again"] if CONTROL else []),
         verdicts, width=120,
     )  # fmt: skip
