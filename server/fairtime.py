@@ -245,6 +245,7 @@ def loopback_meters(filling: Filling[Any]) -> dict[int, Meter] | None:
         meter = CpuMeter("proc")
         for pid in sorted(pids):
             meter.watch(pid)
+        meter.attach_running()
         meters[team] = meter
     return meters
 

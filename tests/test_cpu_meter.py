@@ -10,8 +10,15 @@ import sys
 from pathlib import Path
 
 import pytest
+import trio
 
-from server.sandbox.cpu import CGROUP_ROOT, CpuMeter, proc_seconds, socket_owners
+from server.sandbox.cpu import (
+    CGROUP_ROOT,
+    CpuMeter,
+    proc_seconds,
+    socket_owners,
+    task_clock_allowed,
+)
 
 #: Burns 0.2 CPU-s, says "done", then sleeps until killed.
 BURN_THEN_WAIT = """
@@ -42,17 +49,20 @@ sys.stdin.read()
 """
 
 
-def _measure(meter: CpuMeter) -> float:
+def _measure(meter: CpuMeter, cgroup: list[float] | None = None) -> float:
+    """The program's CPU by ``meter`` once it is done (and, into ``cgroup``, by its cgroup)."""
     process = subprocess.Popen(
         meter.wrap([sys.executable, "-c", PROGRAM]),
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
     )  # fmt: skip
-    meter.watch(process.pid)
+    trio.run(meter.started, process.pid)
     try:
         assert process.stdout is not None
         assert process.stdin is not None
         assert process.stdout.readline() == b"done\n"
         seconds = meter.seconds()
+        if cgroup is not None:
+            cgroup.append(CpuMeter(meter.kind, meter.groups).seconds())
         process.stdin.close()
         process.wait(timeout=30)
     finally:
@@ -66,7 +76,7 @@ def _measure(meter: CpuMeter) -> float:
 
 
 def test_proc_fallback_counts_fork_and_threads() -> None:
-    meter = CpuMeter.open("test", use_cgroup=False)
+    meter = CpuMeter.open("test", use_cgroup=False, precise=False)
     assert meter.kind == "proc"
     # Three burners of 0.2 CPU-s: the child (reaped, so in cutime), the thread, the main one.
     assert _measure(meter) >= 0.55
@@ -77,11 +87,60 @@ def test_no_cgroup_hierarchy_falls_back_to_proc(tmp_path: Path) -> None:
 
 
 def test_cgroup_counts_fork_and_threads() -> None:
-    meter = CpuMeter.open("test")
+    meter = CpuMeter.open("test", precise=False)
     if meter.kind == "proc":
         pytest.skip(f"no cgroup may be created under {CGROUP_ROOT} here")
     assert _measure(meter) >= 0.55
     assert not any(group.exists() for group in meter.groups)
+
+
+def test_task_clock_counts_fork_and_threads_as_the_cgroup_does() -> None:
+    if not task_clock_allowed():
+        pytest.skip("the kernel refuses task clocks (perf_event_open) here")
+    meter, cgroup = CpuMeter.open("test"), list[float]()
+    seconds = _measure(meter, cgroup)
+    assert meter.clock is not None  # attached while the program waited stopped
+    assert seconds >= 0.55
+    if meter.kind != "proc":
+        # The cgroup counted the same processes, plus the wrapping sh before it stopped.
+        assert cgroup[0] == pytest.approx(seconds, abs=0.05)
+
+
+def test_a_task_clock_attached_to_a_running_program_counts_its_threads() -> None:
+    if not task_clock_allowed():
+        pytest.skip("the kernel refuses task clocks (perf_event_open) here")
+    # A program whose second thread burns 0.2 CPU-s once told to (a line on stdin).
+    program = (
+        "import sys, threading, time\n"
+        "def burn():\n"
+        "    start = time.thread_time()\n"
+        "    while time.thread_time() - start < 0.2: pass\n"
+        "go = threading.Event()\n"
+        "thread = threading.Thread(target=lambda: (go.wait(), burn())); thread.start()\n"
+        "print('ready', flush=True); sys.stdin.readline(); go.set(); thread.join()\n"
+        "print('done', flush=True); sys.stdin.read()\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-c", program], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert process.stdin is not None
+    assert process.stdout is not None
+    try:
+        assert process.stdout.readline() == b"ready\n"
+        meter = CpuMeter("proc")
+        meter.watch(process.pid)
+        meter.attach_running()
+        assert meter.clock is not None
+        before = meter.seconds()
+        process.stdin.write(b"go\n")
+        process.stdin.flush()
+        assert process.stdout.readline() == b"done\n"
+        assert meter.seconds() - before >= 0.19
+    finally:
+        process.kill()
+        process.wait()
+        process.stdin.close()
+        process.stdout.close()
 
 
 def test_reading_never_decreases() -> None:
@@ -128,7 +187,7 @@ def test_several_watched_processes_count_once() -> None:
 
 
 def test_closing_kills_what_is_left_of_the_program_and_removes_its_cgroup() -> None:
-    meter = CpuMeter.open("test")
+    meter = CpuMeter.open("test", precise=False)
     if meter.kind == "proc":
         pytest.skip(f"no cgroup may be created under {CGROUP_ROOT} here")
     # The program leaves a child behind (as a sandbox's processes outlive it for a moment).

@@ -143,7 +143,7 @@ class Entrant:
                     start_new_session=True,
                 )  # fmt: skip
             if self.meter is not None:
-                self.meter.watch(self._process.pid)
+                await self.meter.started(self._process.pid)  # its task clock, then it runs
             task_status.started()
             status = await _wait(self._process)
         except OSError as error:

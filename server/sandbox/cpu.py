@@ -2,7 +2,7 @@
 
     meter = CpuMeter.open("m3-alpha")          # a cgroup of its own where the machine allows
     process = subprocess.Popen(meter.wrap(argv), start_new_session=True)
-    meter.watch(process.pid)
+    await meter.started(process.pid)           # attaches its task clock, then lets it run
     ...
     meter.seconds()                            # user + system, never decreasing
     meter.close()
@@ -16,21 +16,34 @@ process and thread, exited ones included. Elsewhere it reads ``/proc``: the sum 
 stime + cutime + cstime`` over the watched process and every live descendant (a dead process's
 time is in its reaper's ``cutime``; inside bwrap the reaper of an orphan is bwrap's init, itself a
 descendant). The fallback misses a process that was never waited for by a descendant; the reading
-is kept monotonic (the greatest seen). docs/fair-time.md.
+is kept monotonic (the greatest seen).
+
+Where the kernel allows it (:mod:`server.sandbox.taskclock`), the reading is the program's task
+clock instead, exact when read (a cgroup's total lags a computing program by up to a scheduler
+tick): the wrapping ``sh`` stops itself before it execs the command, :meth:`CpuMeter.started`
+attaches the clock to it and lets it go on, so every process and thread of the program is
+counted. The cgroup still gives the program its weight and its runnable threads.
+docs/fair-time.md.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
 import math
 import os
 import secrets
 import signal
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+
+import trio
+
+from server.sandbox.taskclock import TaskClock
 
 __all__ = ["CGROUP_ROOT", "CpuMeter", "proc_seconds", "socket_owners"]
 
@@ -44,30 +57,50 @@ _TICKS = os.sysconf("SC_CLK_TCK")
 TREE_SECONDS = 0.5
 #: cgroup v2 ``cpu.weight`` (and v1 ``cpu.shares``) of every program: all equal.
 WEIGHT_V2, SHARES_V1 = 100, 1024
+#: Seconds :meth:`CpuMeter.started` waits for a program's ``sh`` to stop itself.
+STOP_SECONDS = 5.0
+
+
+@functools.cache
+def task_clock_allowed() -> bool:
+    """Whether this process may attach task clocks (tried once, on one of its own threads)."""
+    clock = TaskClock.attach([threading.get_native_id()])
+    if clock is None:
+        return False
+    clock.close()
+    return True
 
 
 class CpuMeter:
     """The CPU seconds one program used; ``kind`` is ``"cgroup2"``, ``"cgroup1"`` or ``"proc"``."""
 
-    def __init__(self, kind: str, groups: Sequence[Path] = ()) -> None:
+    def __init__(self, kind: str, groups: Sequence[Path] = (), *, precise: bool = False) -> None:
         self.kind = kind
         self.groups = list(groups)
+        #: The program waits stopped until its task clock is attached (:meth:`started`).
+        self.hold = precise and task_clock_allowed()
+        self.clock: TaskClock | None = None
         self._pids: list[int] = []
         self._best = 0.0
         self._tree: list[int] = []
         self._tree_at = -math.inf
+        self._offset = 0.0
 
     @classmethod
-    def open(cls, name: str, *, root: Path = CGROUP_ROOT, use_cgroup: bool = True) -> CpuMeter:
-        """A meter with a fresh cgroup named after ``name`` when ``root`` allows, else /proc."""
+    def open(
+        cls, name: str, *, root: Path = CGROUP_ROOT, use_cgroup: bool = True, precise: bool = True
+    ) -> CpuMeter:
+        """A meter with a fresh cgroup named after ``name`` when ``root`` allows, else /proc;
+        ``precise``: read the program's task clock where the kernel allows it."""
         leaf = f"{name}-{secrets.token_hex(4)}"
         if use_cgroup:
             with contextlib.suppress(OSError):
-                return cls._cgroup(root, leaf)
-        return cls("proc")
+                kind, groups = cls._cgroup(root, leaf)
+                return cls(kind, groups, precise=precise)
+        return cls("proc", precise=precise)
 
-    @classmethod
-    def _cgroup(cls, root: Path, leaf: str) -> CpuMeter:
+    @staticmethod
+    def _cgroup(root: Path, leaf: str) -> tuple[str, list[Path]]:
         if (root / "cgroup.controllers").is_file():  # v2 mounted at the root
             controllers = (root / "cgroup.controllers").read_text().split()
             if "cpu" not in controllers:
@@ -79,7 +112,7 @@ class CpuMeter:
             group = parent / leaf
             group.mkdir()
             (group / "cpu.weight").write_text(str(WEIGHT_V2))
-            return cls("cgroup2", [group])
+            return "cgroup2", [group]
         if not (root / "cpuacct" / "cgroup.procs").is_file():
             raise OSError("no cpuacct hierarchy")
         groups: list[Path] = []
@@ -99,14 +132,45 @@ class CpuMeter:
                 with contextlib.suppress(OSError):
                     group.rmdir()
             raise
-        return cls("cgroup1", groups)
+        return "cgroup1", groups
 
     def wrap(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` behind a ``sh`` that moves itself into the cgroup(s) and then execs it."""
-        if not self.groups:
+        """``argv`` behind a ``sh`` that moves itself into the cgroup(s), stops itself until
+        :meth:`started` attached the task clock (when it is to be), and then execs it."""
+        steps = [f"echo $$ > '{group / 'cgroup.procs'}'" for group in self.groups]
+        if self.hold:
+            steps.append("kill -STOP $$")
+        if not steps:
             return list(argv)
-        enter = " && ".join(f"echo $$ > '{group / 'cgroup.procs'}'" for group in self.groups)
-        return ["sh", "-c", f'{enter} && exec "$@"', "sh", *argv]
+        return ["sh", "-c", " && ".join([*steps, 'exec "$@"']), "sh", *argv]
+
+    async def started(self, pid: int) -> None:
+        """The wrapped program was started as ``pid``: watched, and, when it waits stopped,
+        its task clock attached before it is let go (if it does not stop within
+        STOP_SECONDS, or the clock cannot be attached, the cgroup or /proc is read)."""
+        self.watch(pid)
+        if not self.hold:
+            return
+        try:
+            with trio.move_on_after(STOP_SECONDS):
+                while _state(Path("/proc") / str(pid) / "stat") not in ("T", "Z", "X", ""):
+                    await trio.sleep(0.0005)
+                if _state(Path("/proc") / str(pid) / "stat") == "T":
+                    self.clock = TaskClock.attach([pid])
+        finally:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGCONT)
+
+    def attach_running(self) -> None:
+        """Attach the task clock to every thread the watched processes and their descendants
+        have now (a program found running, :func:`socket_owners`); counted from here on,
+        on top of what /proc or the cgroup said it had used."""
+        if not task_clock_allowed() or self.clock is not None:
+            return
+        before = self.seconds()
+        tids = [int(task.name) for pid in self._members() for task in _tasks(pid)]
+        self.clock = TaskClock.attach(tids)
+        self._offset = before
 
     def watch(self, pid: int) -> None:
         """The started process (the /proc fallback sums it and its descendants); more than
@@ -117,7 +181,9 @@ class CpuMeter:
     def seconds(self) -> float:
         """CPU seconds used so far (user + system), never less than the last reading."""
         try:
-            if self.kind == "cgroup2":
+            if self.clock is not None:
+                value = self._offset + self.clock.seconds()
+            elif self.kind == "cgroup2":
                 value = _v2_usage(self.groups[0])
             elif self.kind == "cgroup1":
                 value = int((self.groups[0] / "cpuacct.usage").read_text()) / 1e9
@@ -153,6 +219,8 @@ class CpuMeter:
         in them (a sandbox's processes end a moment after it), then try again for up to
         ``wait`` seconds (blocking: call it in a thread)."""
         self.seconds()
+        if self.clock is not None:
+            self.clock.close()
         deadline = time.monotonic() + wait
         for group in self.groups:
             while True:
