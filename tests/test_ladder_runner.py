@@ -150,7 +150,8 @@ def assert_ratings_replay(engine: Engine) -> None:
         for version, rating, score in zip(versions, after, points, strict=True):
             current[version] = rating
             tally = games.setdefault(version, [0, 0, 0])
-            tally[0 if score == max(points) and points.count(score) == 1 else 2] += 1
+            first = score == max(points)  # a win, or a draw when the first place is shared
+            tally[(0 if points.count(score) == 1 else 1) if first else 2] += 1
     stored = stored_ratings(engine)
     assert set(stored) == set(current)
     for version, rating in current.items():
