@@ -47,8 +47,8 @@ from server.competition.labyrinth import NamedTicket
 from server.competition.pairings import Game
 from server.competition.programs import Entrant
 from server.competition.teams import Team, Tournament
-from server.fish.remote import Answer, Remote
 from server.fish.server import FishServer, ServerConfig
+from server.fish.switchboard import Answer, Answered
 from server.net import open_listeners, serve_tcp
 from server.sandbox import Limits
 
@@ -65,10 +65,10 @@ class _SeatedServer(FishServer):
         self.signed: list[str] = []
         self.signed_up = trio.Event()
 
-    async def _sign_up(self, remote: Remote, answer: Answer) -> bool:
-        ok = await super()._sign_up(remote, answer)
-        if ok:
-            self.signed.append(remote.name)
+    async def _sign_up(self, answer: Answer) -> bool:
+        ok = await super()._sign_up(answer)
+        if ok and isinstance(answer, Answered):  # always: a sign-up answers a name
+            self.signed.append(answer.value)
             self.signed_up.set()
             self.signed_up = trio.Event()
         return ok

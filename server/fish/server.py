@@ -6,12 +6,13 @@ Spec fish.md, "Server (sign-up)", "Tournament manager", "Referee". The rules liv
 * :meth:`FishServer.handle_connection` (one task per connection, from a listener or a test's
   memory stream) runs the shared connection cycle (:mod:`server.cycle`): its reader, beside
   which it waits for the name (``name_timeout``, per connection, so a silent client holds up
-  nobody), hands a valid name to the sign-up through a small channel, and keeps the socket
-  open until the tournament releases the player.
+  nobody), sends the sign-up a plain ``SignedUp(player, name)`` through a small channel, then
+  answers the calls it is sent until the tournament releases the player
+  (:mod:`server.fish.switchboard`: plain values only, a player is its connection's number).
 * :meth:`FishServer.run`: the sign-up (up to ``periods`` of ``wait`` seconds; at once with
   ``max_players``; after a period with at least ``min_players``), then the tournament: ``start``
   to all at once, rounds of games run side by side (each game is one task that owns its
-  referee and, for that game, its players), ``end`` to all at once. A player that fails or
+  referee and an inbox for its players' answers), ``end`` to all at once. A player that fails or
   cheats is released (its socket closed) at once and never called again.
 * :func:`serve`: the TCP listener around both, from the shared network layer
   (:mod:`server.net`: its listener, transport, reader budgets and connection cap).
@@ -36,8 +37,9 @@ from fish.referee import Referee
 from fish.rules import MAX_FISH
 from replay.chainlog import software_version
 from replay.fishlog import FishGameLog
-from server.fish.game import play_game
-from server.fish.remote import Answer, Remote, valid_name
+from server.fish.game import call_all, play_game
+from server.fish.remote import Remote, valid_name
+from server.fish.switchboard import Answer, Answered, SignedUp, Switchboard
 from server.net import DEFAULT_LIMITS, Gate, Limits, open_listeners, serve_tcp
 
 __all__ = ["FishServer", "ServerConfig", "Standing", "serve"]
@@ -137,7 +139,9 @@ class FishServer:
         self.limits = config.limits()
         #: The connection cap and the memory all connections' unfinished values may hold.
         self.gate = Gate(self.limits)
-        self._signup_send, self._signup_receive = trio.open_memory_channel[Remote](16)
+        #: Where the tournament and the games send calls and wait for answers, by player id.
+        self.board = Switchboard()
+        self._signup_send, self._signup_receive = trio.open_memory_channel[SignedUp](16)
         self._connections = 0
         #: Set when the sign-up closes: a listener may stop accepting connections.
         self.signup_closed = trio.Event()
@@ -150,35 +154,40 @@ class FishServer:
         return trio.current_time() - self._start
 
     async def handle_connection(self, stream: trio.abc.Stream) -> None:
-        """One connection's whole life (the shared cycle, :class:`server.cycle.Link`): sign-up,
-        then open until the tournament releases it."""
+        """One connection's whole life (the shared cycle, :class:`server.cycle.Link`): its
+        socket task signs the player up, then answers the calls it is sent until the
+        tournament releases it."""
         self._connections += 1
         number = self._connections
-        remote = Remote(
-            stream, number, self.limits, self.gate, functools.partial(self._refusal, number)
-        )
+        board = self.board
+        refusal = functools.partial(self._refusal, number)
+        remote = Remote(stream, number, self.limits, self.gate, refusal, board.post)
 
-        async def signed_up_until_released() -> None:
+        async def session() -> None:
             answer = await remote.first_value(self.config.name_timeout)
-            if await self._sign_up(remote, answer):
-                await remote.wait_released()
+            calls = board.join(number)
+            if await self._sign_up(answer):
+                await remote.answer_calls(calls)
+            else:
+                board.release(number)
 
-        await remote.link.serve(remote.read_loop, signed_up_until_released, linger=False)
+        await remote.link.serve(remote.read_loop, session, linger=False)
 
-    async def _sign_up(self, remote: Remote, answer: Answer) -> bool:
-        if not answer.ok:
-            return self._refuse(remote, answer.reason)
+    async def _sign_up(self, answer: Answer) -> bool:
+        """Sign the player up with the name it ``answer``ed (False: it is refused)."""
+        player = answer.player
+        if not isinstance(answer, Answered):
+            return self._refuse(player, answer.reason)
         if not valid_name(answer.value, self.config.names):
-            return self._refuse(remote, f"not a valid name: {answer.value!r:.40}")
-        remote.name = answer.value
+            return self._refuse(player, f"not a valid name: {answer.value!r:.40}")
         try:
-            await self._signup_send.send(remote)
+            await self._signup_send.send(SignedUp(player, answer.value))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            return self._refuse(remote, "the sign-up is over")
+            return self._refuse(player, "the sign-up is over")
         return True
 
-    def _refuse(self, remote: Remote, reason: str) -> bool:
-        remote.link.refusal(reason)
+    def _refuse(self, player: int, reason: str) -> bool:
+        self._refusal(player, reason)
         return False
 
     def _refusal(self, number: int, reason: str) -> None:
@@ -203,25 +212,25 @@ class FishServer:
             if len(players) < config.min_players:
                 log.info("fish_no_tournament", players=len(players))
                 self.tournament_log.write("result", tournament=False, players=len(players))
-                for remote in players:
-                    remote.release()
+                for signed in players:
+                    self.board.release(signed.player)
                 return None
             return await self._tournament(players)
         finally:
             self.tournament_log.close()
 
-    async def _gather(self) -> list[Remote]:
+    async def _gather(self) -> list[SignedUp]:
         """The sign-up periods; closes the sign-up (later names are refused)."""
-        config, players = self.config, list[Remote]()
+        config, players = self.config, list[SignedUp]()
         with self._signup_receive:
             for period in range(config.periods):
                 with trio.move_on_after(config.wait):
                     while len(players) < config.max_players:
-                        remote = await self._signup_receive.receive()
-                        players.append(remote)
-                        log.info("fish_signup", name=remote.name, players=len(players))
+                        signed = await self._signup_receive.receive()
+                        players.append(signed)
+                        log.info("fish_signup", name=signed.name, players=len(players))
                         self.tournament_log.write(
-                            "signup", name=remote.name, connection=remote.number, period=period
+                            "signup", name=signed.name, connection=signed.player, period=period
                         )
                 if len(players) >= config.max_players or len(players) >= config.min_players:
                     break
@@ -231,40 +240,29 @@ class FishServer:
                     late = self._signup_receive.receive_nowait()
                 except (trio.WouldBlock, trio.EndOfChannel):
                     break
-                self._refuse(late, "the sign-up is over")
-                late.release()
+                self._refuse(late.player, "the sign-up is over")
+                self.board.release(late.player)
         return players
 
-    async def _call_all(
-        self, calls: list[tuple[Remote, list[Any]]], timeout: float
-    ) -> list[Answer]:
-        answers: list[Answer] = [Answer(False)] * len(calls)
-
+    async def _call_all(self, calls: list[tuple[int, list[Any]]], timeout: float) -> list[Answer]:
         self.calls += len(calls)
+        return await call_all(self.board, calls, timeout)
 
-        async def one(index: int, remote: Remote, message: list[Any]) -> None:
-            answers[index] = await remote.call(message, timeout)
-
-        async with trio.open_nursery() as nursery:
-            for index, (remote, message) in enumerate(calls):
-                nursery.start_soon(one, index, remote, message)
-        return answers
-
-    async def _tournament(self, players: list[Remote]) -> Standing:
-        config, tlog = self.config, self.tournament_log
+    async def _tournament(self, players: list[SignedUp]) -> Standing:
+        config, tlog, board = self.config, self.tournament_log, self.board
         by_id = dict(enumerate(players))
         manager = Manager(by_id)
         ids = manager.start_calls()
         answers = await self._call_all(
-            [(by_id[i], ["start", [True]]) for i in ids], config.call_timeout
+            [(by_id[i].player, ["start", [True]]) for i in ids], config.call_timeout
         )
-        acknowledged = [i for i, a in zip(ids, answers, strict=True) if a.ok and a.value == "void"]
+        acknowledged = [i for i, a in zip(ids, answers, strict=True) if _void(a)]
         manager.started(acknowledged)
         tlog.write(
             "started", players=[p.name for p in players], failed=_names(by_id, manager.failed)
         )
         for i in manager.failed:
-            by_id[i].release()
+            board.release(by_id[i].player)
         number = 0
         while (games := manager.next_round()) is not None:
             number += 1
@@ -273,14 +271,12 @@ class FishServer:
             manager.round_done(results)
         ends = manager.end_calls()
         answers = await self._call_all(
-            [(by_id[i], ["end", [won]]) for i, won in ends], config.call_timeout
+            [(by_id[i].player, ["end", [won]]) for i, won in ends], config.call_timeout
         )
-        manager.ended(
-            i for (i, _), a in zip(ends, answers, strict=True) if a.ok and a.value == "void"
-        )
+        manager.ended(i for (i, _), a in zip(ends, answers, strict=True) if _void(a))
         tlog.write("end_sent", calls=[[by_id[i].name, won] for i, won in ends])
-        for remote in players:
-            remote.release()
+        for signed in players:
+            board.release(signed.player)
         standing = Standing(
             _names(by_id, manager.winners),
             _names(by_id, manager.failed),
@@ -291,7 +287,7 @@ class FishServer:
         return standing
 
     async def _round(
-        self, number: int, games: list[list[int]], by_id: dict[int, Remote]
+        self, number: int, games: list[list[int]], by_id: dict[int, SignedUp]
     ) -> list[Outcome[int]]:
         """A round's games side by side; their outcomes in order."""
         results: list[Outcome[int]] = [Outcome(())] * len(games)
@@ -305,9 +301,9 @@ class FishServer:
         return results
 
     async def _game(
-        self, round_number: int, index: int, seats: list[int], by_id: dict[int, Remote]
+        self, round_number: int, index: int, seats: list[int], by_id: dict[int, SignedUp]
     ) -> Outcome[int]:
-        """One game: its task owns the referee and, until it returns, its players."""
+        """One game: its task owns the referee and, until it returns, its players' calls."""
         config = self.config
         path = None
         if self.log_dir is not None:
@@ -330,7 +326,7 @@ class FishServer:
         )
         names = [p.name for p in players]
         try:
-            result, calls = await play_game(referee, players, glog, config.call_timeout)
+            result, calls = await play_game(referee, players, glog, config.call_timeout, self.board)
             self.calls += calls
             self.tournament_log.write(
                 "game_result",
@@ -350,7 +346,12 @@ class FishServer:
         )
 
 
-def _names(by_id: dict[int, Remote], ids: list[int]) -> list[str]:
+def _void(answer: Answer) -> bool:
+    """The answer acknowledges (``"void"``, in time)."""
+    return isinstance(answer, Answered) and answer.value == "void"
+
+
+def _names(by_id: dict[int, SignedUp], ids: list[int]) -> list[str]:
     return [by_id[i].name for i in ids]
 
 
