@@ -90,8 +90,7 @@ command = [{_team("rusher", 2)}]
 
 def _run(teams: Path, out: Path, mode: str, concurrency: int, hogs: int) -> dict[str, Any]:
     spinning = [
-        subprocess.Popen([sys.executable, "-c", HOG], stdin=subprocess.DEVNULL)
-        for _ in range(hogs)
+        subprocess.Popen([sys.executable, "-c", HOG], stdin=subprocess.DEVNULL) for _ in range(hogs)
     ]
     try:
         subprocess.run(

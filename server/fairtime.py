@@ -70,6 +70,11 @@ class Meter(Protocol):
 
     def runnable(self) -> bool: ...
 
+    @property
+    def source(self) -> str:
+        """Where the CPU is read: "task clock", "cgroup1", "cgroup2" or "proc"."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class TimeLimit:
@@ -200,7 +205,7 @@ class FairGate:
     def summary(self) -> dict[str, Any]:
         """Each team's CPU for the match log's close line and the results: seconds in the match,
         before it (start-up), requests, mean and largest per request (seconds, rounded to
-        microseconds)."""
+        microseconds), and the clock it was read from (the meter's source)."""
         out: dict[str, Any] = {}
         for team, cpu in self.cpu.items():
             mean = cpu.per_request()
@@ -210,6 +215,7 @@ class FairGate:
                 "requests": len(cpu.requests),
                 "per_request": None if mean is None else round(mean, 6),
                 "max_request": round(max(cpu.requests), 6) if cpu.requests else None,
+                "clock": self.meters[team].source,
             }
         return out
 

@@ -37,6 +37,10 @@ class ScriptedMeter:
     def runnable(self) -> bool:
         return self.is_runnable
 
+    @property
+    def source(self) -> str:
+        return "scripted"
+
 
 def _server_options(
     tmp_path: Path, meters: dict[int, ScriptedMeter], time: str = "cpu", **more: Any
@@ -146,6 +150,7 @@ async def test_wall_time_orders_by_arrival_and_still_measures(
     assert log.header["time"] == "wall"
     assert log.close is not None
     assert log.close.data["cpu"]["1"]["seconds"] == 0.5
+    assert log.close.data["cpu"]["1"]["clock"] == "scripted"  # how it was read, recorded
     assert log.close.data["cpu"]["0"]["requests"] == 1
 
 

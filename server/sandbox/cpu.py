@@ -194,6 +194,11 @@ class CpuMeter:
         self._best = max(self._best, value)
         return self._best
 
+    @property
+    def source(self) -> str:
+        """Where the reading comes from: "task clock" once attached, else the ``kind``."""
+        return "task clock" if self.clock is not None else self.kind
+
     def runnable(self) -> bool:
         """Whether a thread of the program is running or waiting for a core (state R), as
         opposed to all asleep: blocked on its sockets, idle by choice, or ended."""
