@@ -49,6 +49,10 @@ HOSTILE = {
     # A rotation with no energy: the rules' loss.
     "rotate": "if start == '1':\n    send('GET_MOVE'); read(); read(); read()\n"
     "send('PLAY_MOVE 0 0'); read(); time.sleep(600)\n",
+    # Past its output's file size: the kernel's SIGXFSZ ends it (as it ends a C program;
+    # Python ignores the signal unless told not to).
+    "flood": "import signal\nsignal.signal(signal.SIGXFSZ, signal.SIG_DFL)\n"
+    "sys.stdout.write('x' * (17 << 20)); sys.stdout.flush(); time.sleep(600)\n",
 }
 EXPECTED = {
     "crash": "crashed",
@@ -56,6 +60,7 @@ EXPECTED = {
     "garbage": "protocol_error",
     "never": "never_connected",
     "rotate": "illegal_move",
+    "flood": "sandbox_limit",
 }
 
 

@@ -451,3 +451,22 @@ def test_a_rerun_without_a_run_is_one_line_and_leaves_nothing(
     assert "does not exist" in capsys.readouterr().err
     assert not (out / "results.json.journal").exists()
     assert main([str(teams), "--out", str(out), "--sandbox", "none"]) == 0
+
+
+@pytest.mark.parametrize(
+    ("exit_text", "expected"),
+    [
+        ("killed by SIGXCPU", "sandbox_limit"),
+        ("killed by SIGXFSZ", "sandbox_limit"),
+        ("exit code 3", "crashed"),
+        ("killed by SIGSEGV", "crashed"),
+        (None, "crashed"),
+    ],
+)
+def test_a_failed_program_is_crashed_unless_a_limits_signal_ended_it(
+    exit_text: str | None, expected: str
+) -> None:
+    """The one rule every game's judging applies to a program that ended with a failure."""
+    from server.competition.reasons import failed_kind
+
+    assert failed_kind(exit_text) == expected

@@ -20,16 +20,9 @@ from __future__ import annotations
 from typing import Any
 
 from server.competition.pairings import Points
+from server.competition.reasons import failed_kind
 
-__all__ = ["LIMIT_SIGNALS", "cpu_by_team", "judge", "result_line"]
-
-#: Signals the sandbox's limits send: the program went past a limit (spec: sandbox_limit).
-LIMIT_SIGNALS = ("SIGXCPU", "SIGXFSZ")
-
-
-def _failed_kind(exit_text: str | None) -> str:
-    """crashed, or sandbox_limit when a limit's signal ended the program."""
-    return "sandbox_limit" if any(s in (exit_text or "") for s in LIMIT_SIGNALS) else "crashed"
+__all__ = ["cpu_by_team", "judge", "result_line"]
 
 
 def judge(
@@ -49,13 +42,13 @@ def judge(
         if not connected[seat]:
             if failed:
                 detail = f"{exit_text} before its six sockets joined"
-                failures.append({"seat": seat, "reason": _failed_kind(exit_text), "detail": detail})
+                failures.append({"seat": seat, "reason": failed_kind(exit_text), "detail": detail})
             else:
                 detail = exit_text or "its six sockets did not all join in time"
                 failures.append({"seat": seat, "reason": "never_connected", "detail": detail})
         elif reason == "forfeit" and winner == 1 - seat and failed:
             # An exit code or a signal wins over a protocol fault and the closed sockets.
-            failures.append({"seat": seat, "reason": _failed_kind(exit_text), "detail": exit_text})
+            failures.append({"seat": seat, "reason": failed_kind(exit_text), "detail": exit_text})
         elif reason == "time_limit" and winner == 1 - seat:
             detail = "it went past its CPU budget for the match"
             failures.append({"seat": seat, "reason": "time_limit", "detail": detail})

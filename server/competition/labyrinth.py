@@ -12,10 +12,10 @@ run the same way. The server's game log is ``logs/games/GAME.jsonl.gz``, its rep
 
 Reasons (docs/tournament.md): a program not waiting in time is ``never_connected`` (``crashed``
 when it exited with a failure first); a forfeit by timeout ``time_limit``; by disconnection
-``crashed`` when its program failed (waited for up to ``EXIT_GRACE`` s), else
-``disconnected``; by a bad command ``protocol_error``; a move the rules refuse
-``illegal_move``; a game past ``match_seconds`` stops as a draw (``hung`` for a program that
-has the turn then).
+``crashed`` when its program failed (waited for up to ``EXIT_GRACE`` s; ``sandbox_limit``
+when a limit's signal ended it), else ``disconnected``; by a bad command ``protocol_error``;
+a move the rules refuse ``illegal_move``; a game past ``match_seconds`` stops as a draw
+(``hung`` for a program that has the turn then).
 """
 
 from __future__ import annotations
@@ -42,6 +42,7 @@ from server.competition.competition import (
 )
 from server.competition.pairings import Game
 from server.competition.programs import Entrant
+from server.competition.reasons import failed_kind
 from server.competition.teams import MatchTicket, Team, Tournament
 from server.labyrinth.gamerun import GameRun
 from server.labyrinth.server import LabyrinthServer, Settings, serve_labyrinth
@@ -217,7 +218,7 @@ class LabyrinthRun(Competition):
                     continue
                 exit_text = entrants[seat].exit
                 if failed[seat]:
-                    fail(seat, "crashed", f"{exit_text} before it waited for a game")
+                    fail(seat, failed_kind(exit_text), f"{exit_text} before it waited for a game")
                 else:
                     detail = exit_text or f"not waiting for a game {self.t.connect_seconds:g} s"
                     fail(seat, "never_connected", detail)
@@ -238,7 +239,8 @@ class LabyrinthRun(Competition):
                 if judged is not None:
                     seat, reason = judged
                     detail = str(end.get("reason", ""))
-                    if reason == "crashed":
+                    if reason == "crashed":  # or past a sandbox limit: how it ended says
+                        reason = failed_kind(entrants[seat].exit)
                         detail = f"{entrants[seat].exit} ({detail})"
                     fail(seat, reason, detail)
                     winner = 1 - seat
