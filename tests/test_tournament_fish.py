@@ -25,6 +25,20 @@ print("leaving with exit code 3", flush=True)
 os._exit(3)
 """
 
+#: Signs up, then writes past its output's file size: the kernel's SIGXFSZ ends it (as it
+#: ends a C program; Python ignores the signal unless told not to).
+FLOOD = r"""
+import json, signal, socket, sys, time
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+host, port, name = sys.argv[1:4]
+s = socket.create_connection((host, int(port)))
+s.sendall(json.dumps(name).encode())
+s.recv(100)
+sys.stdout.write("x" * (17 << 20))
+sys.stdout.flush()
+time.sleep(600)
+"""
+
 
 def misbehaving(kind: str) -> list[str]:
     """Our client, told to misbehave in one known way (arena fish clients --misbehave)."""
@@ -40,6 +54,7 @@ HOSTILE: dict[str, tuple[list[str], str]] = {
     "cheat": (misbehaving("double-place"), "illegal_move"),
     "quits": (misbehaving("disconnect"), "disconnected"),
     "crash": ([sys.executable, "crash.py", "{host}", "{port}", "{name}"], "crashed"),
+    "flood": ([sys.executable, "flood.py", "{host}", "{port}", "{name}"], "sandbox_limit"),
     "never": ([sys.executable, "-c", "import time; time.sleep(600)"], "never_connected"),
 }
 
@@ -88,6 +103,7 @@ def test_a_hostile_client_loses_every_game_with_its_reason(tmp_path: Path, kind:
     command, reason = HOSTILE[kind]
     (tmp_path / kind).mkdir()
     (tmp_path / kind / "crash.py").write_text(CRASH)
+    (tmp_path / kind / "flood.py").write_text(FLOOD)
     teams = [
         {"name": "greedy", "builtin": "greedy"},
         {"name": "mm1", "builtin": "minimax1"},

@@ -12,6 +12,7 @@ from typing import Any
 from server.competition.competition import fish_result
 from server.competition.pairings import Game
 from server.competition.programs import Entrant
+from server.competition.reasons import failed_kind
 
 __all__ = ["broken_seats", "fish_reason", "game_record", "our_seats", "read_log", "write_replay"]
 
@@ -93,7 +94,7 @@ def game_record(
     for seat, entrant in enumerate(entrants):
         if sign_up and seat not in order:
             if entrant.failed:
-                fail(seat, "crashed", f"{entrant.exit} before it signed up")
+                fail(seat, failed_kind(entrant.exit), f"{entrant.exit} before it signed up")
             else:
                 why = entrant.exit or f"no sign-up within {connect_seconds:g} s"
                 fail(seat, "never_connected", why)
@@ -105,7 +106,8 @@ def game_record(
             where = order[index] if index < len(order) else None
             if where is not None and signed in started.get("failed", []):
                 if entrants[where].failed:
-                    fail(where, "crashed", f"{entrants[where].exit} before it answered start")
+                    why = f"{entrants[where].exit} before it answered start"
+                    fail(where, failed_kind(entrants[where].exit), why)
                 else:
                     fail(where, "protocol_error", 'start: no "void" in time')
     if game_order is None:
@@ -120,7 +122,8 @@ def game_record(
                 failed = entrants[where].failed
                 reason = fish_reason(event["kind"], str(event["reason"]), failed)
                 detail = str(event["reason"])
-                if reason == "crashed":
+                if reason == "crashed":  # or past a sandbox limit: how it ended says
+                    reason = failed_kind(entrants[where].exit)
                     detail = f"{entrants[where].exit} ({detail})"
                 fail(where, reason, detail)
         if event.get("event") == "result":
