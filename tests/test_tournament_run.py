@@ -470,3 +470,28 @@ def test_a_failed_program_is_crashed_unless_a_limits_signal_ended_it(
     from server.competition.reasons import failed_kind
 
     assert failed_kind(exit_text) == expected
+
+
+#: Writes past its output's file size before it connects: the kernel's SIGXFSZ ends it (as it
+#: ends a C program; Python ignores the signal unless told not to).
+FLOODING = (
+    "import signal, sys\nsignal.signal(signal.SIGXFSZ, signal.SIG_DFL)\n"
+    "sys.stdout.write('x' * (17 << 20))\nsys.stdout.flush()\n"
+)
+
+
+def test_a_program_past_its_output_limit_loses_with_sandbox_limit(tmp_path: Path) -> None:
+    """A dungeon program that writes more than its 16 MiB of output is ended by the sandbox's
+    limit and loses each match with sandbox_limit, as in every game."""
+    teams = [
+        {"name": "house", "builtin": "reference"},
+        {"name": "flood", "dir": "flood", "command": ["python3", "client.py"]},
+    ]
+    path = write_teams(tmp_path, teams, {"flood": FLOODING})
+    out = tmp_path / "out"
+    argv = ["--out", str(out), "--sandbox", sandbox_mode(), "--preflight", "off"]
+    assert main([str(path), *argv]) == 0
+    rows = {row["team"]: row for row in read_results(out)["teams"]}
+    assert [f["reason"] for f in rows["flood"]["failures"]] == ["sandbox_limit"] * 2
+    assert all("SIGXFSZ" in f["detail"] for f in rows["flood"]["failures"])
+    assert rows["house"]["wins"] == 2
