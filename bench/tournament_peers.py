@@ -182,10 +182,15 @@ def report(game: str, data: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.tournament_peers")
-    parser.add_argument("games", nargs="*", choices=[[], *GAMES], default=list(GAMES))
+    parser.add_argument(
+        "games", nargs="*", metavar="GAME", help=f"any of {', '.join(GAMES)} (default: all)"
+    )
     parser.add_argument("--games-per-pair", type=int, default=2)
     parser.add_argument("--concurrency", type=int, default=2)
     args = parser.parse_args(argv)
+    unknown = [game for game in args.games if game not in GAMES]
+    if unknown:
+        parser.error(f"game {unknown[0]!r}: expected any of {', '.join(GAMES)}")
     for game in args.games or GAMES:
         with tempfile.TemporaryDirectory(prefix=f"peers-{game}-") as scratch:
             data = run_class(game, Path(scratch), args.games_per_pair, args.concurrency)
