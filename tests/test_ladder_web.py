@@ -553,6 +553,7 @@ async def test_in_a_browser_the_class_pages_read_right(played: Class, tmp_path: 
             page.wait_for, "document.querySelector('h1')?.textContent.includes('Match 1')"
         )
         assert await run(page.evaluate, "window.pwned === undefined")
+        await run(page.screenshot, shots / "match.png", 1280, 800)
         await run(page.goto, base + "/teams/bob")
         assert await run(page.wait_for, "!!document.querySelector('table.versions')")
         await run(page.screenshot, shots / "team.png", 1280, 800)
@@ -578,6 +579,7 @@ async def test_in_a_browser_the_class_pages_read_right(played: Class, tmp_path: 
         assert await run(
             page.evaluate, "document.getElementById('live-counts').textContent.includes('played')"
         )
+        await run(page.screenshot, shots / "live.png", 1280, 600)
         await run(page.goto, base + "/matches/1/replay")
         assert await run(page.wait_for, "document.querySelector('h1')?.textContent === 'replay 1'")
         assert (
