@@ -315,10 +315,12 @@ class MatchActor:
         """Flush the log, then hand over every held message: nothing an input caused reaches a
         socket before the input and all its lines are on disk (handed to the OS)."""
         sent = None if self.fair is None else self.fair.sent
+        writer = self._writer
         while True:
-            self._flush_log()  # also the lines of inputs that sent nothing
+            if writer is not None:
+                writer.flush()  # also the lines of inputs that sent nothing
             gone = self._owed.send(sent)
-            if gone is None:
+            if not gone:
                 return
             # A team gone is one more input (Disconnect), whose messages the loop sends next.
             for slot in gone:

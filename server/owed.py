@@ -99,19 +99,22 @@ class Owed:
                 # (answer times, closing after game over).
                 batch.append((message, lines[index]))
 
-    def send(self, sent: Callable[[int], None] | None) -> Sequence[AgentId] | None:
+    def send(self, sent: Callable[[int], None] | None) -> Sequence[AgentId]:
         """Hand over everything held, each seat's in one delivery (one write), telling ``sent``
-        each team answered; the seats found gone, or None when nothing was held."""
-        if not self._pending and not self._gone and not self._early:
-            return None
-        batches, self._pending = self._pending, {}
+        each team answered; the seats found gone."""
+        batches = self._pending
+        early = self._early
+        if not batches and not self._gone and not early:
+            return ()
+        self._pending = {}
         failing = self._failing
         if failing:
             self._failing = set()
         if sent is not None:
-            for team in {slot.team for slot in batches} | self._early:
+            for team in {slot.team for slot in batches} | early:
                 sent(team)
-        self._early.clear()
+        if early:
+            early.clear()
         heard = self._answer(Replies(batches, failing)) if batches else NOTHING
         if heard.refused:
             self.refused.update(heard.refused)

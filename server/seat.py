@@ -198,7 +198,7 @@ class Seats:
         refused: list[AgentId] | None = None
         for slot, items in replies.items.items():
             seat = seats[slot]
-            sent = seat._failures(items) if slot in failing else items
+            sent = seat._failures(items) if failing and slot in failing else items
             if not seat.deliver(sent):  # type: ignore[arg-type]  # no Failure left
                 gone = gone or []
                 gone.append(slot)

@@ -4,8 +4,6 @@ has nothing more it sent admitted, even within the step that made its last error
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from dungeon.engine import AgentId, Outbound, Output
 from protocol.messages import Enemy, Error, Moved
 from server.inbox import NOTHING, Answer, Failure, Heard, Replies
@@ -42,20 +40,14 @@ def output(*messages: tuple[AgentId, object]) -> tuple[Output, list[bytes]]:
     return out, [f"line{index}\n".encode() for index in range(len(messages))]
 
 
-def gone(seats: Sequence[AgentId] | None) -> list[AgentId]:
-    """The seats a send found gone (it handed something over: not None)."""
-    assert seats is not None
-    return list(seats)
-
-
 def test_the_answers_go_as_values_keyed_by_seat_once_flushed() -> None:
     socket_side, flushed, sent = SocketSide(), list[bool](), list[int]()
     owed = Owed(socket_side, [A, B, C], lambda: flushed.append(True))
     moved = Moved(success=True, location=3, killed=[], reason="crossed")
     owed.hold(*output((A, moved), (C, Enemy(location=3, agent=1, seen=True))))
     assert socket_side.answers == []  # held until the step's end
-    assert gone(owed.send(sent.append)) == []
-    assert owed.send(sent.append) is None  # nothing more held
+    assert list(owed.send(sent.append)) == []  # none gone
+    assert list(owed.send(sent.append)) == []  # nothing more held: nothing handed over
     [replies] = socket_side.answers
     assert isinstance(replies, Replies)
     assert replies.items == {A: [(moved, b"line0\n")], C: [b"line1\n"]}
@@ -75,7 +67,7 @@ def test_a_seat_past_its_limit_has_nothing_more_admitted_in_the_same_step() -> N
     assert early.items == {A: [Failure(error, b"line0\n")]}
     assert A in owed.refused
     assert owed.admits(A) is False
-    assert gone(owed.send(None)) == []
+    assert list(owed.send(None)) == []
     assert isinstance(socket_side.answers[-1], Replies)
     assert set(socket_side.answers[-1].items) == {B}  # B's at the step's end
     assert owed.admits(B) is False
@@ -87,5 +79,5 @@ def test_a_seat_found_gone_early_is_reported_with_the_steps_answers() -> None:
     owed.fail(A, Failure(Error(code="bad_field", message="move: bad"), closing=True))
     owed.fail(C, Failure(Error(code="bad_field", message="move: bad")))  # not a seat: ignored
     assert owed.admits(A) is True  # not past its limit, though its socket is gone
-    assert gone(owed.send(None)) == [A]  # the Disconnect is the caller's, at the step's end
-    assert owed.send(None) is None
+    assert list(owed.send(None)) == [A]  # the Disconnect is the caller's, at the step's end
+    assert list(owed.send(None)) == []
