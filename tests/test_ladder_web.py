@@ -224,6 +224,13 @@ async def test_a_teams_login_lasts_twelve_hours_and_its_expiry_is_signed(played:
         status, _, page = await http(port, "/teams/bob/versions/1", headers={"Cookie": value})
         assert status == 403
         assert "built fine" not in page
+        # A new token for bob (its old one leaked: arena ladder token) ends the old one's login.
+        now[0] = time.time()
+        status, headers, _ = await http(port, "/teams/bob/login", "POST", body)
+        fresh = {"Cookie": cookie_of(headers)}
+        assert (await http(port, "/teams/bob/versions/1", headers=fresh))[0] == 200
+        await trio.to_thread.run_sync(played.ladder.reissue, "bob", played.admin)
+        assert (await http(port, "/teams/bob/versions/1", headers=fresh))[0] == 403
         nursery.cancel_scope.cancel()
 
 

@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
 from server.ladder import views
-from server.ladder.auth import Identity, Throttled, authenticate
+from server.ladder.auth import Identity, Throttled, authenticate, token_hash
 from server.ladder.db import LadderError
 from server.ladder.ladder import Ladder
 from server.ladder.store import StoreError
@@ -106,25 +106,29 @@ class SiteAccess:
             return False
         return who.role == "admin"
 
-    def team_cookie(self, team: str) -> str:
-        """The value of :data:`TEAM_COOKIE` that proves ``team`` gave its token, until
-        :data:`TEAM_SESSION_SECONDS` from now (the expiry is signed with the name)."""
+    def team_cookie(self, team: str, token: str) -> str:
+        """The value of :data:`TEAM_COOKIE` that proves ``team`` gave its ``token``, until
+        :data:`TEAM_SESSION_SECONDS` from now; signed with the name, the expiry and the token's
+        hash, so a new token for the team (``arena ladder token``) ends it too."""
         expires = int(self.clock() + TEAM_SESSION_SECONDS)
-        return f"{team}:{expires}:{self._team_mac(team, expires)}"
+        return f"{team}:{expires}:{self._team_mac(team, expires, token_hash(token))}"
 
-    def _team_mac(self, team: str, expires: int) -> str:
-        signed = f"team:{team}:{expires}".encode()
+    def _team_mac(self, team: str, expires: int, digest: str) -> str:
+        signed = f"team:{team}:{expires}:{digest}".encode()
         return hmac.new(self._key, signed, hashlib.sha256).hexdigest()
 
-    def _signed_team(self, request: Request) -> str | None:
+    async def _signed_team(self, request: Request, team: str) -> bool:
         rest, _, mac = request.cookies.get(TEAM_COOKIE, "").rpartition(":")
         name, _, expires = rest.rpartition(":")
-        if not (name and expires.isdigit() and self.clock() < int(expires)):
-            return None
-        if hmac.compare_digest(mac.encode(), self._team_mac(name, int(expires)).encode()):
-            return name
-        return None
+        if not (name == team and expires.isdigit() and self.clock() < int(expires)):
+            return False
+        digests = await self.read(lambda db: views.team_token_hashes(db, team))
+        return any(
+            hmac.compare_digest(mac.encode(), self._team_mac(team, int(expires), d).encode())
+            for d in digests
+        )
 
     async def may_see(self, request: Request, team: str) -> bool:
-        """Whether ``request`` carries ``team``'s cookie or the teacher's credential."""
-        return self._signed_team(request) == team or await self.gate.is_teacher(request)
+        """Whether ``request`` carries ``team``'s cookie (made with a token the team still
+        holds) or the teacher's credential."""
+        return await self._signed_team(request, team) or await self.gate.is_teacher(request)

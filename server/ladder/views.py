@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, false, select
 
 from server.ladder import schema as s
 
@@ -34,6 +34,7 @@ __all__ = [
     "parse_number",
     "recent_matches",
     "standings",
+    "team_token_hashes",
     "team_view",
 ]
 
@@ -287,6 +288,17 @@ def find_version(db: Connection, team: str, number: int) -> int | None:
         .where(s.teams.c.name == team, s.versions.c.number == number)
     ).scalar()
     return found
+
+
+def team_token_hashes(db: Connection, team: str) -> list[str]:
+    """The hashes of ``team``'s tokens still valid (a new one revokes the old)."""
+    return list(
+        db.execute(
+            select(s.tokens.c.token_hash)
+            .select_from(s.tokens.join(s.teams, s.teams.c.id == s.tokens.c.team_id))
+            .where(s.teams.c.name == team, s.tokens.c.revoked.is_(false()))
+        ).scalars()
+    )
 
 
 def match_view(db: Connection, match_id: int) -> MatchRow | None:

@@ -116,7 +116,7 @@ class LadderSite:
             return HTMLResponse(pages.team_page(team, False, message), status_code=403)
         response = Response(status_code=303, headers={"Location": f"/teams/{name}"})
         if who.team is not None:
-            value = self.access.team_cookie(who.team)
+            value = self.access.team_cookie(who.team, form.get("token", ""))
             response.set_cookie(
                 TEAM_COOKIE, value, max_age=int(TEAM_SESSION_SECONDS), httponly=True,
                 samesite="strict", path="/",
