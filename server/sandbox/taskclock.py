@@ -30,7 +30,10 @@ __all__ = ["TaskClock"]
 _SYSCALL = {"x86_64": 298, "aarch64": 241, "i686": 336, "i386": 336, "armv7l": 364}
 _PERF_TYPE_SOFTWARE = 1
 _PERF_COUNT_SW_TASK_CLOCK = 1
-_INHERIT = 1 << 1  # perf_event_attr's bit field: inherit
+#: perf_event_attr's bit field: inherit, and exclude_kernel (which lets a user without privilege
+#: count its own programs at perf_event_paranoid 2; a task clock still counts the task's whole
+#: time on a CPU, system time included).
+_INHERIT, _EXCLUDE_KERNEL = 1 << 1, 1 << 5
 _PERF_FLAG_FD_CLOEXEC = 1 << 3
 
 
@@ -69,7 +72,7 @@ def _open(tid: int) -> int:
         type=_PERF_TYPE_SOFTWARE,
         size=ctypes.sizeof(_Attr),
         config=_PERF_COUNT_SW_TASK_CLOCK,
-        flags=_INHERIT,
+        flags=_INHERIT | _EXCLUDE_KERNEL,
     )
     fd = int(libc.syscall(number, ctypes.byref(attr), tid, -1, -1, _PERF_FLAG_FD_CLOEXEC))
     if fd < 0:
