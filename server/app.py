@@ -271,6 +271,8 @@ class Server:
             # reported closed before the match has judged the lines it sent (the 100th error is
             # counted then), so a tournament reads the faults once the match is over.
             actor.faults = seats.faults()
+            if actor.fair is not None:
+                actor.fair.end()  # the server keeps the actor: not its meters' clocks
             self.lobby.finished(actor.filling)
             self.actors.discard(actor)
             if self.observer is not None:

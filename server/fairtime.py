@@ -75,6 +75,10 @@ class Meter(Protocol):
         """Where the CPU is read: "task clock", "cgroup1", "cgroup2" or "proc"."""
         ...
 
+    def close_clock(self) -> None:
+        """The match is over: let go of what the meter holds open (its last reading stays)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class TimeLimit:
@@ -201,6 +205,12 @@ class FairGate:
             if over_budget(self.read(team), self.budget):
                 return team
         return None
+
+    def end(self) -> None:
+        """The match is over: every meter lets go of what it holds open (a task clock's
+        descriptors); the readings stay."""
+        for meter in self.meters.values():
+            meter.close_clock()
 
     def summary(self) -> dict[str, Any]:
         """Each team's CPU for the match log's close line and the results: seconds in the match,

@@ -143,6 +143,25 @@ def test_a_task_clock_attached_to_a_running_program_counts_its_threads() -> None
         process.stdout.close()
 
 
+def test_close_clock_closes_the_task_clock_and_keeps_its_reading() -> None:
+    # A server keeps every finished match (and its meters): a clock left open would hold one
+    # descriptor per thread of each program for as long as the server runs.
+    if not task_clock_allowed():
+        pytest.skip("the kernel refuses task clocks (perf_event_open) here")
+    before = len(os.listdir("/proc/self/fd"))
+    meter = CpuMeter("proc")
+    meter.watch(os.getpid())
+    meter.attach_running()
+    assert meter.clock is not None
+    assert len(os.listdir("/proc/self/fd")) > before
+    reading = meter.seconds()
+    meter.close_clock()
+    assert len(os.listdir("/proc/self/fd")) == before
+    assert meter.seconds() >= reading
+    meter.close_clock()  # twice: nothing more to close
+    assert meter.seconds() >= reading
+
+
 def test_reading_never_decreases() -> None:
     meter = CpuMeter("proc")
     meter.watch(2**22 + 7)  # no such process

@@ -30,6 +30,7 @@ class ScriptedMeter:
     def __init__(self, cpu: float | Callable[[float], float] = 0.0, runnable: bool = True):
         self.cpu = cpu
         self.is_runnable = runnable
+        self.released = False
 
     def seconds(self) -> float:
         return self.cpu(trio.current_time()) if callable(self.cpu) else self.cpu
@@ -40,6 +41,9 @@ class ScriptedMeter:
     @property
     def source(self) -> str:
         return "scripted"
+
+    def close_clock(self) -> None:
+        self.released = True
 
 
 def _server_options(
@@ -312,3 +316,20 @@ async def test_requests_read_in_one_round_go_in_agent_order_not_reader_order(
         (0, 0, "Submitted"), (1, 2, "Submitted"), (0, 3, "Submitted"), (0, 3, "Refused"),
         (0, 5, "Submitted"),
     ]  # fmt: skip
+
+
+async def test_a_finished_match_releases_its_meters(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
+    # The server keeps every finished match for its result: what a meter holds open (a task
+    # clock's descriptors) is let go when the match is over, not when the server ends.
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
+    async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
+        await memory_match(server, nursery)
+        (actor,) = server.actors
+        assert not meters[0].released
+        actor.stop("stalled")
+        await server.wait_no_matches()
+        assert meters[0].released
+        assert meters[1].released
+        server.shutdown()

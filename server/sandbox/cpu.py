@@ -219,13 +219,18 @@ class CpuMeter:
             self._tree_at = now
         return self._tree
 
+    def close_clock(self) -> None:
+        """Close the task clock, if any (its last reading stays); the cgroup stays until
+        :meth:`close`."""
+        self.seconds()
+        if self.clock is not None:
+            self.clock.close()
+
     def close(self, wait: float = 0.0) -> None:
         """Remove the cgroup(s); the last reading stays. With ``wait``: first kill what is left
         in them (a sandbox's processes end a moment after it), then try again for up to
         ``wait`` seconds (blocking: call it in a thread)."""
-        self.seconds()
-        if self.clock is not None:
-            self.clock.close()
+        self.close_clock()
         deadline = time.monotonic() + wait
         for group in self.groups:
             while True:
