@@ -50,6 +50,12 @@ def test_the_results_pages_read_right_in_a_browser(tmp_path: Path) -> None:
             "[...document.querySelectorAll('a')].find(a => a.textContent === 'its output').href"
         )
         assert "crashy" in output
+        # Its pre-flight failure too: every failure links to the program's output.
+        links = "[...document.querySelectorAll('li')].filter(li => li.textContent.includes"
+        assert page.evaluate(
+            f"{links}('crashed')).every(li => li.querySelector('a[href$=\".txt\"]'))"
+        )
+        assert page.evaluate(f"{links}('preflight')).length") == 1
         page.goto(output)
         assert page.wait_for("document.body.textContent.includes('starting, then failing')")
         # A replay page names the teams and leads back to the standings.

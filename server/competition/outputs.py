@@ -198,6 +198,9 @@ def index_html(data: dict[str, Any], png: str = "") -> str:
         for record in data["matches"]
         for team, path in zip(record["seats"], _outputs(record), strict=True)
     }
+    for team, check in (data.get("preflight") or {}).items():  # the check's own output
+        if check.get("output"):
+            outputs[("preflight", team)] = check["output"]
     for row in failing:
         parts.append(f"<h3>{_e(row['team'])}</h3><ul>")
         for failure in row["failures"]:
