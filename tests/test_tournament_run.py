@@ -378,6 +378,28 @@ async def test_results_are_written_when_the_last_match_ends_while_the_page_stays
         nursery.cancel_scope.cancel()
 
 
+async def test_the_live_standings_are_there_before_the_first_match_ends(tmp_path: Path) -> None:
+    """The live page's standings are on the board from the start (every team, nothing played),
+    not only once a match has ended."""
+    from arena.tournament.cli import _main
+
+    teams = [{"name": "house", "builtin": "reference"}, {"name": "rush", "builtin": "rusher"}]
+    runner = TournamentRun(
+        load_teams(write_teams(tmp_path, teams)),
+        RunOptions(out=tmp_path / "out", concurrency=1, sandbox="none", players=PLAYERS),
+    )
+    runner.open_journal()
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_main, runner, None)
+        version = 0
+        while not any(m.status == "running" for m in runner.board.matches.values()):
+            version = await runner.board.changed(version)
+        table = runner.board.snapshot()["standings"]
+        assert table is not None
+        assert sorted(row["team"] for row in table) == ["house", "rush"]
+        nursery.cancel_scope.cancel()
+
+
 def test_a_result_is_worded_by_who_failed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

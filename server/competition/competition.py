@@ -323,6 +323,7 @@ class Competition:
             self._replaced[old["index"]] = old
             del self.records[old["index"]], self.results[old["index"]]
         limiter = trio.CapacityLimiter(self.options.concurrency)
+        self._update_standings()  # the live page's table from the start (a resumed run's too)
         while (batch := self.plan.next_games(self.results)) is not None:
             self._total = len(self.plan.games)
             self._done = sum(1 for g in self.plan.games if g.index in self.results)
