@@ -162,6 +162,26 @@ def test_close_clock_closes_the_task_clock_and_keeps_its_reading() -> None:
     assert meter.seconds() >= reading
 
 
+def test_a_setuid_program_is_not_held_for_a_task_clock(tmp_path: Path) -> None:
+    # The kernel stops a task clock from counting a process that execs a setuid or setgid
+    # program (a setuid bwrap, for a server that is not root): the clock would read the
+    # wrapping sh's microseconds for the whole program. Such a program is read from its
+    # cgroup or /proc instead.
+    if not task_clock_allowed():
+        pytest.skip("the kernel refuses task clocks (perf_event_open) here")
+    program = tmp_path / "sandbox"
+    program.write_text("#!/bin/sh\nexit 0\n")
+    program.chmod(0o4755)
+    meter = CpuMeter.open("test", use_cgroup=False)
+    assert meter.hold
+    assert meter.wrap([str(program), "--flag"]) == [str(program), "--flag"]
+    assert not meter.hold
+    plain = CpuMeter.open("test", use_cgroup=False)
+    program.chmod(0o755)
+    assert "kill -STOP $$" in " ".join(plain.wrap([str(program), "--flag"]))
+    assert plain.hold
+
+
 def test_reading_never_decreases() -> None:
     meter = CpuMeter("proc")
     meter.watch(2**22 + 7)  # no such process

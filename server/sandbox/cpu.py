@@ -34,7 +34,9 @@ import ipaddress
 import math
 import os
 import secrets
+import shutil
 import signal
+import stat
 import sys
 import threading
 import time
@@ -136,7 +138,11 @@ class CpuMeter:
 
     def wrap(self, argv: Sequence[str]) -> list[str]:
         """``argv`` behind a ``sh`` that moves itself into the cgroup(s), stops itself until
-        :meth:`started` attached the task clock (when it is to be), and then execs it."""
+        :meth:`started` attached the task clock (when it is to be), and then execs it. A
+        setuid or setgid ``argv[0]`` is not held: the kernel stops a task clock at such an
+        exec (a security domain crossed), so the cgroup or /proc is read."""
+        if self.hold and _sets_id(argv[0]):
+            self.hold = False
         steps = [f"echo $$ > '{group / 'cgroup.procs'}'" for group in self.groups]
         if self.hold:
             steps.append("kill -STOP $$")
@@ -273,6 +279,16 @@ def _ids(path: Path) -> list[str]:
         return path.read_text().split()
     except OSError:
         return []
+
+
+def _sets_id(program: str) -> bool:
+    """Whether ``program`` (a path, or a name looked up in PATH) is setuid or setgid."""
+    path = shutil.which(program)
+    try:
+        mode = os.stat(path if path is not None else program).st_mode
+    except OSError:
+        return False
+    return bool(mode & (stat.S_ISUID | stat.S_ISGID))
 
 
 def _state(stat: Path) -> str:
