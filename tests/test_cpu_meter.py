@@ -51,10 +51,13 @@ sys.stdin.read()
 
 def _measure(meter: CpuMeter, cgroup: list[float] | None = None) -> float:
     """The program's CPU by ``meter`` once it is done (and, into ``cgroup``, by its cgroup)."""
+    command = meter.wrap([sys.executable, "-c", PROGRAM])
+    if meter.hold:
+        # The program's input is the pipe its wrapper waits on: talk to it through a file.
+        return _measure_held(meter, command, cgroup)
     process = subprocess.Popen(
-        meter.wrap([sys.executable, "-c", PROGRAM]),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True,
-    )  # fmt: skip
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
+    )
     trio.run(meter.started, process.pid)
     try:
         assert process.stdout is not None
@@ -71,6 +74,29 @@ def _measure(meter: CpuMeter, cgroup: list[float] | None = None) -> float:
         for pipe in (process.stdin, process.stdout):
             if pipe is not None:
                 pipe.close()
+        meter.close()
+    return seconds
+
+
+def _measure_held(meter: CpuMeter, command: list[str], cgroup: list[float] | None) -> float:
+    """As :func:`_measure`, for a program whose wrapper waits for its task clock: its input is
+    /dev/null, so it ends once done; a task clock and a cgroup keep what ended processes used."""
+    process = subprocess.Popen(
+        command, stdin=meter.stdin(), stdout=subprocess.PIPE, start_new_session=True
+    )
+    try:
+        trio.run(meter.started, process.pid)
+        assert process.stdout is not None
+        assert process.stdout.readline() == b"done\n"
+        process.wait(timeout=30)
+        seconds = meter.seconds()
+        if cgroup is not None:
+            cgroup.append(CpuMeter(meter.kind, meter.groups).seconds())
+    finally:
+        process.kill()
+        process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
         meter.close()
     return seconds
 
@@ -178,8 +204,28 @@ def test_a_setuid_program_is_not_held_for_a_task_clock(tmp_path: Path) -> None:
     assert not meter.hold
     plain = CpuMeter.open("test", use_cgroup=False)
     program.chmod(0o755)
-    assert "kill -STOP $$" in " ".join(plain.wrap([str(program), "--flag"]))
+    assert "read -r _" in " ".join(plain.wrap([str(program), "--flag"]))
     assert plain.hold
+    plain.close()  # the pipe of a program never started is closed too
+
+
+def test_a_program_waits_for_its_clock_and_runs_should_the_server_die() -> None:
+    # Its wrapper waits on a pipe, not stopped: when the process holding the other end dies
+    # (here: the end is closed without a clock), the program runs all the same.
+    if not task_clock_allowed():
+        pytest.skip("the kernel refuses task clocks (perf_event_open) here")
+    meter = CpuMeter.open("test", use_cgroup=False)
+    command = meter.wrap([sys.executable, "-c", "print('ran', flush=True)"])
+    process = subprocess.Popen(command, stdin=meter.stdin(), stdout=subprocess.PIPE)
+    assert process.stdout is not None
+    try:
+        meter.close()  # as the server's death would: both ends closed here, no clock attached
+        assert process.stdout.readline() == b"ran\n"
+        assert process.wait(timeout=30) == 0
+    finally:
+        process.kill()
+        process.wait()
+        process.stdout.close()
 
 
 def test_reading_never_decreases() -> None:

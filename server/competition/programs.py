@@ -138,9 +138,10 @@ class Entrant:
                 # that forks in a worker thread, and bwrap's --die-with-parent follows the
                 # thread that forked it, so the sandbox was killed when the idle thread ended
                 # (10 s later). A fork takes a few milliseconds.
+                # Its input: /dev/null, or the pipe it waits on until its task clock is on.
+                stdin = subprocess.DEVNULL if self.meter is None else self.meter.stdin()
                 self._process = subprocess.Popen(
-                    command, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink,
-                    start_new_session=True,
+                    command, stdin=stdin, stdout=sink, stderr=sink, start_new_session=True,
                 )  # fmt: skip
             if self.meter is not None:
                 await self.meter.started(self._process.pid)  # its task clock, then it runs

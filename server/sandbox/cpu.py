@@ -20,8 +20,8 @@ is kept monotonic (the greatest seen).
 
 Where the kernel allows it (:mod:`server.sandbox.taskclock`), the reading is the program's task
 clock instead, exact when read (a cgroup's total lags a computing program by up to a scheduler
-tick): the wrapping ``sh`` stops itself before it execs the command, :meth:`CpuMeter.started`
-attaches the clock to it and lets it go on, so every process and thread of the program is
+tick): the wrapping ``sh`` waits on a pipe before it execs the command, :meth:`CpuMeter.started`
+attaches the clock to it and then closes the pipe, so every process and thread of the program is
 counted. The cgroup still gives the program its weight and its runnable threads.
 docs/fair-time.md.
 """
@@ -37,6 +37,7 @@ import secrets
 import shutil
 import signal
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -59,8 +60,6 @@ _TICKS = os.sysconf("SC_CLK_TCK")
 TREE_SECONDS = 0.5
 #: cgroup v2 ``cpu.weight`` (and v1 ``cpu.shares``) of every program: all equal.
 WEIGHT_V2, SHARES_V1 = 100, 1024
-#: Seconds :meth:`CpuMeter.started` waits for a program's ``sh`` to stop itself.
-STOP_SECONDS = 5.0
 
 
 @functools.cache
@@ -79,8 +78,10 @@ class CpuMeter:
     def __init__(self, kind: str, groups: Sequence[Path] = (), *, precise: bool = False) -> None:
         self.kind = kind
         self.groups = list(groups)
-        #: The program waits stopped until its task clock is attached (:meth:`started`).
+        #: The program waits until its task clock is attached (:meth:`started`).
         self.hold = precise and task_clock_allowed()
+        #: The pipe the wrapped program waits on (read end, write end), once wrapped.
+        self._gate: tuple[int, int] | None = None
         self.clock: TaskClock | None = None
         self._pids: list[int] = []
         self._best = 0.0
@@ -137,35 +138,44 @@ class CpuMeter:
         return "cgroup1", groups
 
     def wrap(self, argv: Sequence[str]) -> list[str]:
-        """``argv`` behind a ``sh`` that moves itself into the cgroup(s), stops itself until
-        :meth:`started` attached the task clock (when it is to be), and then execs it. A
-        setuid or setgid ``argv[0]`` is not held: the kernel stops a task clock at such an
-        exec (a security domain crossed), so the cgroup or /proc is read."""
+        """``argv`` behind a ``sh`` that moves itself into the cgroup(s), waits until
+        :meth:`started` attached the task clock (when it is to be: it reads its standard input,
+        :meth:`stdin`, to its end), and then execs it with /dev/null for input. A setuid or
+        setgid ``argv[0]`` is not held: the kernel stops a task clock at such an exec (a
+        security domain crossed), so the cgroup or /proc is read."""
         if self.hold and _sets_id(argv[0]):
             self.hold = False
         steps = [f"echo $$ > '{group / 'cgroup.procs'}'" for group in self.groups]
         if self.hold:
-            steps.append("kill -STOP $$")
+            self._gate = os.pipe()
+            steps.append("{ read -r _ || true; }")
         if not steps:
             return list(argv)
-        return ["sh", "-c", " && ".join([*steps, 'exec "$@"']), "sh", *argv]
+        return ["sh", "-c", " && ".join([*steps, 'exec "$@" </dev/null']), "sh", *argv]
+
+    def stdin(self) -> int:
+        """The wrapped command's standard input: the end of the pipe it waits on (closed here
+        once handed over), or /dev/null's ``subprocess.DEVNULL``."""
+        if self._gate is None:
+            return subprocess.DEVNULL
+        return self._gate[0]
 
     async def started(self, pid: int) -> None:
-        """The wrapped program was started as ``pid``: watched, and, when it waits stopped,
-        its task clock attached before it is let go (if it does not stop within
-        STOP_SECONDS, or the clock cannot be attached, the cgroup or /proc is read)."""
+        """The wrapped program was started as ``pid``: watched, and, while it waits, its task
+        clock attached before it is let go by closing the pipe (where the clock cannot be
+        attached, the cgroup or /proc is read). Should this process die first, the pipe closes
+        with it and the program runs all the same."""
         self.watch(pid)
-        if not self.hold:
+        if self._gate is None:
             return
+        read, write = self._gate
+        self._gate = None
         try:
-            with trio.move_on_after(STOP_SECONDS):
-                while _state(Path("/proc") / str(pid) / "stat") not in ("T", "Z", "X", ""):
-                    await trio.sleep(0.0005)
-                if _state(Path("/proc") / str(pid) / "stat") == "T":
-                    self.clock = TaskClock.attach([pid])
+            os.close(read)  # the child's copy is the one it waits on
+            self.clock = TaskClock.attach([pid])
         finally:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGCONT)
+            os.close(write)
+        await trio.lowlevel.checkpoint()
 
     def attach_running(self) -> None:
         """Attach the task clock to every thread the watched processes and their descendants
@@ -231,6 +241,10 @@ class CpuMeter:
         self.seconds()
         if self.clock is not None:
             self.clock.close()
+        for fd in self._gate or ():  # wrapped, never started (it could not be)
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self._gate = None
 
     def close(self, wait: float = 0.0) -> None:
         """Remove the cgroup(s); the last reading stays. With ``wait``: first kill what is left

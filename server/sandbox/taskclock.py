@@ -10,7 +10,7 @@ scheduler's tick or its next switch, so it lags a program that is computing by u
 (4 ms at 250 Hz), more or less depending on the machine's load; a task clock is brought up to
 date when it is read. Counters are inherited: threads and processes started after the attach
 are counted, exited ones included. Attach before the program starts anything (a process that
-waits stopped, :meth:`server.sandbox.cpu.CpuMeter.wrap`), or to every thread it already has.
+waits on a pipe, :meth:`server.sandbox.cpu.CpuMeter.wrap`), or to every thread it already has.
 docs/fair-time.md.
 """
 
