@@ -126,7 +126,11 @@ def test_kill_9_mid_match_then_restart_loses_and_doubles_nothing(
         for stream in (runner.stdout, runner.stderr):
             if stream is not None:
                 stream.close()
-        os.close(os.open(never, os.O_WRONLY | os.O_NONBLOCK))  # the orphaned call may end
+    # The orphaned holder may end: it waits to open this FIFO for reading, which returns once
+    # a writer has it open. Opened read-write, it neither fails when the holder is not there
+    # yet (a write-only open without a reader would: ENXIO) nor blocks; it stays open for the
+    # rest of the test, so the holder's open returns whenever it comes.
+    writer = os.open(never, os.O_RDWR)
     ladder = Ladder.open(folder, db)
     try:
         with ladder.engine.begin() as conn:
@@ -149,6 +153,7 @@ def test_kill_9_mid_match_then_restart_loses_and_doubles_nothing(
         assert sum(int(r["games"]) for r in table) == 3 * 2
     finally:
         ladder.close()
+        os.close(writer)
 
 
 def test_pause_freeze_resume_and_their_lines(tmp_path: Path) -> None:
