@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
 from floes.effects import Deadline, Over, Record, Send
+from floes.limits import LIMIT_SIGNALS, limit_in_output
 from penguins.judge import changed_on_exit_1, judge, legal_action_exists
 from protocol.penguins import BoardFile
 
@@ -186,16 +187,16 @@ class UnpreparedRecord:
 
 Effect = Send[Call] | Deadline | Record[CallRecord | UnpreparedRecord] | Over
 
+
 #: Signals the sandbox's limits send (prlimit): the limit, not the program, ended the call.
-LIMIT_SIGNALS = {"SIGXCPU": "CPU time", "SIGXFSZ": "file size"}
-
-
 def failure_kind(exit: Exit) -> Fault:
     """The kind of a call that neither moved nor declined (see :func:`failure`)."""
     if exit.timed_out:
         return Fault.TIME
     if exit.signal in LIMIT_SIGNALS:
         return Fault.LIMIT
+    if exit.signal is None and limit_in_output(exit.stderr) is not None:
+        return Fault.LIMIT  # memory or processes: its own last words say so
     return Fault.CRASHED
 
 
@@ -210,6 +211,9 @@ def failure(exit: Exit, timeout: float) -> str:
         return f"crashed: killed by {exit.signal}"
     if exit.code == 127 and "failed to execute" in exit.stderr:
         return "the program could not be executed (exit code 127)"
+    limit = limit_in_output(exit.stderr)
+    if limit is not None:
+        return f"sandbox limit: {limit[0]} (exit code {exit.code}, its output says {limit[1]})"
     kind = "bad input" if exit.code == 2 else "error"
     return f"exit code {exit.code} ({kind})"
 

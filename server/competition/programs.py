@@ -22,6 +22,8 @@ from pathlib import Path
 
 import trio
 
+from floes.limits import TAIL_BYTES
+from server.competition.reasons import with_limit
 from server.competition.teams import MatchTicket, Players, Team
 from server.sandbox import (
     SANDBOX_UID,
@@ -161,6 +163,10 @@ class Entrant:
         if self._stopped:
             return
         self.exit, self.failed = _describe(status, self.sandbox)
+        if self.failed:
+            # A limit without a signal (memory, processes): the program's own last words.
+            tail = await trio.to_thread.run_sync(_tail, self.output)
+            self.exit = with_limit(self.exit, tail)
         signalled = self.sandbox != "none" and 128 < status <= 128 + 64
         self.status = 128 - status if signalled else status
 
@@ -192,6 +198,16 @@ def _fresh_copy(source: Path, folder: Path, uid: int) -> None:
     folder.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(source, folder, symlinks=True)
     prepare_folder(folder, uid)
+
+
+def _tail(path: Path, size: int = TAIL_BYTES) -> str:
+    """The end of a program's captured output ("" when there is none)."""
+    try:
+        with path.open("rb") as file:
+            file.seek(max(0, file.seek(0, os.SEEK_END) - size))
+            return file.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def _describe(status: int, mode: str) -> tuple[str, bool]:
