@@ -262,7 +262,7 @@ def test_several_watched_processes_count_once() -> None:
         both = proc_seconds([os.getpid(), child.pid])
         alone = proc_seconds(child.pid)
         me = proc_seconds(os.getpid())
-        assert alone >= 0.2
+        assert alone >= 0.18  # 0.2 CPU-s, in 10 ms ticks: utime and stime each rounded down
         assert both == pytest.approx(me, abs=0.05)
     finally:
         child.kill()
