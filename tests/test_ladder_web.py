@@ -196,6 +196,14 @@ async def test_a_teams_output_opens_with_its_own_token_only(played: Class) -> No
     assert status == 200
     assert "says &lt;script&gt;" in text
     assert (await http(played.port, f"/matches/1/output/{ann_seat}", headers=mine))[0] == 403
+    # Logging out (a lab machine the next student uses) drops the cookie in this browser.
+    _, _, page = await http(played.port, "/teams/bob", headers=mine)
+    assert "action='/teams/bob/logout'" in page
+    status, headers, _ = await http(played.port, "/teams/bob/logout", "POST", "", headers=mine)
+    assert status == 303
+    assert headers["location"] == "/teams/bob"
+    assert 'arena_team=""' in headers["set-cookie"]
+    assert "Max-Age=0" in headers["set-cookie"]
     # The teacher sees everything.
     teacher = bearer(played.admin)
     assert (await http(played.port, f"/matches/1/output/{ann_seat}", headers=teacher))[0] == 200

@@ -199,10 +199,17 @@ def team_page(team: TeamView, can_see: bool, message: str = "") -> str:
         "<th>why</th><th>pre-flight</th><th>rating \u00b1 interval</th><th>games</th>"
         "<th>files</th><th>submitted</th><th>output</th></tr></thead>"
         f"<tbody>{_version_rows(team, can_see)}</tbody></table>"
-        + ("" if can_see else team_login_form(team.name, message))
+        + (_team_logout_form(team.name) if can_see else team_login_form(team.name, message))
         + f"<h2>Matches</h2>{_matches_table(team.matches, team.name)}"
     )
     return _page(f"{team.name}: team", head + body)
+
+
+def _team_logout_form(team: str) -> str:
+    return (
+        f"<form method='post' action='/teams/{escape(team)}/logout'>"
+        "<button>Log out of this team</button></form>"
+    )
 
 
 def output_page(title: str, sections: Sequence[tuple[str, str]]) -> str:

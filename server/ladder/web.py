@@ -76,6 +76,7 @@ class LadderSite:
             Route("/", self._ladder, methods=get),
             Route("/teams/{name}", self._team, methods=get),
             Route("/teams/{name}/login", self._team_login, methods=post),
+            Route("/teams/{name}/logout", self._team_logout, methods=post),
             Route("/teams/{name}/versions/{number:int}", self._version_output, methods=get),
             Route("/matches/{match:int}", self._match, methods=get),
             Route("/matches/{match:int}/replay", self._replay, methods=get),
@@ -121,6 +122,14 @@ class LadderSite:
                 TEAM_COOKIE, value, max_age=int(TEAM_SESSION_SECONDS), httponly=True,
                 samesite="strict", path="/",
             )  # fmt: skip
+        return response
+
+    async def _team_logout(self, request: Request) -> Response:
+        """Forget the team's login in this browser (a lab machine the next student uses)."""
+        same_origin(request)
+        team = await self.access.team_view(request.path_params["name"])
+        response = Response(status_code=303, headers={"Location": f"/teams/{team.name}"})
+        response.delete_cookie(TEAM_COOKIE, path="/", httponly=True, samesite="strict")
         return response
 
     async def _version_output(self, request: Request) -> Response:
