@@ -33,7 +33,7 @@ contracts: $(STAMP)
 	$(BIN)/lint-imports
 
 pytest: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n auto --dist loadfile
 
 # The replay viewer's test renders the HTML in a real headless Chromium, from Debian's packages.
 browser:

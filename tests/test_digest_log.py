@@ -335,14 +335,18 @@ def test_the_server_warns_once_and_plays_on_past_the_budget(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (gzip.compress(b"hello\n"), "not a match log"),
+        (gzip.compress(b"hello\n", mtime=0), "not a match log"),
         (
             gzip.compress(
-                b'{"event":"header","schema":2,"seed":1,"config":{"nodes":-5},"h":"x"}\n'
+                b'{"event":"header","schema":2,"seed":1,"config":{"nodes":-5},"h":"x"}\n',
+                mtime=0,
             ),
             "the header's seed or rules are not ones this version plays",
         ),
-        (gzip.compress(b'{"event":"header","schema":9,"h":"x"}\n'), "log schema version 9"),
+        (
+            gzip.compress(b'{"event":"header","schema":9,"h":"x"}\n', mtime=0),
+            "log schema version 9",
+        ),
         (b"\x1f\x8b garbage", "not a match log"),
     ],
 )
