@@ -1,17 +1,13 @@
 """A program stopped by a sandbox limit that sends no signal (memory, processes) is judged
 sandbox_limit from its own last words, the same in every game; any other failure stays
-crashed."""
+crashed (a real dungeon program past its memory limit: tests/test_tournament_run.py)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-from tournament_kit import sandbox_mode, write_teams
 
-from arena.tournament.cli import main
 from floes.limits import limit_in_output
 from penguins.referee import Fault, failure, failure_kind
 from server.competition.reasons import failed_kind, with_limit
@@ -72,26 +68,3 @@ def test_a_penguins_player_out_of_memory_is_a_sandbox_limit() -> None:
     assert failure(ended, 2.0) == "sandbox limit: memory (exit code 1, its output says MemoryError)"
     assert failure_kind(Ended(stderr="IndexError: list index out of range\n")) is Fault.CRASHED
     assert failure_kind(Ended(signal="SIGXCPU")) is Fault.LIMIT
-
-
-#: Asks for more memory than the sandbox's 1 GiB address space, before it connects.
-GREEDY = "block = bytearray(3 << 30)\n"
-
-
-def test_a_dungeon_program_past_its_memory_limit_loses_with_sandbox_limit(
-    tmp_path: Path,
-) -> None:
-    teams = [
-        {"name": "house", "builtin": "reference"},
-        {"name": "greedy", "dir": "greedy", "command": ["python3", "client.py"]},
-    ]
-    path = write_teams(tmp_path, teams, {"greedy": GREEDY})
-    out = tmp_path / "out"
-    argv = ["--out", str(out), "--sandbox", sandbox_mode(), "--preflight", "off"]
-    assert main([str(path), *argv]) == 0
-    results = json.loads((out / "results.json").read_text())
-    rows = {row["team"]: row for row in results["teams"]}
-    failures = rows["greedy"]["failures"]
-    assert [failure["reason"] for failure in failures] == ["sandbox_limit"] * 2
-    assert all("memory limit" in failure["detail"] for failure in failures)
-    assert rows["house"]["wins"] == 2

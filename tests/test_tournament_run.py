@@ -502,18 +502,37 @@ FLOODING = (
 )
 
 
-def test_a_program_past_its_output_limit_loses_with_sandbox_limit(tmp_path: Path) -> None:
-    """A dungeon program that writes more than its 16 MiB of output is ended by the sandbox's
-    limit and loses each match with sandbox_limit, as in every game."""
+#: Asks for more memory than the sandbox's 1 GiB address space, before it connects.
+GREEDY = "block = bytearray(3 << 30)\n"
+
+
+def _against_the_house(tmp_path: Path, name: str, source: str) -> dict[str, dict[str, Any]]:
+    """The results' rows of two matches of the program ``source`` (team ``name``) against the
+    built-in reference team."""
     teams = [
         {"name": "house", "builtin": "reference"},
-        {"name": "flood", "dir": "flood", "command": ["python3", "client.py"]},
+        {"name": name, "dir": name, "command": ["python3", "client.py"]},
     ]
-    path = write_teams(tmp_path, teams, {"flood": FLOODING})
+    path = write_teams(tmp_path, teams, {name: source})
     out = tmp_path / "out"
     argv = ["--out", str(out), "--sandbox", sandbox_mode(), "--preflight", "off"]
     assert main([str(path), *argv]) == 0
-    rows = {row["team"]: row for row in read_results(out)["teams"]}
+    return {row["team"]: row for row in read_results(out)["teams"]}
+
+
+def test_a_program_past_its_output_limit_loses_with_sandbox_limit(tmp_path: Path) -> None:
+    """A dungeon program that writes more than its 16 MiB of output is ended by the sandbox's
+    limit and loses each match with sandbox_limit, as in every game."""
+    rows = _against_the_house(tmp_path, "flood", FLOODING)
     assert [f["reason"] for f in rows["flood"]["failures"]] == ["sandbox_limit"] * 2
     assert all("SIGXFSZ" in f["detail"] for f in rows["flood"]["failures"])
+    assert rows["house"]["wins"] == 2
+
+
+def test_a_program_past_its_memory_limit_loses_with_sandbox_limit(tmp_path: Path) -> None:
+    """The memory limit sends no signal: the program's own MemoryError names it, and it loses
+    each match with sandbox_limit, naming memory."""
+    rows = _against_the_house(tmp_path, "greedy", GREEDY)
+    assert [f["reason"] for f in rows["greedy"]["failures"]] == ["sandbox_limit"] * 2
+    assert all("memory limit" in f["detail"] for f in rows["greedy"]["failures"])
     assert rows["house"]["wins"] == 2
