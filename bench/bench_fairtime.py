@@ -97,13 +97,16 @@ def _run(
     spinner = ["nice", "-n", str(nice), sys.executable, "-c", HOG]
     spinning = [subprocess.Popen(spinner, stdin=subprocess.DEVNULL) for _ in range(hogs)]
     try:
-        subprocess.run(
+        done = subprocess.run(
             [sys.executable, "-m", "arena", "tournament", str(teams), "--out", str(out),
              "--concurrency", str(concurrency), "--time", mode, "--preflight", "off",
              "--sandbox", SANDBOX],
-            check=True, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            text=True,
         )  # fmt: skip
+        if done.returncode != 0:
+            said = done.stderr.strip().splitlines()
+            raise SettingError(f"arena tournament --out {out}: {said[-1] if said else 'failed'}")
     finally:
         for hog in spinning:
             hog.kill()
@@ -146,6 +149,8 @@ def main() -> None:
     with contextlib.ExitStack() as stack:
         if KEEP:
             folder = Path(KEEP)
+            if folder.exists() and any(folder.iterdir()):
+                raise SettingError(f"BENCH_FAIRTIME_OUT={KEEP}: not empty (an earlier run's?)")
             folder.mkdir(parents=True, exist_ok=True)
         else:
             temporary = tempfile.TemporaryDirectory(prefix="bench-fairtime-")
