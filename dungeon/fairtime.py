@@ -13,6 +13,9 @@ team can still send one stamped earlier: that team has a request held already (i
 bounds it), or its clock plus one allowance is past the stamp (it is thinking but has used more
 CPU), or it is asleep (no thread runnable: waiting on the server or idle by choice), in which case
 its clock is lifted to the released stamp: sleeping is time passing, never a head start.
+
+Messages to a team go in virtual time too (:meth:`FairOrder.waits`): a team asleep gets them once
+no other team can still send a request stamped before its clock, all at once.
 """
 
 from __future__ import annotations
@@ -85,6 +88,22 @@ class FairOrder:
                 if other != team and not state.held and not state.runnable:
                     state.lift += max(0.0, stamp - state.clock(self.allowance))
             out.append(self.teams[team].held.pop(0)[2])
+
+    def waits(self, team: int) -> float:
+        """How much CPU another team must still use before messages to ``team`` may go (0.0:
+        they may go now). They wait while ``team`` is asleep, so that it will wake at its own
+        clock, and another team, thinking and holding no request, could still send one stamped
+        before that clock: what that request causes belongs to the same wake. A team asleep
+        thus gets, in one delivery, everything stamped before its clock, however the machine's
+        load spread those messages over the wall clock."""
+        state = self.teams[team]
+        if state.runnable:
+            return 0.0
+        wake = state.clock(self.allowance)
+        lags = [wake - (other.clock(self.allowance) + self.allowance)
+                for n, other in enumerate(self.teams)
+                if n != team and other.runnable and not other.held]  # fmt: skip
+        return max([0.0, *lags])
 
     def _behind(self, other: int, stamp: float, team: int) -> bool:
         """Whether ``other`` cannot send a request that comes before (``stamp``, ``team``)."""

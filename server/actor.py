@@ -311,17 +311,23 @@ class MatchActor:
         if self._writer is not None:
             self._writer.flush()
 
-    def _send_pending(self) -> None:
+    def _send_pending(self) -> bool:
         """Flush the log, then hand over every held message: nothing an input caused reaches a
-        socket before the input and all its lines are on disk (handed to the OS)."""
-        sent = None if self.fair is None else self.fair.sent
+        socket before the input and all its lines are on disk (handed to the OS). In fair time
+        a running match holds back what is owed to a team asleep until its wake in virtual time
+        (FairGate.holding); whether something was held back."""
+        fair = self.fair
+        sent = None if fair is None else fair.sent
         writer = self._writer
         while True:
             if writer is not None:
                 writer.flush()  # also the lines of inputs that sent nothing
-            gone = self._owed.send(sent)
+            engine = self._engine
+            running = engine is not None and not engine.is_over
+            hold = fair.holding() if fair is not None and running else frozenset[int]()
+            gone = self._owed.send(sent, hold)
             if not gone:
-                return
+                return self._owed.holds()
             # A team gone is one more input (Disconnect), whose messages the loop sends next.
             for slot in gone:
                 self._socket_gone(slot)

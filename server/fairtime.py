@@ -186,18 +186,28 @@ class FairGate:
             state.held.clear()
         return [item for _, _, _, item in sorted(held, key=lambda h: h[:3])]
 
+    def holding(self) -> frozenset[int]:
+        """The teams whose messages must wait now (:meth:`dungeon.fairtime.FairOrder.waits`,
+        on the last :meth:`observe`); none in wall time."""
+        if not self.ordered:
+            return frozenset()
+        return frozenset(team for team in self.meters if self.order.waits(team) > 0.0)
+
     def wait(self) -> float:
-        """Seconds to wait before reading the meters again while a request is held: the CPU the
-        thinking team must still use to pass it, within [POLL_MIN, POLL_MAX]."""
+        """Seconds to wait before reading the meters again while a request or a message is
+        held: the CPU the thinking team must still use to pass it, within [POLL_MIN,
+        POLL_MAX]."""
+        lags = [lag for lag in map(self.order.waits, self.meters) if lag > 0.0]
         heads = [(state.held[0][0], n) for n, state in enumerate(self.order.teams) if state.held]
-        if not heads:
+        if heads:
+            stamp = min(heads)[0]
+            lags.append(min(
+                (stamp - self.order.clock(n) for n, s in enumerate(self.order.teams) if not s.held),
+                default=0.0,
+            ))  # fmt: skip
+        if not lags:
             return POLL_MAX
-        stamp = min(heads)[0]
-        lag = min(
-            (stamp - self.order.clock(n) for n, s in enumerate(self.order.teams) if not s.held),
-            default=0.0,
-        )
-        return min(POLL_MAX, max(POLL_MIN, lag))
+        return min(POLL_MAX, max(POLL_MIN, min(lags)))
 
     def over_budget(self) -> int | None:
         """The first team past its CPU budget (reading the meters), or None."""
@@ -274,12 +284,13 @@ async def serve_fair(
     gate: FairGate,
     engine: Any,
     handle: Callable[..., None],
-    send_pending: Callable[[], None],
+    send_pending: Callable[[], bool],
 ) -> None:
     """The match's loop in fair time: every request (and what must stay in order with a team's
     requests) is held in ``gate`` and applied (``handle(item, cost)``) when fair time lets it
     go; the meters are read again at least every POLL_MAX while something is held. Other
-    items are handled at once; ``send_pending`` after each round."""
+    items are handled at once; ``send_pending`` after each round (it hands over what
+    :meth:`FairGate.holding` lets go, and says whether it held messages back)."""
 
     batch: list[Submitted | Refused | Closed] = []
 
@@ -311,14 +322,15 @@ async def serve_fair(
         return open_
 
     open_ = True
+    holding = False  # messages held back for a team asleep (FairGate.holding)
     while open_ and not engine.is_over:
-        with trio.move_on_after(gate.wait() if gate.held() else math.inf):
+        with trio.move_on_after(gate.wait() if gate.held() or holding else math.inf):
             try:
                 take(await inbox.receive())
             except trio.EndOfChannel:
                 open_ = False
         open_ = take_waiting() and open_
-        if gate.held():
+        if gate.held() or holding:
             # The verdict "asleep" is read first, then the readers get SETTLE rounds to
             # queue what the team sent before it slept, which is then ordered before it.
             gate.observe()
@@ -330,7 +342,7 @@ async def serve_fair(
                 handle(item, cost)
                 if engine.is_over:
                     break
-        send_pending()
+        holding = send_pending()
 
 
 async def watch_budget(engine: Any, gate: FairGate, inbox: trio.MemorySendChannel[Any]) -> None:

@@ -12,7 +12,7 @@ replies before anything more it sent is applied (:meth:`Owed.admits`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from dungeon.engine import AgentId, Output
 from protocol.messages import Enemy, Error
@@ -99,17 +99,25 @@ class Owed:
                 # (answer times, closing after game over).
                 batch.append((message, lines[index]))
 
-    def send(self, sent: Callable[[int], None] | None) -> Sequence[AgentId]:
+    def send(
+        self, sent: Callable[[int], None] | None, hold: Collection[int] = ()
+    ) -> Sequence[AgentId]:
         """Hand over everything held, each seat's in one delivery (one write), telling ``sent``
-        each team answered; the seats found gone."""
+        each team answered, except what is owed to the teams in ``hold`` (fair time: they get
+        it later, :meth:`holds`); the seats found gone."""
         batches = self._pending
         early = self._early
         if not batches and not self._gone and not early:
             return ()
-        self._pending = {}
+        kept: dict[AgentId, list[Outgoing | Failure]] = {}
+        if hold:
+            kept = {slot: owed for slot, owed in batches.items() if slot.team in hold}
+            batches = {slot: owed for slot, owed in batches.items() if slot.team not in hold}
+        self._pending = kept
         failing = self._failing
         if failing:
-            self._failing = set()
+            self._failing = {slot for slot in failing if slot in kept}
+            failing -= self._failing
         if sent is not None:
             for team in {slot.team for slot in batches} | early:
                 sent(team)
@@ -122,6 +130,10 @@ class Owed:
             gone, self._gone = self._gone, []
             return [*gone, *heard.gone]
         return heard.gone
+
+    def holds(self) -> bool:
+        """Whether something is still owed (held back by :meth:`send`'s ``hold``)."""
+        return bool(self._pending)
 
 
 def _nobody(answer: object) -> Heard:

@@ -27,7 +27,11 @@ class ScriptedMeter:
     """A team's program as the server sees it: CPU seconds (a number, or a function of the
     virtual clock for a program that spins) and whether a thread of it is runnable."""
 
-    def __init__(self, cpu: float | Callable[[float], float] = 0.0, runnable: bool = True):
+    def __init__(
+        self,
+        cpu: float | Callable[[float], float] = 0.0,
+        runnable: bool | Callable[[float], bool] = True,
+    ):
         self.cpu = cpu
         self.is_runnable = runnable
         self.released = False
@@ -36,7 +40,8 @@ class ScriptedMeter:
         return self.cpu(trio.current_time()) if callable(self.cpu) else self.cpu
 
     def runnable(self) -> bool:
-        return self.is_runnable
+        runnable = self.is_runnable
+        return runnable(trio.current_time()) if callable(runnable) else runnable
 
     @property
     def source(self) -> str:
@@ -277,6 +282,39 @@ async def test_a_team_sent_a_message_is_awake_until_it_has_handled_it(
     assert [team for team, _ in _applied(server)] == [1, 0]
 
 
+@pytest.mark.parametrize("sleeps", [True, False], ids=["then-sleeps", "thinks-on"])
+async def test_a_team_asleep_gets_its_answer_at_its_wake_in_virtual_time(
+    autojump_clock: MockClock, tmp_path: Path, sleeps: bool
+) -> None:
+    # Team 0 sends a move 0.10 CPU-s into the match, thinks on to 0.15, then sleeps; team 1
+    # thinks at half speed (a busier core). The move is applied when team 1 reaches 0.10
+    # (0.2 s); the answer then reaches team 0 when team 1 can no longer send anything stamped
+    # before team 0's clock, 0.15 (0.3 s): what a program finds at a wake follows the CPU
+    # used, not how the load spread the messages over the wall clock. A team still thinking
+    # gets it at once.
+    stop = [float("inf")]
+    meters = {
+        0: ScriptedMeter(lambda now: min(now, stop[0]), lambda now: now < stop[0]),
+        1: ScriptedMeter(lambda now: now / 2),
+    }
+    async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        (actor,) = server.actors
+        assert actor.fair is not None
+        begun = actor.fair.before[0]  # the virtual time the match began
+        if sleeps:
+            stop[0] = begun + 0.15
+        await trio.sleep_until(begun + 0.10)
+        slot = AgentId(0, 0)
+        await agents[slot].send(_move(dungeons, slot))
+        await agents[slot].receive_a(Sat)
+        answered = trio.current_time() - begun
+        server.shutdown()
+    expected = 0.30 if sleeps else 0.20
+    assert expected - 0.005 <= answered <= expected + POLL_MAX
+    assert _applied(server) == [(0, pytest.approx(0.10))]
+
+
 class _Engine:
     """What serve_fair reads of the engine: whether the match is over (after ``inputs``)."""
 
@@ -311,7 +349,7 @@ async def test_requests_read_in_one_round_go_in_agent_order_not_reader_order(
         applied.append(item)
         engine.inputs -= 1
 
-    await serve_fair(receive, gate, engine, handle, lambda: None)
+    await serve_fair(receive, gate, engine, handle, lambda: False)
     assert [(item.seat.team, item.seat.agent, type(item).__name__) for item in applied] == [
         (0, 0, "Submitted"), (1, 2, "Submitted"), (0, 3, "Submitted"), (0, 3, "Refused"),
         (0, 5, "Submitted"),

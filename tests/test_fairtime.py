@@ -97,6 +97,47 @@ def test_stamp_counts_the_allowance_per_request() -> None:
     assert order.arrive(0, 0.0, "b") == pytest.approx(2 * A)
 
 
+# Messages to a team: (team 0's reading, team 1's reading, team 1 holds a request) and the
+# CPU team 1 must still use before messages to team 0 may go (0.0: at once).
+WAITS = {
+    # Team 0 asleep with 0.30 CPU-s used, team 1 thinking at 0.10: what team 1 does up to
+    # 0.30 belongs to team 0's wake; its messages wait for it.
+    "asleep_ahead_of_a_thinker": ((0.30, False), (0.10, True), False, 0.30 - 0.10 - A),
+    # Team 1 has passed team 0's clock (its next request is stamped after it): at once.
+    "asleep_behind_a_thinker": ((0.10, False), (0.30, True), False, 0.0),
+    # Both asleep: nobody can send anything before team 0 wakes.
+    "both_asleep": ((0.30, False), (0.10, False), False, 0.0),
+    # Team 0 thinking: it reads its sockets when its program does, at once.
+    "thinking": ((0.30, True), (0.10, True), False, 0.0),
+    # Team 1 holds a request: the release goes first, and what it causes goes with it.
+    "other_holds_a_request": ((0.30, False), (0.10, True), True, 0.0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WAITS))
+def test_messages_to_a_team_asleep_wait_for_its_wake(name: str) -> None:
+    zero, one, holds, expected = WAITS[name]
+    order = FairOrder()
+    order.observe(0, zero[0], runnable=zero[1])
+    order.observe(1, one[0], runnable=one[1])
+    if holds:
+        order.arrive(1, one[0], "b")
+        order.observe(1, one[0] + A, runnable=True)
+    assert order.waits(0) == pytest.approx(expected)
+
+
+def test_a_team_lifted_to_a_released_stamp_gets_what_it_caused_at_once() -> None:
+    # Team 0 asleep at 0.10; team 1 sends at 0.30 and thinks on: team 0 is lifted to the
+    # request's stamp, and the messages the request causes go at once.
+    order = FairOrder()
+    order.observe(0, 0.10, runnable=False)
+    order.observe(1, 0.30, runnable=True)
+    order.arrive(1, 0.30, "b")
+    assert order.release() == ["b"]
+    assert order.clock(0) == pytest.approx(0.30 + A)
+    assert order.waits(0) == 0.0
+
+
 def test_time_bank() -> None:
     assert over_budget(10.5, 10.0)
     assert not over_budget(9.9, 10.0)

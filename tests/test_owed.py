@@ -81,3 +81,29 @@ def test_a_seat_found_gone_early_is_reported_with_the_steps_answers() -> None:
     assert owed.admits(A) is True  # not past its limit, though its socket is gone
     assert list(owed.send(None)) == [A]  # the Disconnect is the caller's, at the step's end
     assert list(owed.send(None)) == []
+
+
+def test_what_a_held_team_is_owed_waits_in_order_and_goes_with_the_next() -> None:
+    # Fair time holds back what a team asleep is owed (server.fairtime.FairGate.holding): the
+    # other team's go now; the held team's, a Failure among them, go whole and in order later.
+    socket_side, sent = SocketSide(limit=5), list[int]()
+    owed = Owed(socket_side, [A, B, C], lambda: None)
+    moved = Moved(success=True, location=3, killed=[], reason="crossed")
+    error = Error(code="no_such_node", message="move: no node 99")
+    owed.hold(*output((A, moved), (C, Enemy(location=3, agent=1, seen=True))))
+    owed.fail(B, Failure(error, b"err\n"))
+    assert list(owed.send(sent.append, hold={0})) == []
+    [first] = socket_side.answers
+    assert isinstance(first, Replies)
+    assert first.items == {C: [b"line1\n"]}
+    assert first.failing == set()
+    assert sent == [1]  # only the team answered is told to the meters
+    assert owed.holds()
+    owed.hold(*output((A, Enemy(location=4, agent=0, seen=True))))
+    assert list(owed.send(sent.append)) == []
+    second = socket_side.answers[-1]
+    assert isinstance(second, Replies)
+    assert second.items == {A: [(moved, b"line0\n"), b"line0\n"], B: [Failure(error, b"err\n")]}
+    assert second.failing == {B}
+    assert sent == [1, 0]
+    assert not owed.holds()
