@@ -223,12 +223,19 @@ class _TeamPlayer:
             if not started:
                 started = True
                 self.told("started")
+            # The round's moves are all chosen, then sent together: with fair time a request
+            # is stamped with the team's CPU when the server reads it, so one sent while the
+            # next agent's move is being chosen would count that CPU too, more or less of it
+            # as the server is slower or quicker to read (docs/fair-time.md, Limits).
+            moves = []
             for agent in TEAM_AGENTS:
                 if self._phase(agent) is Phase.FREE:
                     target = self.strategy.choose_move(agent)
                     if target is not None:
                         self._advance(agent, Event.MOVE)
-                        await self.send(agent, Move(to=target))
+                        moves.append((agent, Move(to=target)))
+            for agent, move in moves:
+                await self.send(agent, move)
 
     async def _finish(self) -> None:
         """Take what the other sockets still bring, up to their own `game_over` or close.
