@@ -84,7 +84,9 @@ class Server:
         #: when ``meters`` gives both its teams' CPU meters; "wall" in order of arrival.
         self.time: Literal["cpu", "wall"] = time
         #: The CPU meters of a full match's two teams (team -> meter), or None when they cannot
-        #: be measured (the match is then played in wall-clock order, its log header says so).
+        #: be found (the match is then played in wall-clock order, its log header says so, and
+        #: in cpu mode the server logs ``fair_time_off``); an empty mapping when the caller knows
+        #: the match is not measured and says so itself (a tournament's built-in team).
         self.meters = meters
         #: Each team's CPU budget per match in seconds (time banks), None: no budget.
         self.cpu_budget = cpu_budget
@@ -254,7 +256,7 @@ class Server:
         not measured, wall-clock order)."""
         meters = None if self.meters is None else self.meters(filling)
         if meters is None or set(meters) != {0, 1}:
-            if self.time == "cpu":
+            if self.time == "cpu" and meters != {}:
                 why = "the teams' programs are not known: wall-clock order"
                 # (a warning once per server; each further match at info level)
                 say = log.info if self._fair_off_said else log.warning

@@ -234,6 +234,18 @@ async def test_without_meters_cpu_mode_warns_once_per_server(autojump_clock: Moc
     ]  # fmt: skip
 
 
+async def test_a_match_known_unmeasured_is_played_in_wall_order_silently(
+    autojump_clock: MockClock,
+) -> None:
+    """A tournament tells the server a match with a built-in team is not measured (an empty
+    mapping): arrival order by design, said once on its page, so the server logs nothing."""
+    server = Server(time="cpu", meters=lambda filling: {})
+    with capture_logs() as events:
+        for number in (1, 2):
+            assert server._fair_gate(Filling(number, f"match-{number}")) is None
+    assert events == []
+
+
 async def test_a_request_sent_just_before_sleeping_is_ordered_before_the_verdict(
     autojump_clock: MockClock, tmp_path: Path
 ) -> None:

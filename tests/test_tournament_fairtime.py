@@ -14,7 +14,7 @@ from tournament_kit import arena_team, sandbox_mode, write_teams
 from arena.tournament.cli import main
 from replay.logfile import read_log
 from server.competition.dungeon_judge import judge
-from server.competition.outputs import cpu_table, cpu_texts
+from server.competition.outputs import arrival_note, cpu_table, cpu_texts
 from server.sandbox.cpu import task_clock_allowed
 
 #: Takes its six slots (then ``LOOP`` follows).
@@ -72,6 +72,29 @@ def test_every_match_of_programs_records_each_teams_cpu(tmp_path: Path) -> None:
     assert "CPU-s" in page
 
 
+@pytest.mark.slow
+def test_a_built_in_team_is_said_once_on_the_page_not_logged_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A built-in team runs in the tournament's own process, so its matches are played in
+    arrival order by design: the teacher's terminal shows only the run's own plain lines (no
+    fair_time_off log line), and the page says it once."""
+    teams = [
+        {"name": "house", "builtin": "reference"},
+        {"name": "ext", "dir": "ext", "command": arena_team("rusher")},
+    ]
+    out, data = _run(tmp_path, teams, {"ext": ""})
+    err = capsys.readouterr().err
+    assert "fair_time_off" not in err
+    lines = err.splitlines()
+    assert lines
+    assert all(line.startswith(("t: ", "match ")) for line in lines), err
+    assert [match["time"] for match in data["matches"]] == [None, None]
+    page = (out / "index.html").read_text()
+    assert page.count("played in order of arrival") == 1
+    assert "2 matches with a built-in team were played in order of arrival" in page
+
+
 RAW = ["python3", "client.py", "{host}", "{port}", "{team}", "{match}", "{token}"]
 
 
@@ -116,3 +139,9 @@ def test_the_pages_say_each_teams_cpu() -> None:
     table = cpu_table({"matches": [record, {"crossings": [0, 0], "cpu": None}]})
     assert "<td>alpha</td><td class=n>1</td><td class=n>12.3</td>" in table
     assert cpu_table({"matches": [{"crossings": [0, 0]}]}) == ""
+    # A match with a built-in team (time null) is counted once in plain words; a measured one,
+    # one that never started (no log) and a record from before fair time (no time) are not.
+    played = {"crossings": [0, 0], "log": "logs/a.jsonl", "time": None}
+    matches = [played, {**played, "time": "cpu"}, {**played, "log": None}, {"crossings": [0, 0]}]
+    assert "1 match with a built-in team was played" in arrival_note({"matches": matches})
+    assert arrival_note({"matches": matches[1:]}) == ""

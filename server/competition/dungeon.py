@@ -195,8 +195,10 @@ class TournamentRun(Competition):
 
     def _open_meters(self, name: str, game: Game) -> dict[int, CpuMeter] | None:
         """A CPU meter for each program of the match (a cgroup of its own where the machine
-        allows), known to the server by the match's name; None when a team is built in."""
+        allows), known to the server by the match's name; None when a team is built in (the
+        server is told none: arrival order by design, which the results page says once)."""
         if not all(self.teams[team].external for team in game.seats):
+            self.meters[name] = {}
             return None
         meters = {seat: CpuMeter.open(f"{name}-{seat}"[-48:]) for seat in (0, 1)}
         self.meters[name] = dict(meters)

@@ -17,7 +17,7 @@ from replay.keyfile import default_key_path, load_key
 from replay.seal import seal
 from server.competition.report import REASONS, rating_interval, results_csv
 
-__all__ = ["cpu_table", "cpu_texts", "index_html", "write_bundles", "write_outputs"]
+__all__ = ["arrival_note", "cpu_table", "cpu_texts", "index_html", "write_bundles", "write_outputs"]
 
 
 #: How much of one program output a team's report.html shows inline (the file has it all).
@@ -184,6 +184,7 @@ def index_html(data: dict[str, Any], png: str = "") -> str:
             _preflight_table(data["preflight"], data["teams"], data.get("game", "dungeon"))
         )
     parts.append(cpu_table(data))
+    parts.append(arrival_note(data))
     if png:
         parts.append(f"<p><img src='data:image/png;base64,{png}' alt='ratings, +-2 sigma'></p>")
     if "bracket" in data:
@@ -324,6 +325,25 @@ def cpu_table(data: dict[str, Any]) -> str:
         "matches it played; requests were ordered by it (docs/fair-time.md).</small></p>"
         "<table id=cpu><tr><th>team</th><th>matches</th><th>CPU-s</th><th>CPU-s a match</th>"
         f"<th>ms a move</th></tr>{rows}</table>"
+    )
+
+
+def arrival_note(data: dict[str, Any]) -> str:
+    """Once on the page, in plain words: how many dungeon matches were played in order of
+    arrival because a team was built in (``time`` null in results.json); "" if none."""
+    played = [
+        r
+        for r in data["matches"]
+        if "crossings" in r and r.get("log") and "time" in r and r["time"] is None
+    ]
+    if not played:
+        return ""
+    n = len(played)
+    return (
+        f"<p id=arrival><small>{n} match{'es' if n != 1 else ''} with a built-in team "
+        f"{'were' if n != 1 else 'was'} played in order of arrival, not by fair time: a "
+        "built-in team runs inside the tournament's own process, whose CPU cannot be told "
+        "from the server's (docs/fair-time.md).</small></p>"
     )
 
 
