@@ -9,12 +9,21 @@ import os
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import exc, insert, select, text
+from sqlalchemy import create_engine, exc, insert, select, text
 
 from server.ladder import schema
-from server.ladder.db import LadderError, database_url, head, open_database, revision
+from server.ladder.db import (
+    MIGRATIONS,
+    LadderError,
+    database_url,
+    head,
+    open_database,
+    revision,
+)
 from server.ladder.store import Store, StoreError
 
 
@@ -38,6 +47,25 @@ def test_opening_again_keeps_the_data_and_the_revision(database_url: str) -> Non
     with again.connect() as db:
         assert db.execute(select(schema.teams.c.name)).scalars().all() == ["ann"]
     again.dispose()
+
+
+def test_a_database_of_the_first_schema_is_migrated_keeping_its_teams(database_url: str) -> None:
+    """A ladder made before teams counted their logouts opens at head: its teams are kept, each
+    with no logout yet (so their logins made before the upgrade still verify)."""
+    engine = create_engine(database_url)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+        connection.execute(text("INSERT INTO teams (name, created) VALUES ('ann', 1.0)"))
+    engine.dispose()
+    migrated = open_database(database_url)
+    assert revision(migrated) == head()
+    with migrated.connect() as db:
+        rows = db.execute(select(schema.teams.c.name, schema.teams.c.logouts)).all()
+    migrated.dispose()
+    assert [tuple(row) for row in rows] == [("ann", 0)]
 
 
 def test_foreign_keys_are_enforced(database_url: str) -> None:

@@ -242,6 +242,54 @@ async def test_a_teams_login_lasts_twelve_hours_and_its_expiry_is_signed(played:
         nursery.cancel_scope.cancel()
 
 
+async def test_a_teams_logout_ends_every_login_of_the_team_made_before_it(played: Class) -> None:
+    """A copy of the team's cookie (another machine, a lab PC it was copied to) opens nothing
+    once the team logged out; a fresh login works; another team's login, and a logout sent
+    without the team's cookie, change nothing."""
+
+    async def login(team: str) -> dict[str, str]:
+        body = f"token={played.tokens[team]}"
+        status, headers, _ = await http(played.port, f"/teams/{team}/login", "POST", body)
+        assert status == 303
+        return {"Cookie": cookie_of(headers)}
+
+    async def opens(team: str, cookie: dict[str, str]) -> bool:
+        status, _, _ = await http(played.port, f"/teams/{team}/versions/1", headers=cookie)
+        assert status in (200, 403)
+        return status == 200
+
+    lab, laptop, ann = await login("bob"), await login("bob"), await login("ann")
+    copied = dict(lab)
+    # Someone without bob's cookie (ann's, or none) cannot log bob out.
+    for stranger in (ann, {}):
+        status, _, _ = await http(played.port, "/teams/bob/logout", "POST", "", headers=stranger)
+        assert status == 303
+    assert await opens("bob", copied)
+    status, headers, _ = await http(played.port, "/teams/bob/logout", "POST", "", headers=lab)
+    assert status == 303
+    assert "Max-Age=0" in headers["set-cookie"]
+    assert not await opens("bob", copied)
+    assert not await opens("bob", laptop)  # every login of bob's made before the logout
+    assert await opens("ann", ann)
+    _, _, page = await http(played.port, "/teams/bob", headers=copied)
+    assert "action='/teams/bob/login'" in page
+    assert "action='/teams/bob/logout'" not in page
+    fresh = await login("bob")
+    assert await opens("bob", fresh)
+    assert not await opens("bob", copied)
+    # The teacher's logout ends that session for every copy of its cookie, and no team's login.
+    status, headers, _ = await http(played.port, "/login", "POST", f"token={played.admin}")
+    teacher = {"Cookie": cookie_of(headers)}
+    _, _, admin = await http(played.port, "/admin", headers=dict(teacher))
+    csrf = re.search(r"name='csrf' value='([0-9a-f]+)'", admin)
+    assert csrf is not None
+    status, _, _ = await http(played.port, "/logout", "POST", f"csrf={csrf[1]}", headers=teacher)
+    assert status == 303
+    status, headers, _ = await http(played.port, "/admin", headers=dict(teacher))
+    assert (status, headers["location"]) == (303, "/login")
+    assert await opens("bob", fresh)
+
+
 async def test_wrong_team_tokens_are_rate_limited(played: Class) -> None:
     """Five wrong tokens from one address, then even the right one waits: 429, Retry-After."""
     statuses = [

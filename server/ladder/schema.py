@@ -96,6 +96,9 @@ teams = Table(
     #: The roster row's other columns (members, e-mail...), as JSON text.
     Column("members", Text, nullable=False, server_default="{}"),
     Column("created", Double, nullable=False),
+    #: How many times the team logged out of the pages: its login cookies are signed with it,
+    #: so a logout ends every login of the team made before it.
+    Column("logouts", Integer, nullable=False, server_default="0"),
 )
 
 #: Credentials: only the SHA-256 of each token (``team_id`` NULL: the teacher's admin token).

@@ -12,10 +12,11 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import trio
+from sqlalchemy import update
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
-from server.ladder import views
+from server.ladder import schema, views
 from server.ladder.auth import Identity, Throttled, authenticate, token_hash
 from server.ladder.db import LadderError
 from server.ladder.ladder import Ladder
@@ -106,15 +107,18 @@ class SiteAccess:
             return False
         return who.role == "admin"
 
-    def team_cookie(self, team: str, token: str) -> str:
+    async def team_cookie(self, team: str, token: str) -> str:
         """The value of :data:`TEAM_COOKIE` that proves ``team`` gave its ``token``, until
-        :data:`TEAM_SESSION_SECONDS` from now; signed with the name, the expiry and the token's
-        hash, so a new token for the team (``arena ladder token``) ends it too."""
+        :data:`TEAM_SESSION_SECONDS` from now; signed with the name, the expiry, the token's
+        hash and the team's logout count, so a new token for the team (``arena ladder token``)
+        ends it, and so does the team's next logout (:meth:`end_team_logins`)."""
         expires = int(self.clock() + TEAM_SESSION_SECONDS)
-        return f"{team}:{expires}:{self._team_mac(team, expires, token_hash(token))}"
+        logins = await self.read(lambda db: views.team_logins(db, team))
+        logouts = logins.logouts if logins is not None else 0
+        return f"{team}:{expires}:{self._team_mac(team, expires, logouts, token_hash(token))}"
 
-    def _team_mac(self, team: str, expires: int, digest: str) -> str:
-        signed = f"team:{team}:{expires}:{digest}".encode()
+    def _team_mac(self, team: str, expires: int, logouts: int, digest: str) -> str:
+        signed = f"team:{team}:{expires}:{logouts}:{digest}".encode()
         return hmac.new(self._key, signed, hashlib.sha256).hexdigest()
 
     async def _signed_team(self, request: Request, team: str) -> bool:
@@ -122,11 +126,33 @@ class SiteAccess:
         name, _, expires = rest.rpartition(":")
         if not (name == team and expires.isdigit() and self.clock() < int(expires)):
             return False
-        digests = await self.read(lambda db: views.team_token_hashes(db, team))
+        logins = await self.read(lambda db: views.team_logins(db, team))
+        if logins is None:
+            return False
         return any(
-            hmac.compare_digest(mac.encode(), self._team_mac(team, int(expires), d).encode())
-            for d in digests
+            hmac.compare_digest(
+                mac.encode(), self._team_mac(team, int(expires), logins.logouts, d).encode()
+            )
+            for d in logins.token_hashes
         )
+
+    async def end_team_logins(self, request: Request, team: str) -> bool:
+        """When ``request`` carries ``team``'s login cookie: end every login of the team made
+        until now (its logout count goes up, so no cookie signed before opens anything, a copy
+        on another machine included) and say True. A request without it changes nothing."""
+        if not await self._signed_team(request, team):
+            return False
+
+        def count_one_more() -> None:
+            with self.ladder.engine.begin() as db:
+                db.execute(
+                    update(schema.teams)
+                    .where(schema.teams.c.name == team)
+                    .values(logouts=schema.teams.c.logouts + 1)
+                )
+
+        await trio.to_thread.run_sync(count_one_more)
+        return True
 
     async def may_see(self, request: Request, team: str) -> bool:
         """Whether ``request`` carries ``team``'s cookie (made with a token the team still

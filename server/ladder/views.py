@@ -25,6 +25,7 @@ __all__ = [
     "MatchRow",
     "SeatRow",
     "Standing",
+    "TeamLogins",
     "TeamView",
     "VersionRow",
     "find_version",
@@ -34,7 +35,7 @@ __all__ = [
     "parse_number",
     "recent_matches",
     "standings",
-    "team_token_hashes",
+    "team_logins",
     "team_view",
 ]
 
@@ -290,15 +291,26 @@ def find_version(db: Connection, team: str, number: int) -> int | None:
     return found
 
 
-def team_token_hashes(db: Connection, team: str) -> list[str]:
-    """The hashes of ``team``'s tokens still valid (a new one revokes the old)."""
-    return list(
-        db.execute(
-            select(s.tokens.c.token_hash)
-            .select_from(s.tokens.join(s.teams, s.teams.c.id == s.tokens.c.team_id))
-            .where(s.teams.c.name == team, s.tokens.c.revoked.is_(false()))
-        ).scalars()
-    )
+@dataclass(frozen=True)
+class TeamLogins:
+    """What a team's login cookie is signed with: the team's logout count and the hashes of its
+    tokens still valid (a new token revokes the old; a logout counts one more)."""
+
+    logouts: int
+    token_hashes: tuple[str, ...]
+
+
+def team_logins(db: Connection, team: str) -> TeamLogins | None:
+    """``team``'s :class:`TeamLogins` (None: no such team)."""
+    logouts = db.execute(select(s.teams.c.logouts).where(s.teams.c.name == team)).scalar()
+    if logouts is None:
+        return None
+    hashes = db.execute(
+        select(s.tokens.c.token_hash)
+        .select_from(s.tokens.join(s.teams, s.teams.c.id == s.tokens.c.team_id))
+        .where(s.teams.c.name == team, s.tokens.c.revoked.is_(false()))
+    ).scalars()
+    return TeamLogins(int(logouts), tuple(hashes))
 
 
 def match_view(db: Connection, match_id: int) -> MatchRow | None:

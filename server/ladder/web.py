@@ -7,12 +7,13 @@ and the live view.
 
 Who may do what: anyone may read the ladder, team pages, matches and replays. A team's build,
 pre-flight and match output opens with that team's token (the team's login sets a cookie
-signed for that team) or the teacher's credential. A submission carries its team's token as a
-bearer token or in the form before its file, checked before the file is read. Every state
-change of the teacher's page needs the teacher's credential (the admin token: bearer, or the
-login cookie plus the page's CSRF token; :class:`server.web.TeacherGate`). Every token is
-checked by :func:`server.ladder.auth.authenticate` (its wrong ones counted per address: then
-429). Every database read runs in a worker thread, so a slow database never stalls the pages.
+signed for that team, until the team logs out) or the teacher's credential. A submission
+carries its team's token as a bearer token or in the form before its file, checked before the
+file is read. Every state change of the teacher's page needs the teacher's credential (the
+admin token: bearer, or the login cookie plus the page's CSRF token;
+:class:`server.web.TeacherGate`). Every token is checked by
+:func:`server.ladder.auth.authenticate` (its wrong ones counted per address: then 429).
+Every database read runs in a worker thread, so a slow database never stalls the pages.
 
 This module holds the pages anyone may read, a team's login and the live view; the shared
 reading and credentials are :mod:`server.ladder.site_access`, the upload
@@ -117,7 +118,7 @@ class LadderSite:
             return HTMLResponse(pages.team_page(team, False, message), status_code=403)
         response = Response(status_code=303, headers={"Location": f"/teams/{name}"})
         if who.team is not None:
-            value = self.access.team_cookie(who.team, form.get("token", ""))
+            value = await self.access.team_cookie(who.team, form.get("token", ""))
             response.set_cookie(
                 TEAM_COOKIE, value, max_age=int(TEAM_SESSION_SECONDS), httponly=True,
                 samesite="strict", path="/",
@@ -125,9 +126,12 @@ class LadderSite:
         return response
 
     async def _team_logout(self, request: Request) -> Response:
-        """Forget the team's login in this browser (a lab machine the next student uses)."""
+        """End the team's logins: this browser forgets its cookie and, when it carried the
+        team's login, every login of the team made before ends on the server too (a copy of
+        the cookie on a lab machine the next student uses opens nothing any more)."""
         same_origin(request)
         team = await self.access.team_view(request.path_params["name"])
+        await self.access.end_team_logins(request, team.name)
         response = Response(status_code=303, headers={"Location": f"/teams/{team.name}"})
         response.delete_cookie(TEAM_COOKIE, path="/", httponly=True, samesite="strict")
         return response
