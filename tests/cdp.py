@@ -117,6 +117,21 @@ class Page:
         )
         return self.evaluate(script)
 
+    def click(self, selector: str) -> None:
+        """Click the middle of the element ``selector`` names with the mouse, as a person would
+        (scrolled into view first): what covers it, if anything, gets the click."""
+        where = self.evaluate(
+            f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+            " if (!e) return null; e.scrollIntoView({block: 'center'});"
+            " const r = e.getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+        )
+        if where is None:
+            raise AssertionError(f"nothing in the page matches {selector!r}")
+        x, y = where
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+
     def screenshot(self, path: Path, width: int, height: int) -> None:
         """A PNG of the page as a ``width`` x ``height`` window shows it."""
         self.call(

@@ -280,6 +280,9 @@ async def test_a_teams_logout_ends_every_login_of_the_team_made_before_it(played
     # The teacher's logout ends that session for every copy of its cookie, and no team's login.
     status, headers, _ = await http(played.port, "/login", "POST", f"token={played.admin}")
     teacher = {"Cookie": cookie_of(headers)}
+    _, _, page = await http(played.port, "/teams/bob", headers=dict(teacher))
+    assert "as the teacher" in page
+    assert "action='/teams/bob/logout'" not in page  # the teacher is not logged in as bob
     _, _, admin = await http(played.port, "/admin", headers=dict(teacher))
     csrf = re.search(r"name='csrf' value='([0-9a-f]+)'", admin)
     assert csrf is not None
@@ -620,6 +623,28 @@ async def test_in_a_browser_the_class_pages_read_right(played: Class, tmp_path: 
         await run(page.goto, base + "/teams/bob")
         assert await run(page.wait_for, "!!document.querySelector('table.versions')")
         await run(page.screenshot, shots / "team.png", 1280, 800)
+        # bob logs in on his page, sees his output and "Log out of this team"; a click on it
+        # logs him out: the page shows the login form again, and no output link.
+        bob = json.dumps(played.tokens["bob"])
+        await run(
+            page.evaluate,
+            f"document.querySelector('input[name=token]').value = {bob};"
+            "document.querySelector('form[action=\"/teams/bob/login\"]').submit(); true",
+        )
+        logout = "form[action='/teams/bob/logout'] button"
+        assert await run(page.wait_for, f"!!document.querySelector({json.dumps(logout)})")
+        assert await run(
+            page.evaluate, "!!document.querySelector('a[href=\"/teams/bob/versions/1\"]')"
+        )
+        assert await run(page.wait_for, "document.readyState === 'complete'")
+        await run(page.screenshot, shots / "team-logged-in.png", 1280, 800)
+        await run(page.click, logout)
+        assert await run(page.wait_for, "!!document.querySelector('input[name=token]')")
+        assert await run(page.evaluate, f"!document.querySelector({json.dumps(logout)})")
+        assert await run(
+            page.evaluate, "!document.querySelector('a[href=\"/teams/bob/versions/1\"]')"
+        )
+        await run(page.screenshot, shots / "team-logged-out.png", 1280, 800)
         await run(page.goto, base + "/login")
         await run(page.wait_for, "!!document.querySelector('input[name=token]')")
         await run(
@@ -637,6 +662,14 @@ async def test_in_a_browser_the_class_pages_read_right(played: Class, tmp_path: 
         )
         assert await run(page.wait_for, "document.readyState === 'complete'")
         await run(page.screenshot, shots / "admin.png", 1280, 800)
+        # The teacher sees bob's output, and no button to log out of a team it is not.
+        await run(page.goto, base + "/teams/bob")
+        assert await run(
+            page.wait_for,
+            "document.querySelector('main').textContent.includes(\"You see bob's output as "
+            'the teacher")',
+        )
+        assert await run(page.evaluate, f"!document.querySelector({json.dumps(logout)})")
         await run(page.goto, base + "/live")
         assert await run(page.wait_for, "document.body.classList.contains('connected')")
         assert await run(

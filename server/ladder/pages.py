@@ -187,28 +187,40 @@ def team_login_form(team: str, message: str = "") -> str:
     )
 
 
-def team_page(team: TeamView, can_see: bool, message: str = "") -> str:
+def team_page(team: TeamView, can_see: bool, message: str = "", logged_in: bool = False) -> str:
+    """``can_see``: the visitor sees the team's output (its login, or the teacher's);
+    ``logged_in``: through the team's own login, which the page then offers to end."""
     active = team.active
     head = (
         f"<h1>{escape(team.name)}</h1><p>active version: "
         + (f"v{active.number}, rated {rating(active.mu, active.sigma)}" if active else "none")
         + "</p>"
     )
+    if logged_in:
+        access = _team_logout_form(team.name)
+    elif can_see:
+        access = f"<p class='muted'>You see {escape(team.name)}'s output as the teacher.</p>"
+    else:
+        access = team_login_form(team.name, message)
     body = (
         "<h2>Versions</h2><table class='versions'><thead><tr><th>version</th><th>status</th>"
         "<th>why</th><th>pre-flight</th><th>rating \u00b1 interval</th><th>games</th>"
         "<th>files</th><th>submitted</th><th>output</th></tr></thead>"
         f"<tbody>{_version_rows(team, can_see)}</tbody></table>"
-        + (_team_logout_form(team.name) if can_see else team_login_form(team.name, message))
+        + access
         + f"<h2>Matches</h2>{_matches_table(team.matches, team.name)}"
     )
     return _page(f"{team.name}: team", head + body)
 
 
 def _team_logout_form(team: str) -> str:
+    name = escape(team)
     return (
-        f"<form method='post' action='/teams/{escape(team)}/logout'>"
-        "<button>Log out of this team</button></form>"
+        f"<div class='card login'><form method='post' action='/teams/{name}/logout'>"
+        f"Logged in as <b>{name}</b> in this browser: you see its builds' and programs' "
+        "output. <button class='secondary'>Log out of this team</button></form>"
+        f"<p class='muted note'>Logging out ends every login of {name}, on every machine "
+        "(a copy of this browser's login too); your team's token logs you in again.</p></div>"
     )
 
 

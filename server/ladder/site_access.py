@@ -121,7 +121,8 @@ class SiteAccess:
         signed = f"team:{team}:{expires}:{logouts}:{digest}".encode()
         return hmac.new(self._key, signed, hashlib.sha256).hexdigest()
 
-    async def _signed_team(self, request: Request, team: str) -> bool:
+    async def team_logged_in(self, request: Request, team: str) -> bool:
+        """Whether ``request`` carries ``team``'s login cookie, still valid."""
         rest, _, mac = request.cookies.get(TEAM_COOKIE, "").rpartition(":")
         name, _, expires = rest.rpartition(":")
         if not (name == team and expires.isdigit() and self.clock() < int(expires)):
@@ -140,7 +141,7 @@ class SiteAccess:
         """When ``request`` carries ``team``'s login cookie: end every login of the team made
         until now (its logout count goes up, so no cookie signed before opens anything, a copy
         on another machine included) and say True. A request without it changes nothing."""
-        if not await self._signed_team(request, team):
+        if not await self.team_logged_in(request, team):
             return False
 
         def count_one_more() -> None:
@@ -157,4 +158,4 @@ class SiteAccess:
     async def may_see(self, request: Request, team: str) -> bool:
         """Whether ``request`` carries ``team``'s cookie (made with a token the team still
         holds) or the teacher's credential."""
-        return await self._signed_team(request, team) or await self.gate.is_teacher(request)
+        return await self.team_logged_in(request, team) or await self.gate.is_teacher(request)

@@ -101,7 +101,9 @@ class LadderSite:
 
     async def _team(self, request: Request) -> Response:
         team = await self.access.team_view(request.path_params["name"])
-        return HTMLResponse(pages.team_page(team, await self.access.may_see(request, team.name)))
+        logged_in = await self.access.team_logged_in(request, team.name)
+        can_see = logged_in or await self.gate.is_teacher(request)
+        return HTMLResponse(pages.team_page(team, can_see, logged_in=logged_in))
 
     async def _team_login(self, request: Request) -> Response:
         same_origin(request)
