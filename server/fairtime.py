@@ -339,9 +339,9 @@ async def serve_fair(
             open_ = take_waiting() and open_
             released = gate.release() if open_ else gate.flush()
             for item, cost in released:
-                handle(item, cost)
                 if engine.is_over:
-                    break
+                    break  # ended this round (a time bank read meanwhile): nothing after
+                handle(item, cost)
         holding = send_pending()
 
 
