@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 import trio
-from server_testkit import memory_match, neighbour, running_server
+from server_testkit import SMALL, memory_match, neighbour, running_server
 from structlog.testing import capture_logs
 from trio.testing import MockClock
 
 from dungeon.engine import AgentId
-from protocol.messages import Dungeon, GameOver, Move, Sat
+from protocol.messages import Dungeon, Error, GameOver, Move, Sat
 from replay.matchlog import read_log
 from server.app import Server
-from server.fairtime import POLL_MAX, WAKE_SECONDS, FairGate, serve_fair
+from server.fairtime import POLL_MAX, POLL_MIN, WAKE_SECONDS, FairGate, serve_fair
 from server.inbox import Refused, Submitted
 from server.lobby import Filling
 
@@ -383,3 +383,158 @@ async def test_a_finished_match_releases_its_meters(
         assert meters[0].released
         assert meters[1].released
         server.shutdown()
+
+
+async def _held_answer(
+    server: Server, nursery: trio.Nursery, meters: dict[int, ScriptedMeter]
+) -> tuple[dict[AgentId, Any], dict[AgentId, Dungeon]]:
+    """Team 0 sends a move 0.1 CPU-s into the match, thinks on to 0.5, then sleeps; team 1 is
+    runnable, passes 0.1 (the move is applied), then is stuck at 0.2 CPU-s (waiting for a
+    core): the answer is held back for team 0's wake, as team 1 could still send a request
+    stamped before 0.5."""
+    agents, dungeons = await memory_match(server, nursery)
+    meters[1].cpu, meters[1].is_runnable = 0.0, True
+    meters[0].cpu, meters[0].is_runnable = 0.1, True
+    slot = AgentId(0, 0)
+    await agents[slot].send(_move(dungeons, slot))
+    await trio.sleep(POLL_MAX)
+    meters[0].cpu, meters[0].is_runnable = 0.5, False
+    await trio.sleep(POLL_MAX)
+    meters[1].cpu = 0.2
+    with trio.move_on_after(1.0) as waited:
+        await agents[slot].receive_a(Sat)
+    assert waited.cancelled_caught, "the answer went to a team asleep ahead of the other"
+    return agents, dungeons
+
+
+@pytest.mark.parametrize("ending", ["team-gone", "time-limit", "shutdown", "draw"])
+async def test_messages_held_for_a_team_asleep_go_before_the_game_over(
+    autojump_clock: MockClock, tmp_path: Path, ending: str
+) -> None:
+    # However the match ends while team 0's answer is held back (the other team leaves, a
+    # time bank runs out, the server shuts down, the draw deadline), nothing a seat is owed is
+    # lost: the held answer goes first, then every seat gets its game_over, and the match ends
+    # when it should, not at the draw deadline.
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
+    options = _server_options(tmp_path, meters, cpu_budget=1.0)
+    async with running_server(**options) as (server, nursery):
+        agents, _ = await _held_answer(server, nursery, meters)
+        began = trio.current_time()
+        if ending == "team-gone":
+            for slot in [slot for slot in agents if slot.team == 1]:
+                await agents[slot].aclose()
+        elif ending == "time-limit":
+            meters[0].cpu = 1.5  # read late (a lagging meter): its bank is spent
+        elif ending == "shutdown":
+            server.shutdown()
+        rest = {
+            slot: await agent.until_closed() for slot, agent in agents.items() if slot.team == 0
+        }
+        ended = trio.current_time() - began
+    (actor,) = server.finished
+    reason, winner = {
+        "team-gone": ("forfeit", 0), "time-limit": ("time_limit", 1),
+        "shutdown": ("shutdown", None), "draw": ("time", None),
+    }[ending]  # fmt: skip
+    assert (actor.end_reason, actor.winner) == (reason, winner)
+    for slot, messages in rest.items():
+        over = [message for message in messages if isinstance(message, GameOver)]
+        assert over == [GameOver(winner=winner)], slot
+        assert isinstance(messages[-1], GameOver), slot
+    assert any(isinstance(message, Sat) for message in rest[AgentId(0, 0)][:-1])
+    assert ended < (SMALL.draw_seconds + 1 if ending == "draw" else 1.0)
+
+
+@pytest.mark.parametrize("time", ["wall", "unmetered"])
+async def test_wall_time_and_unmetered_matches_hold_no_message(
+    autojump_clock: MockClock, tmp_path: Path, time: str
+) -> None:
+    # The hold is fair time's only: in wall time (and in a cpu match without meters) the
+    # answer to a team asleep far ahead of a thinking team goes at once, as it always did.
+    meters = {0: ScriptedMeter(0.5, runnable=False), 1: ScriptedMeter(0.0, runnable=True)}
+    if time == "wall":
+        options = _server_options(tmp_path, meters, time="wall")
+    else:
+        options = {**_server_options(tmp_path, meters), "meters": lambda filling: None}
+    async with running_server(**options) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        slot = AgentId(0, 1)
+        sent = trio.current_time()
+        await agents[slot].send(_move(dungeons, slot))
+        await agents[slot].receive_a(Sat)
+        assert trio.current_time() - sent == 0.0
+        (actor,) = server.actors
+        assert actor.fair is None or not actor.fair.holding()
+        server.shutdown()
+    assert [team for team, _ in _applied(server)] == [0]
+
+
+async def test_a_held_team_that_wakes_by_itself_gets_its_messages_at_the_next_reading(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
+    # Team 0's answer is held for its wake (team 1 is stuck behind its clock); team 0 wakes on
+    # its own (a timer) and thinks: it gets what it is owed at the next reading of the meters,
+    # not when team 1 catches up. The hold never makes a thinking team wait longer than that.
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
+    async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
+        agents, _ = await _held_answer(server, nursery, meters)
+        woke = trio.current_time()
+        meters[0].cpu, meters[0].is_runnable = 0.51, True
+        await agents[AgentId(0, 0)].receive_a(Sat)
+        assert trio.current_time() - woke <= POLL_MAX
+        server.shutdown()
+
+
+async def test_a_team_asleep_far_ahead_never_delays_the_others_answers(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
+    # Team 0 burned 5 CPU-s, then sleeps (its own messages wait for team 1 to use as much):
+    # team 1, behind it, thinks, sends and blocks for its answer; the answer comes at once
+    # every time, however far ahead team 0 sleeps: a team cannot slow the other by sleeping
+    # at a high clock.
+    meters = {0: ScriptedMeter(5.0, runnable=False), 1: ScriptedMeter(0.0, runnable=True)}
+    async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        (actor,) = server.actors
+        assert actor.fair is not None
+        for agent in range(3):
+            slot = AgentId(1, agent)
+            meters[1].cpu, meters[1].is_runnable = 0.1 * (agent + 1), True
+            await agents[slot].send(_move(dungeons, slot))
+            await trio.sleep(0)
+            meters[1].is_runnable = False  # it waits for the answer
+            sent = trio.current_time()
+            await agents[slot].receive_a(Sat)
+            assert trio.current_time() - sent <= POLL_MIN
+            assert 1 not in actor.fair.holding()
+        server.shutdown()
+    assert [team for team, _ in _applied(server)] == [1, 1, 1]
+
+
+async def test_nothing_is_applied_after_a_time_bank_forfeit(
+    autojump_clock: MockClock, tmp_path: Path
+) -> None:
+    # Team 0's request (0.95 CPU-s) is held while team 1 thinks (0.5); team 1's meter then
+    # reads past its 1.0 bank, asleep, at a reading of the budget watch (a lagging meter).
+    # The forfeit ends the match in the round it is read: the held request, which team 1
+    # asleep would let go in that round, is not applied after it (the log's last input is
+    # the forfeit).
+    meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
+    options = _server_options(tmp_path, meters, cpu_budget=1.0)
+    async with running_server(**options) as (server, nursery):
+        agents, dungeons = await memory_match(server, nursery)
+        began = trio.current_time()
+        meters[1].cpu = lambda now: 0.5 if now < began + 1.05 else 1.2
+        meters[1].is_runnable = lambda now: now < began + 1.05
+        await trio.sleep_until(began + 0.013)
+        meters[0].cpu = 0.95
+        slot = AgentId(0, 0)
+        await agents[slot].send(_move(dungeons, slot))
+        messages = await agents[slot].until_closed()
+    (actor,) = server.finished
+    assert (actor.end_reason, actor.winner) == ("time_limit", 0)
+    assert messages[-1] == GameOver(winner=0)
+    assert not any(isinstance(message, Error) for message in messages)
+    log = read_log(actor.log_path)  # type: ignore[arg-type]
+    assert [line.data["kind"] for line in log.inputs][-1] == "disconnect"
+    assert _applied(server) == []
