@@ -12,6 +12,7 @@ from tournament_kit import CRASHING, arena_team, sandbox_mode, write_teams
 
 from arena.tournament.cli import main
 from arena.tournament.players import PLAYERS, load_teams
+from server.competition.board import LogTail
 from server.competition.dungeon import RunOptions, TournamentRun
 from server.competition.dungeon_judge import judge
 
@@ -375,6 +376,15 @@ async def test_results_are_written_when_the_last_match_ends_while_the_page_stays
             assert (out / name).is_file(), name
         assert read_results(out)["complete"] is True
         assert runner.board.snapshot()["finished"] is True
+        # Each finished match shows the crossings and deaths its log holds (the board takes
+        # them from the match's summary rather than reading the log again).
+        rows = {row["name"]: row for row in runner.board.snapshot()["matches"]}
+        for match in read_results(out)["matches"]:
+            tail = LogTail(out / match["log"])
+            tail.update()
+            assert rows[match["name"]]["crossings"] == tail.crossings == match["crossings"]
+            assert rows[match["name"]]["deaths"] == tail.deaths == match["deaths"]
+        assert any(sum(row["crossings"]) for row in rows.values())
         nursery.cancel_scope.cancel()
 
 

@@ -161,11 +161,22 @@ class Board:
         match.tail = None if log_path is None else LogTail(log_path)
         self.touch()
 
-    def finish(self, name: str, result: str, replay: str | None) -> None:
+    def finish(
+        self,
+        name: str,
+        result: str,
+        replay: str | None,
+        counts: tuple[list[int], list[int]] | None = None,
+    ) -> None:
+        """``counts``: the match's crossings and deaths per team when the caller has read
+        them from its log already (a tournament's summary): its tail is then not read again."""
         match = self.matches.get(name)
         if match is None:
             return
-        if match.tail is not None:
+        if match.tail is not None and counts is not None:
+            match.tail.crossings, match.tail.deaths = list(counts[0]), list(counts[1])
+            match.tail.over = True
+        elif match.tail is not None:
             match.tail.update()
         match.status = "finished"
         match.result = result

@@ -367,7 +367,10 @@ class Competition:
         self.records[game.index] = record
         self.results[game.index] = tuple(record["points"])
         self._done += 1
-        self.board.finish(record["name"], record["result"], record["replay"])
+        # (a dungeon match's counts were read with its replay page: a digest log is read by
+        # re-running its match, so the board does not read it a second time)
+        counts = (record["crossings"], record["deaths"]) if "deaths" in record else None
+        self.board.finish(record["name"], record["result"], record["replay"], counts)
         self._update_standings()
         if self.options.progress is not None:
             self.options.progress(self._done, self._total)
