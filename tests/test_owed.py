@@ -107,3 +107,35 @@ def test_what_a_held_team_is_owed_waits_in_order_and_goes_with_the_next() -> Non
     assert second.failing == {B}
     assert sent == [1, 0]
     assert not owed.holds()
+
+
+def test_a_held_seat_with_an_error_gets_its_replies_early_and_its_team_stays_held() -> None:
+    # Fair time holds team 0's messages (asleep); its seat A sends again (read late) while it
+    # has an error held: A gets its own replies in order before anything more it sent is
+    # applied (its error counted: this one was its last), B's stay held, the meters hear that
+    # team 0 was sent something, and nothing is sent twice.
+    socket_side, sent = SocketSide(limit=1), list[int]()
+    owed = Owed(socket_side, [A, B, C], lambda: None)
+    moved = Moved(success=True, location=3, killed=[], reason="crossed")
+    error = Error(code="no_such_node", message="move: no node 99")
+    owed.hold(*output((A, moved), (B, Enemy(location=4, agent=0, seen=True))))
+    owed.fail(A, Failure(error, b"err\n"))
+    assert list(owed.send(sent.append, hold={0})) == []
+    assert socket_side.answers == []
+    assert sent == []
+    assert owed.admits(A) is False
+    [early] = socket_side.answers
+    assert isinstance(early, Replies)
+    assert early.items == {A: [(moved, b"line0\n"), Failure(error, b"err\n")]}
+    assert early.failing == {A}
+    assert list(owed.send(sent.append, hold={0})) == []
+    assert len(socket_side.answers) == 1  # B's still held
+    assert sent == [0]
+    assert owed.holds()
+    assert list(owed.send(sent.append)) == []
+    last = socket_side.answers[-1]
+    assert isinstance(last, Replies)
+    assert last.items == {B: [b"line1\n"]}
+    assert last.failing == set()
+    assert not owed.holds()
+    assert socket_side.failures == {A: 1, B: 0}  # A's error counted once
