@@ -4,6 +4,9 @@ has nothing more it sent admitted, even within the step that made its last error
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from dungeon.engine import AgentId, Outbound, Output
 from protocol.messages import Enemy, Error, Moved
 from server.inbox import NOTHING, Answer, Failure, Heard, Replies
@@ -139,3 +142,59 @@ def test_a_held_seat_with_an_error_gets_its_replies_early_and_its_team_stays_hel
     assert last.failing == set()
     assert not owed.holds()
     assert socket_side.failures == {A: 1, B: 0}  # A's error counted once
+
+
+_STEPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("hold"), st.sampled_from([A, B, C]), st.booleans()),
+        st.tuples(st.just("fail"), st.sampled_from([A, B, C]), st.booleans()),
+        st.tuples(st.just("send"), st.sampled_from([(), (0,), (1,), (0, 1)]), st.booleans()),
+        st.tuples(st.just("admits"), st.sampled_from([A, B, C]), st.booleans()),
+    ),
+    max_size=40,
+)
+
+
+@given(_STEPS)
+def test_nothing_a_seat_is_owed_is_lost_reordered_or_sent_twice_by_holds(
+    steps: list[tuple[str, object, bool]],
+) -> None:
+    # Whatever fair time holds back (any team, any step), an error's early path among it: at
+    # the match's end each seat has had exactly what was made for it, in order, once, every
+    # delivery's errors named as failing (SocketSide checks), and nothing is still held.
+    socket_side = SocketSide(limit=1000)
+    owed = Owed(socket_side, [A, B, C], lambda: None)
+    made: dict[AgentId, list[bytes]] = {A: [], B: [], C: []}
+    error = Error(code="no_such_node", message="move: no node 99")
+    for number, (kind, what, flag) in enumerate(steps):
+        line = f"{number}\n".encode()
+        if kind == "hold":
+            slot = what
+            assert isinstance(slot, AgentId)
+            message = Enemy(location=number, agent=0, seen=True) if flag else error
+            owed.hold(Output([Outbound(slot, message)], []), [line])  # type: ignore[arg-type]
+            made[slot].append(line)
+        elif kind == "fail":
+            assert isinstance(what, AgentId)
+            owed.fail(what, Failure(error, line, closing=flag))
+            made[what].append(line)
+        elif kind == "send":
+            assert isinstance(what, tuple)
+            assert list(owed.send(None, set(what))) == []
+        else:
+            assert isinstance(what, AgentId)
+            assert owed.admits(what) is True
+    assert list(owed.send(None)) == []
+    assert not owed.holds()
+    got: dict[AgentId, list[bytes]] = {A: [], B: [], C: []}
+    for answer in socket_side.answers:
+        assert isinstance(answer, Replies)
+        for slot, items in answer.items.items():
+            for item in items:
+                if isinstance(item, bytes):
+                    got[slot].append(item)
+                elif isinstance(item, Failure):
+                    got[slot].append(item.line)  # type: ignore[arg-type]
+                else:
+                    got[slot].append(item[1])
+    assert got == made
