@@ -538,3 +538,25 @@ async def test_nothing_is_applied_after_a_time_bank_forfeit(
     log = read_log(actor.log_path)  # type: ignore[arg-type]
     assert [line.data["kind"] for line in log.inputs][-1] == "disconnect"
     assert _applied(server) == []
+
+
+@pytest.mark.parametrize(
+    ("ordered", "behind", "expected", "poll"),
+    [
+        (True, 0.20, {0}, POLL_MAX),  # 0.3 CPU-s to go: read again at the longest
+        (True, 0.4975, {0}, 0.0015),  # 1.5 ms to go: read again then
+        (True, 0.4995, set(), POLL_MAX),  # within an allowance: nothing held
+        (False, 0.20, set(), POLL_MAX),  # wall time: never held
+    ],
+)
+async def test_the_gate_holds_a_team_asleep_ahead_and_reads_again_when_it_may_go(
+    autojump_clock: MockClock, ordered: bool, behind: float, expected: set[int], poll: float
+) -> None:
+    # Team 0 asleep at 0.5 CPU-s, team 1 thinking behind it: team 0's messages are held (in
+    # fair time only) until team 1 is within one allowance of 0.5, and the actor reads the
+    # meters again when that may be, not sooner, not later than POLL_MAX.
+    meters = {0: ScriptedMeter(0.5, runnable=False), 1: ScriptedMeter(behind, runnable=True)}
+    gate = FairGate(meters, ordered=ordered)
+    gate.observe()
+    assert gate.holding() == expected
+    assert gate.wait() == pytest.approx(poll)
