@@ -5,7 +5,9 @@ Clients send bare ASCII commands, one per write, no length and no terminator (th
 wait for the answer before the next. :class:`CommandDecoder` therefore ends a command at a
 newline, or where the client's write ends (the server's shell calls ``end_of_write`` once no
 byte has come for a moment), never where a read ends: TCP may split a write into reads
-anywhere. A command longer than :data:`MAX_COMMAND` bytes is malformed. Server messages are a
+anywhere. A command longer than :data:`MAX_COMMAND` bytes is malformed. Blank lines around a
+command in its write are tolerated (a trailing newline); a write of blank lines only is an
+empty command, malformed, so that it is answered like any other. Server messages are a
 4-digit zero-padded length then the payload (:func:`frame`); at most :data:`MAX_MESSAGE` bytes
 except the maze, so an error message quotes the client's input cut by :func:`echo`.
 """
@@ -95,11 +97,16 @@ def echo(text: str) -> str:
 class CommandDecoder:
     """Bytes in, commands out: the framing base's lines (:class:`~protocol.framing.LineFramer`)
     whose end is ``\n``, the client's write's end (:meth:`end_of_write`) or the stream's; never
-    where a read ends, so the commands do not depend on how the bytes were split into reads."""
+    where a read ends, so the commands do not depend on how the bytes were split into reads.
+    A write that held bytes but no command (blank lines, spaces) is an empty command, handed
+    out as a :class:`Malformed` at its end."""
 
     def __init__(self) -> None:
         # One byte of room: a "\r" or NUL that ends a command of the largest size.
         self._framer = LineFramer(MAX_COMMAND + 1, end_is_delimiter=True)
+        self._write_bytes = False  # bytes came since the last end of a write
+        self._write_command = False  # ... and a command (or a Malformed) was handed out
+        self._empty = False  # an empty command to hand out
 
     @property
     def closed(self) -> bool:
@@ -111,25 +118,48 @@ class CommandDecoder:
         """Bytes held of an unfinished command (at most :data:`MAX_COMMAND` + 2)."""
         return self._framer.buffered_bytes
 
+    @property
+    def blank_write(self) -> bool:
+        """The client's write so far holds only blank lines: an empty command, unless a command
+        follows before the write ends."""
+        return (
+            self._write_bytes
+            and not self._write_command
+            and not any(map(_is_command, self._framer.lines))
+        )
+
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
         """Bytes read, in any chunking (``b""``: the client closed, which ends a command)."""
+        self._write_bytes = self._write_bytes or len(data) > 0
         self._framer.receive_data(data)
 
     def end_of_write(self) -> None:
         """The client's write is over (it sent nothing more for a moment: it waits for the
         answer): what is held is a command. The 2017 protocol's clients send one command per
-        write with no terminator."""
+        write with no terminator; a write of blank lines only is an empty command."""
         self._framer.end_line()
+        if self.blank_write:
+            self._empty = True
+        self._write_bytes = self._write_command = False
 
     def next_command(self) -> str | Malformed | None:
-        """The next whole command (a Malformed for one that is not ASCII or too long)."""
+        """The next whole command (a Malformed for one that is not ASCII, too long or empty)."""
+        if self._empty:
+            self._empty = False
+            return Malformed("an empty command: a write of blank lines only")
         while (line := self._framer.next_line()) is not NEED_DATA:
             if isinstance(line, FrameError):
+                self._write_command = True
                 return Malformed(f"a command is at most {MAX_COMMAND} bytes, got more than that")
-            text = line.rstrip(b"\r\x00")
-            if text.strip():
-                return _command(text)
+            if _is_command(line):
+                self._write_command = True
+                return _command(line.rstrip(b"\r\x00"))
         return None
+
+
+def _is_command(line: bytes | FrameError) -> bool:
+    """Whether a framed line is a command (a FrameError is a malformed one), not a blank."""
+    return isinstance(line, FrameError) or bool(line.rstrip(b"\r\x00").strip())
 
 
 def _command(data: bytes) -> str | Malformed:

@@ -5,7 +5,9 @@ clock in virtual time."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
+from collections.abc import AsyncIterator
 
 import pytest
 import trio
@@ -252,6 +254,62 @@ async def test_a_bad_command_outside_a_game_is_answered_and_the_connection_close
         other = memory_client(nursery, server)
         _game, width, height, maze, seat = await other.join("fine", "DO_NOTHING start=0")
         assert await play_program(other, seat, width, height, maze) == "won"
+        nursery.cancel_scope.cancel()
+
+
+#: The answer to a write of blank lines only (an error replaces OK, as for every bad command).
+EMPTY = "an empty command: a write of blank lines only"
+
+
+@contextlib.asynccontextmanager
+async def loopback_client(
+    nursery: trio.Nursery, server: LabyrinthServer
+) -> AsyncIterator[AsyncClient]:
+    """A client of ``server`` over a real TCP connection on 127.0.0.1, closed on the way out."""
+    port = await nursery.start(serve_labyrinth, server)
+    async with await trio.open_tcp_stream("127.0.0.1", port) as stream:
+        yield AsyncClient(stream)
+
+
+@pytest.mark.parametrize(
+    ("before", "blank"),
+    [([], b"\n\n\n"), ([], b"\r\n"), ([], b"   "), (["CLIENT_NAME me"], b"\n")],
+)
+async def test_a_blank_write_outside_a_game_is_answered_and_the_connection_closed(
+    before: list[str], blank: bytes
+) -> None:
+    """Every command is answered, an error in place of OK (spec labyrinth.md, "Network play"):
+    over loopback, a write of blank lines only is an empty command, answered as every bad
+    command outside a game (its message twice, then the close), never left unanswered."""
+    server = LabyrinthServer(seed=1)
+    async with trio.open_nursery() as nursery:
+        async with loopback_client(nursery, server) as client:
+            with trio.fail_after(30):  # a guard only: the answer comes within command_gap
+                for text in before:
+                    assert await client.command(text, 1) == ["OK"]
+                assert await client.command(blank, 2) == [EMPTY, EMPTY]
+                assert await client.receive() is None
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_blank_write_in_a_game_loses_it_and_a_trailing_newline_does_not() -> None:
+    """Over loopback: blank lines around a command in its write are tolerated (no second
+    answer); a write of blank lines only in a game is a protocol violation: answered, it loses
+    the game for its sender, whose connection then closes, as for every malformed command."""
+    server = LabyrinthServer(seed=1)
+    async with trio.open_nursery() as nursery:
+        async with loopback_client(nursery, server) as client:
+            with trio.fail_after(30):
+                assert await client.command(b"CLIENT_NAME me\r\n\n", 1) == ["OK"]
+                ok, _game, _size = await client.command(b"\nWAIT_GAME DO_NOTHING start=0\n\n", 3)
+                assert ok == "OK"
+                ok, _maze, seat = await client.command("GET_GAME_DATA", 3)
+                assert (ok, seat) == ("OK", "0")
+                assert await client.command(b"\n", 1) == [EMPTY]
+                run = server.clients["me"].run
+                assert run is not None
+                assert (run.table.over, run.table.winner) == (True, 1)
+                assert await client.receive() is None  # closed, as after every bad command
         nursery.cancel_scope.cancel()
 
 

@@ -63,6 +63,47 @@ def test_a_command_past_the_limit_is_refused_once_without_holding_it() -> None:
     assert [decoder.next_command(), decoder.next_command()] == ["GET_MOVE", None]
 
 
+@pytest.mark.parametrize("write", [b"\n", b"\n\n\n", b"\r\n", b"   ", b" \t\n \n", b"\x00"])
+@pytest.mark.parametrize("bytewise", [False, True])
+def test_a_write_of_blank_lines_only_is_an_empty_command(write: bytes, bytewise: bool) -> None:
+    """Every command is answered (spec labyrinth.md, "Network play"): a write holding no command
+    is handed out as one malformed command when it ends, however its bytes were read."""
+    decoder = CommandDecoder()
+    for read in [write[i : i + 1] for i in range(len(write))] if bytewise else [write]:
+        decoder.receive_data(read)
+        assert decoder.next_command() is None
+    assert decoder.blank_write
+    decoder.end_of_write()
+    command = decoder.next_command()
+    assert isinstance(command, Malformed)
+    assert str(command) == "an empty command: a write of blank lines only"
+    assert decoder.next_command() is None
+    decoder.receive_data(b"GET_MOVE")
+    decoder.end_of_write()
+    assert [decoder.next_command(), decoder.next_command()] == ["GET_MOVE", None]
+
+
+@pytest.mark.parametrize(
+    "write", [b"GET_MOVE\n\n", b"GET_MOVE\r\n", b"\nGET_MOVE", b"\r\n GET_MOVE \n\n\n"]
+)
+@pytest.mark.parametrize("bytewise", [False, True])
+def test_blank_lines_around_a_command_in_its_write_are_tolerated(
+    write: bytes, bytewise: bool
+) -> None:
+    """A trailing newline (or a leading one) is part of the command's write: no second answer."""
+    decoder = CommandDecoder()
+    taken = []
+    for read in [write[i : i + 1] for i in range(len(write))] if bytewise else [write]:
+        decoder.receive_data(read)
+        while (command := decoder.next_command()) is not None:
+            taken.append(command)
+    decoder.end_of_write()
+    while (command := decoder.next_command()) is not None:
+        taken.append(command)
+    assert taken == ["GET_MOVE"]
+    assert not decoder.blank_write
+
+
 def test_the_end_of_input_is_seen() -> None:
     decoder = CommandDecoder()
     decoder.receive_data(b"")

@@ -129,13 +129,17 @@ class LabyrinthServer:
                     link.stop(Ending(Fault.DISCONNECT, "disconnected"))
                     return
                 try:
-                    if decoder.buffered_bytes:
-                        # An unterminated command: it ends when its client stops sending.
+                    if decoder.buffered_bytes or decoder.blank_write:
+                        # An unterminated command, or blank lines so far: the write ends when
+                        # its client stops sending (blank lines alone: an empty command).
                         with trio.move_on_after(self.settings.command_gap) as gap:
                             await link.reader.fill()
                         if gap.cancelled_caught:
                             decoder.end_of_write()
                     else:
+                        # Every command of the write is taken: the client waits for the
+                        # answers, so what it sends next is a write of its own.
+                        decoder.end_of_write()
                         await link.reader.fill()
                 except OverBudget as error:
                     link.end(attribute(error))
