@@ -154,6 +154,8 @@ class _TeamPlayer:
         #: The sats of the burst being taken, answered once the whole burst is (unless a kill
         #: in it ended their commitment).
         self._sats: dict[int, Sat] = {}
+        #: The agents whose socket has been read to its end (EOF).
+        self._read_out: set[int] = set()
         self.inbox, self._inbox_out = trio.open_memory_channel[
             tuple[int, ServerMessage | RemoteProtocolError | _Eof]
         ](INBOX_SIZE)
@@ -213,7 +215,9 @@ class _TeamPlayer:
             if self.result.over:
                 await self._finish()
                 return
-            if all(session.phase is Phase.CLOSED for session in self.sessions):
+            if len(self._read_out) == len(TEAM_AGENTS):
+                # Every socket read to its end: a write that failed first (the server closes
+                # after `game_over`) may still have the `game_over` behind it, unread.
                 raise TeamError("the server closed every connection before the match ended")
             if any(session.phase is Phase.JOINED for session in self.sessions):
                 # The six `dungeon` lines reach six sockets in no promised order: a strategy asked
@@ -255,6 +259,7 @@ class _TeamPlayer:
 
     async def _take(self, agent: int, item: ServerMessage | RemoteProtocolError | _Eof) -> None:
         if isinstance(item, _Eof):
+            self._read_out.add(agent)
             self.sessions[agent].handle(Event.CLOSED)
             return
         if isinstance(item, RemoteProtocolError):

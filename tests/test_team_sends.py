@@ -16,7 +16,7 @@ from client.strategies.base import make_strategy
 from client.team import play_team
 from dungeon.engine import Match
 from protocol.encoding import encode
-from protocol.messages import Dungeon
+from protocol.messages import Dungeon, Enemy, GameOver
 
 
 async def test_a_rounds_moves_are_all_chosen_before_the_first_is_sent(
@@ -68,3 +68,36 @@ async def test_a_rounds_moves_are_all_chosen_before_the_first_is_sent(
     chosen = [agent for kind, agent in events if kind == "choose"]
     assert chosen == sorted(chosen)
     assert len(chosen) >= kinds.count("send") >= 2
+
+
+async def test_a_game_over_behind_failed_writes_is_still_read() -> None:
+    # The server stops reading (its side closes after the match ends) before the client has
+    # read the `game_over` already on its way: every move the client writes fails, yet the
+    # match's result is the `game_over`, not "the server closed every connection".
+    dungeons = {
+        out.to.agent: encode(out.message)
+        for out in Match(5, SMALL).begin().messages
+        if isinstance(out.message, Dungeon) and out.to.team == 0
+    }
+    pairs = [trio.testing.memory_stream_pair() for _ in range(6)]
+    streams = [client for client, _ in pairs]
+    result: list[Any] = []
+
+    async def play() -> None:
+        result.append(await play_team(streams, team=0, strategy=make_strategy("rusher", 0, 1)))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(play)
+        for agent, (_, server_side) in enumerate(pairs):
+            await server_side.receive_stream.aclose()  # stops reading: writes to it fail
+            await server_side.send_all(dungeons[agent])
+        await trio.testing.wait_all_tasks_blocked()  # its moves written, and failed
+        sighting = Enemy(location=0, agent=2, seen=True)
+        await pairs[0][1].send_all(encode(sighting))  # what came before the end
+        await trio.testing.wait_all_tasks_blocked()
+        for _, server_side in pairs:
+            await server_side.send_all(encode(GameOver(winner=1)))
+            await server_side.send_stream.aclose()
+    [team] = result
+    assert team.over
+    assert team.winner == 1
