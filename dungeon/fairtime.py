@@ -14,8 +14,9 @@ bounds it), or its clock plus one allowance is past the stamp (it is thinking bu
 CPU), or it is asleep (no thread runnable: waiting on the server or idle by choice), in which case
 its clock is lifted to the released stamp: sleeping is time passing, never a head start.
 
-Messages to a team go in virtual time too (:meth:`FairOrder.waits`): a team asleep gets them once
-no other team can still send a request stamped before its clock, all at once.
+Messages to a team go in virtual time too (:meth:`FairOrder.waits`): a team thinking gets them
+when it sleeps (or after :data:`THINK_HOLD` of CPU), a team asleep once no other team can still
+send a request stamped before its clock, all at once.
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ALLOWANCE", "FairOrder", "over_budget"]
+__all__ = ["ALLOWANCE", "THINK_HOLD", "FairOrder", "over_budget"]
 
 #: CPU seconds charged for every request a team sends (a program that answers at once still
 #: pays for its message, so ties between two instant programs alternate by turns of requests).
 ALLOWANCE = 0.001
+#: CPU seconds a thinking team may go on using while messages for it wait for its sleep.
+THINK_HOLD = 0.010
 
 
 @dataclass
@@ -89,17 +92,23 @@ class FairOrder:
                     state.lift += max(0.0, stamp - state.clock(self.allowance))
             out.append(self.teams[team].held.pop(0)[2])
 
-    def waits(self, team: int) -> float:
-        """How much CPU another team must still use before messages to ``team`` may go (0.0:
-        they may go now). They wait while ``team`` is asleep, so that it will wake at its own
-        clock, and another team, thinking and holding no request, could still send one stamped
-        before that clock: what that request causes belongs to the same wake. A team asleep
-        thus gets, in one delivery, everything stamped before its clock, however the machine's
-        load spread those messages over the wall clock."""
+    def waits(self, team: int, owed_since: float | None = None) -> float:
+        """How much CPU must still be used before messages to ``team`` may go (0.0: they may go
+        now); ``owed_since``: ``team``'s clock when the first of them began to wait (None: now).
+
+        A team thinking gets them when it sleeps, or once it has used :data:`THINK_HOLD` more
+        CPU (a program that never sleeps still hears): what it finds at a wake is what came
+        before it slept, not what the wall clock happened to bring while it computed. A team
+        asleep gets them once no other team, thinking and holding no request, could still send
+        one stamped before its clock: what that request causes belongs to the same wake. So a
+        program's messages are grouped into its wakes by the CPU used, however the machine's
+        load spread them over the wall clock."""
         state = self.teams[team]
+        clock = state.clock(self.allowance)
         if state.runnable:
-            return 0.0
-        wake = state.clock(self.allowance)
+            since = clock if owed_since is None else owed_since
+            return max(0.0, since + THINK_HOLD - clock)
+        wake = clock
         lags = [wake - (other.clock(self.allowance) + self.allowance)
                 for n, other in enumerate(self.teams)
                 if n != team and other.runnable and not other.held]  # fmt: skip

@@ -324,7 +324,7 @@ class MatchActor:
                 writer.flush()  # also the lines of inputs that sent nothing
             engine = self._engine
             running = engine is not None and not engine.is_over
-            hold = fair.holding() if fair is not None and running else frozenset[int]()
+            hold = fair.holding(self._owed.teams()) if fair and running else frozenset[int]()
             gone = self._owed.send(sent, hold)
             if not gone:
                 return self._owed.holds()

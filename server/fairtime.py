@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -123,6 +123,8 @@ class FairGate:
         self.before = dict.fromkeys(self.meters, 0.0)
         #: Teams sent a message they have not handled yet: (CPU then, until when at most).
         self._waking: dict[int, tuple[float, float]] = {}
+        #: Teams owed messages held back: their clock when the first began to wait.
+        self._owed_since: dict[int, float] = {}
 
     def begin(self) -> None:
         """The match begins (the dungeon is sent): CPU counts from here for every team."""
@@ -150,6 +152,7 @@ class FairGate:
         cpu = self.read(team)
         self._since[team] = cpu
         self._waking[team] = (cpu, trio.current_time() + WAKE_SECONDS)
+        self._owed_since.pop(team, None)  # what it is owed from now on waits from now
 
     def arrive(self, team: int, item: Any, *, request: bool = True) -> None:
         """``item`` of ``team`` came in (a request, or what must stay in order with its
@@ -186,18 +189,28 @@ class FairGate:
             state.held.clear()
         return [item for _, _, _, item in sorted(held, key=lambda h: h[:3])]
 
-    def holding(self) -> frozenset[int]:
-        """The teams whose messages must wait now (:meth:`dungeon.fairtime.FairOrder.waits`,
-        on the last :meth:`observe`); none in wall time."""
+    def holding(self, owed: Collection[int]) -> frozenset[int]:
+        """Of the teams ``owed`` messages, those whose messages must wait now
+        (:meth:`dungeon.fairtime.FairOrder.waits`, on the last :meth:`observe`); none in wall
+        time."""
         if not self.ordered:
             return frozenset()
-        return frozenset(team for team in self.meters if self.order.waits(team) > 0.0)
+        for team in set(self._owed_since) - set(owed):
+            del self._owed_since[team]
+        for team in owed:
+            self._owed_since.setdefault(team, self.order.clock(team))
+        return frozenset(team for team in owed if self._lag(team) > 0.0)
+
+    def _lag(self, team: int) -> float:
+        return self.order.waits(team, self._owed_since.get(team))
 
     def wait(self) -> float:
         """Seconds to wait before reading the meters again while a request or a message is
         held: the CPU the thinking team must still use to pass it, within [POLL_MIN,
         POLL_MAX]."""
-        lags = [lag for lag in map(self.order.waits, self.meters) if lag > 0.0]
+        lags = [lag for lag in map(self._lag, self._owed_since) if lag > 0.0]
+        if any(self.order.teams[team].runnable for team in self._owed_since):
+            lags.append(POLL_MIN)  # held for a team thinking: read it again soon (asleep?)
         heads = [(state.held[0][0], n) for n, state in enumerate(self.order.teams) if state.held]
         if heads:
             stamp = min(heads)[0]

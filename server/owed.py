@@ -135,6 +135,10 @@ class Owed:
         """Whether something is still owed (held back by :meth:`send`'s ``hold``)."""
         return bool(self._pending)
 
+    def teams(self) -> set[int]:
+        """The teams owed something not handed over yet."""
+        return {slot.team for slot in self._pending}
+
 
 def _nobody(answer: object) -> Heard:
     """Where a finished match's answers go: nowhere."""

@@ -15,6 +15,7 @@ from structlog.testing import capture_logs
 from trio.testing import MockClock
 
 from dungeon.engine import AgentId
+from dungeon.fairtime import THINK_HOLD
 from protocol.messages import Dungeon, Error, GameOver, Move, Sat
 from replay.matchlog import read_log
 from server.app import Server
@@ -302,8 +303,8 @@ async def test_a_team_asleep_gets_its_answer_at_its_wake_in_virtual_time(
     # thinks at half speed (a busier core). The move is applied when team 1 reaches 0.10
     # (0.2 s); the answer then reaches team 0 when team 1 can no longer send anything stamped
     # before team 0's clock, 0.15 (0.3 s): what a program finds at a wake follows the CPU
-    # used, not how the load spread the messages over the wall clock. A team still thinking
-    # gets it at once.
+    # used, not how the load spread the messages over the wall clock. A team that thinks on
+    # and never sleeps gets it after THINK_HOLD more of its CPU.
     stop = [float("inf")]
     meters = {
         0: ScriptedMeter(lambda now: min(now, stop[0]), lambda now: now < stop[0]),
@@ -322,7 +323,7 @@ async def test_a_team_asleep_gets_its_answer_at_its_wake_in_virtual_time(
         await agents[slot].receive_a(Sat)
         answered = trio.current_time() - begun
         server.shutdown()
-    expected = 0.30 if sleeps else 0.20
+    expected = 0.30 if sleeps else 0.20 + THINK_HOLD
     assert expected - 0.005 <= answered <= expected + POLL_MAX
     assert _applied(server) == [(0, pytest.approx(0.10))]
 
@@ -464,22 +465,27 @@ async def test_wall_time_and_unmetered_matches_hold_no_message(
         await agents[slot].receive_a(Sat)
         assert trio.current_time() - sent == 0.0
         (actor,) = server.actors
-        assert actor.fair is None or not actor.fair.holding()
+        assert actor.fair is None or not actor.fair.holding({0, 1})
         server.shutdown()
     assert [team for team, _ in _applied(server)] == [0]
 
 
-async def test_a_held_team_that_wakes_by_itself_gets_its_messages_at_the_next_reading(
+async def test_a_held_team_that_wakes_by_itself_hears_after_think_hold_of_its_cpu(
     autojump_clock: MockClock, tmp_path: Path
 ) -> None:
     # Team 0's answer is held for its wake (team 1 is stuck behind its clock); team 0 wakes on
-    # its own (a timer) and thinks: it gets what it is owed at the next reading of the meters,
-    # not when team 1 catches up. The hold never makes a thinking team wait longer than that.
+    # its own (a timer) and thinks without sleeping again: it gets what it is owed once it has
+    # used THINK_HOLD of CPU since the answer began to wait (at the next reading of the
+    # meters), not when team 1 catches up, and not before.
     meters = {0: ScriptedMeter(0.0, runnable=False), 1: ScriptedMeter(0.0, runnable=False)}
     async with running_server(**_server_options(tmp_path, meters)) as (server, nursery):
         agents, _ = await _held_answer(server, nursery, meters)
+        meters[0].cpu, meters[0].is_runnable = 0.5 + THINK_HOLD / 2, True
+        with trio.move_on_after(1.0) as early:
+            await agents[AgentId(0, 0)].receive_a(Sat)
+        assert early.cancelled_caught, "a team thinking heard before THINK_HOLD of its CPU"
         woke = trio.current_time()
-        meters[0].cpu, meters[0].is_runnable = 0.51, True
+        meters[0].cpu = 0.5 + 2 * THINK_HOLD
         await agents[AgentId(0, 0)].receive_a(Sat)
         assert trio.current_time() - woke <= POLL_MAX
         server.shutdown()
@@ -506,7 +512,7 @@ async def test_a_team_asleep_far_ahead_never_delays_the_others_answers(
             sent = trio.current_time()
             await agents[slot].receive_a(Sat)
             assert trio.current_time() - sent <= POLL_MIN
-            assert 1 not in actor.fair.holding()
+            assert 1 not in actor.fair.holding({1})
         server.shutdown()
     assert [team for team, _ in _applied(server)] == [1, 1, 1]
 
@@ -558,5 +564,5 @@ async def test_the_gate_holds_a_team_asleep_ahead_and_reads_again_when_it_may_go
     meters = {0: ScriptedMeter(0.5, runnable=False), 1: ScriptedMeter(behind, runnable=True)}
     gate = FairGate(meters, ordered=ordered)
     gate.observe()
-    assert gate.holding() == expected
+    assert gate.holding({0}) == expected
     assert gate.wait() == pytest.approx(poll)

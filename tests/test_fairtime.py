@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dungeon.fairtime import ALLOWANCE, FairOrder, over_budget
+from dungeon.fairtime import ALLOWANCE, THINK_HOLD, FairOrder, over_budget
 
 A = ALLOWANCE
 
@@ -107,8 +107,8 @@ WAITS = {
     "asleep_behind_a_thinker": ((0.10, False), (0.30, True), False, 0.0),
     # Both asleep: nobody can send anything before team 0 wakes.
     "both_asleep": ((0.30, False), (0.10, False), False, 0.0),
-    # Team 0 thinking: it reads its sockets when its program does, at once.
-    "thinking": ((0.30, True), (0.10, True), False, 0.0),
+    # Team 0 thinking: its messages wait for its sleep, or for THINK_HOLD more of its CPU.
+    "thinking": ((0.30, True), (0.10, True), False, THINK_HOLD),
     # Team 1 holds a request: the release goes first, and what it causes goes with it.
     "other_holds_a_request": ((0.30, False), (0.10, True), True, 0.0),
 }
@@ -124,6 +124,21 @@ def test_messages_to_a_team_asleep_wait_for_its_wake(name: str) -> None:
         order.arrive(1, one[0], "b")
         order.observe(1, one[0] + A, runnable=True)
     assert order.waits(0) == pytest.approx(expected)
+
+
+def test_a_team_thinking_hears_after_think_hold_of_its_cpu_if_it_never_sleeps() -> None:
+    # Messages for team 0 began to wait at 0.300 CPU-s; it thinks on without sleeping: they
+    # wait THINK_HOLD of its CPU, counted from then, not from now; asleep, they go at once.
+    order = FairOrder()
+    order.observe(1, 0.0, runnable=False)
+    order.observe(0, 0.300, runnable=True)
+    assert order.waits(0, owed_since=0.300) == pytest.approx(THINK_HOLD)
+    order.observe(0, 0.300 + THINK_HOLD / 2, runnable=True)
+    assert order.waits(0, owed_since=0.300) == pytest.approx(THINK_HOLD / 2)
+    order.observe(0, 0.300 + THINK_HOLD, runnable=True)
+    assert order.waits(0, owed_since=0.300) == 0.0
+    order.observe(0, 0.301, runnable=False)
+    assert order.waits(0, owed_since=0.300) == 0.0
 
 
 def test_a_team_lifted_to_a_released_stamp_gets_what_it_caused_at_once() -> None:
