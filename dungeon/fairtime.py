@@ -108,8 +108,7 @@ class FairOrder:
         if state.runnable:
             since = clock if owed_since is None else owed_since
             return max(0.0, since + THINK_HOLD - clock)
-        wake = clock
-        lags = [wake - (other.clock(self.allowance) + self.allowance)
+        lags = [clock - (other.clock(self.allowance) + self.allowance)
                 for n, other in enumerate(self.teams)
                 if n != team and other.runnable and not other.held]  # fmt: skip
         return max([0.0, *lags])

@@ -188,7 +188,6 @@ class UnpreparedRecord:
 Effect = Send[Call] | Deadline | Record[CallRecord | UnpreparedRecord] | Over
 
 
-#: Signals the sandbox's limits send (prlimit): the limit, not the program, ended the call.
 def failure_kind(exit: Exit) -> Fault:
     """The kind of a call that neither moved nor declined (see :func:`failure`)."""
     if exit.timed_out:

@@ -314,8 +314,9 @@ class MatchActor:
     def _send_pending(self) -> bool:
         """Flush the log, then hand over every held message: nothing an input caused reaches a
         socket before the input and all its lines are on disk (handed to the OS). In fair time
-        a running match holds back what is owed to a team asleep until its wake in virtual time
-        (FairGate.holding); whether something was held back."""
+        a running match holds back what a team is owed until fair time lets it go (thinking:
+        its sleep; asleep: its wake in virtual time; FairGate.holding); whether something was
+        held back."""
         fair = self.fair
         sent = None if fair is None else fair.sent
         writer = self._writer
@@ -324,7 +325,7 @@ class MatchActor:
                 writer.flush()  # also the lines of inputs that sent nothing
             engine = self._engine
             running = engine is not None and not engine.is_over
-            hold = fair.holding(self._owed.teams()) if fair and running else frozenset[int]()
+            hold = fair.holding(self._owed.teams()) if fair is not None and running else frozenset()
             gone = self._owed.send(sent, hold)
             if not gone:
                 return self._owed.holds()

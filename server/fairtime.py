@@ -335,7 +335,7 @@ async def serve_fair(
         return open_
 
     open_ = True
-    holding = False  # messages held back for a team asleep (FairGate.holding)
+    holding = False  # messages held back for a team (FairGate.holding)
     while open_ and not engine.is_over:
         with trio.move_on_after(gate.wait() if gate.held() or holding else math.inf):
             try:
